@@ -1,0 +1,83 @@
+// Use case: the one way a transaction reaches its final state (customer confirm or cancel,
+// sandbox completion, expiry). Final state, transition record, ledger postings and the
+// outbox event are written in ONE database transaction; nothing calls out from inside it.
+import { GatewayError } from '../domain/errors.ts';
+import { newEventId, uuidv7 } from '../domain/ids.ts';
+import { paymentPostings } from '../domain/ledger.ts';
+import { FAILURE_TEXT, assertCanComplete, outcomeFor, type CompletionCause, type SandboxOutcome } from '../domain/lifecycle.ts';
+import { notificationBody } from '../domain/notification.ts';
+import type { LedgerRepo } from '../store/ledger.repo.ts';
+import type { MerchantsRepo } from '../store/merchants.repo.ts';
+import type { Store } from '../store/open-store.ts';
+import { insertOutboxEvent } from '../store/outbox.repo.ts';
+import type { TransactionRecord, TransactionsRepo } from '../store/transactions.repo.ts';
+
+export type CompletePaymentDeps = {
+  store: Store;
+  transactions: TransactionsRepo;
+  merchants: MerchantsRepo;
+  ledger: LedgerRepo;
+  now: () => number;
+  /** Called after the commit, e.g. to wake the delivery worker. */
+  onFinalised?: (transaction: TransactionRecord, eventId: string) => void;
+};
+
+export class CompletePayment {
+  readonly #deps: CompletePaymentDeps;
+  constructor(deps: CompletePaymentDeps) {
+    this.#deps = deps;
+  }
+
+  /** `merchantId` scopes the lookup when a merchant asks (sandbox API); omitted for page and sweeper. */
+  async execute(transactionId: string, cause: CompletionCause, options: { override?: SandboxOutcome; merchantId?: string } = {}): Promise<TransactionRecord> {
+    const { store, transactions, merchants, ledger, now } = this.#deps;
+    const eventId = newEventId();
+    const finalised = await store.transaction(async (trx) => {
+      const current = await transactions.lockById(trx, transactionId, store.dialect);
+      if (!current || (options.merchantId !== undefined && current.merchantId !== options.merchantId)) {
+        throw new GatewayError('NOT_FOUND', 'No transaction with that transactionid exists for this merchant.');
+      }
+      assertCanComplete(current.status);
+      const outcome = outcomeFor(cause, current.amountMinor, options.override);
+      const at = now();
+      const errorText = outcome.tag ? FAILURE_TEXT[outcome.tag] : null;
+      if (!(await transactions.finalise(trx, current.id, { status: outcome.status, errorCodeTag: outcome.tag, errorText, completedAt: at }))) {
+        assertCanComplete('SUCCESS'); // someone finalised it first: report INVALID_STATE
+      }
+      await transactions.addTransition(trx, { transactionId: current.id, fromStatus: 'PROCESSING', toStatus: outcome.status, cause, errorCodeTag: outcome.tag, at });
+      if (outcome.status === 'SUCCESS') {
+        const merchant = await merchants.findById(current.merchantId, trx);
+        if (!merchant) throw new Error(`merchant ${current.merchantId} vanished`);
+        await ledger.post(
+          trx,
+          { id: uuidv7(at), kind: 'payment', merchantId: current.merchantId, transactionId: current.id, idempotencyKey: null, reason: `payment ${current.trackid}`, createdAt: at },
+          paymentPostings(current.merchantId, current.currency, current.amountMinor, merchant.feeRatePpm),
+        );
+      }
+      await insertOutboxEvent(trx, {
+        id: eventId,
+        transactionId: current.id,
+        merchantId: current.merchantId,
+        targetUrl: current.serverUrl,
+        payload: notificationBody({
+          eventId,
+          transactionId: current.id,
+          merchantId: current.merchantId,
+          trackid: current.trackid,
+          token: current.token,
+          amountMinor: current.amountMinor,
+          currency: current.currency,
+          paymentMethod: current.paymentMethod,
+          status: outcome.status,
+          errorCodeTag: outcome.tag,
+          errorText,
+          createdAt: at,
+        }),
+        createdAt: at,
+      });
+      return { ...current, status: outcome.status, errorCodeTag: outcome.tag, errorText, completedAt: at } satisfies TransactionRecord;
+    });
+    this.#deps.onFinalised?.(finalised, eventId);
+    return finalised;
+  }
+}

@@ -1,0 +1,70 @@
+// Use case: start a Thai QR debit payment. One durable write (the transaction row, unique
+// per merchant and trackid); an identical retry gets the stored answer back.
+import { fingerprint, type SecretKey } from '../domain/credentials.ts';
+import { GatewayError } from '../domain/errors.ts';
+import { newRedirectId, newTransactionToken, uuidv7 } from '../domain/ids.ts';
+import type { NormalisedInitiation } from '../domain/initiation-request.ts';
+import { initiationAccepted, type InitiationResponse } from '../domain/responses.ts';
+import type { WriteRunner } from '../store/group-commit.ts';
+import type { TransactionRecord, TransactionsRepo } from '../store/transactions.repo.ts';
+
+export type InitiatePaymentDeps = {
+  transactions: TransactionsRepo;
+  write: WriteRunner;
+  key: SecretKey;
+  publicBaseUrl: string;
+  ttlMs: number;
+  now: () => number;
+};
+
+export type InitiationOutcome = { response: InitiationResponse; replayed: boolean; transaction: TransactionRecord };
+
+/** The canonical form compared for idempotency: validated fields only, never raw bytes or the password. */
+export function canonicalRequest(merchantId: string, input: NormalisedInitiation): string {
+  return JSON.stringify([merchantId, { ...input, amountMinor: input.amountMinor.toString() }]);
+}
+
+export class InitiatePayment {
+  readonly #deps: InitiatePaymentDeps;
+  constructor(deps: InitiatePaymentDeps) {
+    this.#deps = deps;
+  }
+
+  async execute(merchantId: string, input: NormalisedInitiation): Promise<InitiationOutcome> {
+    const { transactions, write, key, publicBaseUrl, ttlMs, now } = this.#deps;
+    const createdAt = now();
+    const requestHash = fingerprint(key, canonicalRequest(merchantId, input));
+    const candidate: TransactionRecord = {
+      id: uuidv7(createdAt),
+      merchantId,
+      trackid: input.trackid,
+      requestHash,
+      token: newTransactionToken(),
+      redirectId: newRedirectId(),
+      status: 'PROCESSING',
+      errorCodeTag: null,
+      errorText: null,
+      amountMinor: input.amountMinor,
+      currency: input.currency,
+      paymentMethod: input.paymentMethod,
+      billCountry: input.billCountry,
+      billCustomerIp: input.billCustomerIp,
+      billEmail: input.billEmail,
+      returnUrl: input.returnUrl,
+      serverUrl: input.serverUrl,
+      payerAccountNo: input.payerAccountNo,
+      payerAccountName: input.payerAccountName,
+      payerBankCode: input.payerBankCode,
+      productdesc: input.productdesc,
+      lang: input.lang,
+      createdAt,
+      expiresAt: createdAt + ttlMs,
+      completedAt: null,
+    };
+    const { inserted, row } = await write((trx) => transactions.insertOrGet(candidate, trx));
+    if (!inserted && row.requestHash !== requestHash) {
+      throw new GatewayError('DUPLICATE_TRACKID', `The trackid '${input.trackid}' was already used for a different payment request.`);
+    }
+    return { response: initiationAccepted(row, publicBaseUrl), replayed: !inserted, transaction: row };
+  }
+}

@@ -1,0 +1,75 @@
+// Wires repositories and use cases over one store. main.ts, the CLI and the tests all build
+// the gateway's services here, so they behave identically.
+import type { Logger } from 'pino';
+import type { Config } from '../config.ts';
+import type { SecretKey } from '../domain/credentials.ts';
+import { createDirectWriter, createGroupCommit } from '../store/group-commit.ts';
+import { LedgerRepo } from '../store/ledger.repo.ts';
+import { MerchantsRepo } from '../store/merchants.repo.ts';
+import type { Store } from '../store/open-store.ts';
+import { TransactionsRepo } from '../store/transactions.repo.ts';
+import { CompletePayment } from './complete-payment.ts';
+import { InitiatePayment } from './initiate-payment.ts';
+import { ManageMerchants } from './manage-merchants.ts';
+import { MerchantDirectory } from './merchant-directory.ts';
+
+export type Services = {
+  config: Config;
+  store: Store;
+  key: SecretKey;
+  now: () => number;
+  merchants: MerchantsRepo;
+  transactions: TransactionsRepo;
+  ledger: LedgerRepo;
+  directory: MerchantDirectory;
+  manageMerchants: ManageMerchants;
+  initiate: InitiatePayment;
+  complete: CompletePayment;
+  /** Listeners told after a transaction reached its final state (the delivery worker subscribes). */
+  finalisedListeners: Array<(transactionId: string, eventId: string) => void>;
+};
+
+export function createServices(config: Config, store: Store, key: SecretKey, options: { now?: () => number; logger?: Logger } = {}): Services {
+  const now = options.now ?? Date.now;
+  const merchants = new MerchantsRepo(store.db);
+  const transactions = new TransactionsRepo(store.db);
+  const ledger = new LedgerRepo(store.db);
+  const finalisedListeners: Services['finalisedListeners'] = [];
+  const write = store.dialect === 'sqlite' ? createGroupCommit(store) : createDirectWriter(store);
+  return {
+    config,
+    store,
+    key,
+    now,
+    merchants,
+    transactions,
+    ledger,
+    directory: new MerchantDirectory(merchants, {
+      key,
+      refreshMs: config.merchantRefreshMs,
+      failedLoginLimit: config.failedLoginLimit,
+      failedLoginWindowMs: config.failedLoginWindowMs,
+      requestRateLimit: config.requestRateLimit,
+      now,
+    }),
+    manageMerchants: new ManageMerchants(merchants, key, config.webhookSecretOverlapMs, now),
+    initiate: new InitiatePayment({ transactions, write, key, publicBaseUrl: config.publicBaseUrl, ttlMs: config.transactionTtlMs, now }),
+    complete: new CompletePayment({
+      store,
+      transactions,
+      merchants,
+      ledger,
+      now,
+      onFinalised: (t, eventId) => {
+        for (const listener of finalisedListeners) {
+          try {
+            listener(t.id, eventId);
+          } catch (error) {
+            options.logger?.error({ err: error }, 'finalised listener failed');
+          }
+        }
+      },
+    }),
+    finalisedListeners,
+  };
+}

@@ -1,0 +1,11 @@
+// Every CLI command, by name. Each group lives in its own file.
+import type { Command } from './context.ts';
+import { merchantCommands } from './merchant.ts';
+import { serveCommands } from './serve.ts';
+
+export type { Command } from './context.ts';
+
+export const commandTable: Record<string, Command> = {
+  ...serveCommands,
+  ...merchantCommands,
+};

@@ -1,0 +1,204 @@
+// The only reader of the environment. Every key is validated at start; all problems are
+// reported together in one message (ConfigError) so an operator fixes them in one pass.
+import { readFileSync, existsSync } from 'node:fs';
+import { parseEnv } from 'node:util';
+import { parseDecimal } from './domain/money.ts';
+
+export type GatewayMode = 'sandbox' | 'live';
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export type Config = {
+  port: number;
+  host: string;
+  publicBaseUrl: string;
+  databaseUrl: string;
+  mode: GatewayMode;
+  serviceName: string;
+  logLevel: LogLevel;
+  /** Hex or base64 key ≥ 32 bytes; undefined in sandbox means "use ./data/secret.key". */
+  secretKey: Buffer | undefined;
+  secretKeyFile: string;
+  bodyLimitBytes: number;
+  minAmountMinor: bigint;
+  maxAmountMinor: bigint;
+  transactionTtlMs: number;
+  retryLadderMs: number[];
+  deliveryTimeoutMs: number;
+  deliveryConcurrency: number;
+  outboundAllowHttp: boolean;
+  outboundAllowList: string[];
+  merchantRefreshMs: number;
+  failedLoginLimit: number;
+  failedLoginWindowMs: number;
+  requestRateLimit: number;
+  sweepIntervalMs: number;
+  shutdownTimeoutMs: number;
+  webhookSecretOverlapMs: number;
+  createDemoMerchant: boolean;
+  migrateOnStart: boolean;
+};
+
+export class ConfigError extends Error {
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+/** Reads `.env` (if present) under the process environment; the environment wins. */
+export function readEnvironment(processEnv: Env, envFile = '.env'): Env {
+  const fromFile = existsSync(envFile) ? parseEnv(readFileSync(envFile, 'utf8')) : {};
+  return { ...fromFile, ...processEnv };
+}
+
+const DURATION = /^(\d+)(ms|s|m|h)?$/;
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+export function parseDuration(text: string): number | undefined {
+  const match = DURATION.exec(text.trim());
+  if (!match) return undefined;
+  const value = Number(match[1]) * (UNIT_MS[match[2] ?? 'ms'] ?? 1);
+  return Number.isSafeInteger(value) ? value : undefined;
+}
+
+export const DEFAULT_RETRY_LADDER = '0,5s,5m,30m,2h,5h,10h,10h';
+
+export function loadConfig(env: Env): Config {
+  const problems: string[] = [];
+  const str = (key: string, fallback: string): string => {
+    const value = env[key];
+    return value === undefined || value === '' ? fallback : value;
+  };
+  const int = (key: string, fallback: number, min: number, max: number): number => {
+    const raw = str(key, String(fallback));
+    const value = Number(raw);
+    if (!/^\d+$/.test(raw) || value < min || value > max) {
+      problems.push(`${key}="${raw}" must be a whole number from ${min} to ${max}`);
+      return fallback;
+    }
+    return value;
+  };
+  const duration = (key: string, fallback: string, minMs: number, maxMs: number): number => {
+    const raw = str(key, fallback);
+    const value = parseDuration(raw);
+    if (value === undefined || value < minMs || value > maxMs) {
+      problems.push(`${key}="${raw}" must be a duration like 500ms, 30s, 15m or 2h between ${minMs} ms and ${maxMs} ms`);
+      return parseDuration(fallback) ?? minMs;
+    }
+    return value;
+  };
+  const bool = (key: string, fallback: boolean): boolean => {
+    const raw = str(key, String(fallback)).toLowerCase();
+    if (['true', '1', 'yes'].includes(raw)) return true;
+    if (['false', '0', 'no'].includes(raw)) return false;
+    problems.push(`${key}="${raw}" must be true or false`);
+    return fallback;
+  };
+  const oneOf = <T extends string>(key: string, fallback: T, allowed: readonly T[]): T => {
+    const raw = str(key, fallback) as T;
+    if (!allowed.includes(raw)) {
+      problems.push(`${key}="${raw}" must be one of ${allowed.join(', ')}`);
+      return fallback;
+    }
+    return raw;
+  };
+  const amount = (key: string, fallback: string): bigint => {
+    const raw = str(key, fallback);
+    const parsed = parseDecimal(raw);
+    if (!parsed || parsed.significantFractionDigits > 2 || parsed.minor <= 0n) {
+      problems.push(`${key}="${raw}" must be a positive amount with at most 2 decimals`);
+      return (parseDecimal(fallback)?.minor ?? 0n);
+    }
+    return parsed.minor;
+  };
+
+  const mode = oneOf<GatewayMode>('GATEWAY_MODE', 'sandbox', ['sandbox', 'live']);
+  const port = int('PORT', 8080, 0, 65535);
+  const host = str('HOST', '127.0.0.1');
+  const defaultBase = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const publicBaseUrl = str('PUBLIC_BASE_URL', defaultBase).replace(/\/+$/, '');
+  try {
+    const url = new URL(publicBaseUrl);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('scheme');
+    if (mode === 'live' && url.protocol !== 'https:') problems.push(`PUBLIC_BASE_URL="${publicBaseUrl}" must be https in live mode`);
+  } catch {
+    problems.push(`PUBLIC_BASE_URL="${publicBaseUrl}" must be an absolute http(s) URL`);
+  }
+
+  const databaseUrl = str('DATABASE_URL', 'sqlite:./data/gateway.db');
+  if (!/^sqlite:.+/.test(databaseUrl) && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    problems.push(`DATABASE_URL must be sqlite:<path> or postgres://… (got "${redactUrl(databaseUrl)}")`);
+  }
+
+  const serviceName = str('SERVICE_NAME', 'Gateway');
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(serviceName)) problems.push(`SERVICE_NAME="${serviceName}" must be 1-64 letters, digits, _ or -`);
+
+  const logLevel = oneOf<LogLevel>('LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
+
+  let secretKey: Buffer | undefined;
+  const rawKey = env.GATEWAY_SECRET_KEY;
+  if (rawKey) {
+    secretKey = decodeKey(rawKey);
+    if (!secretKey) problems.push('GATEWAY_SECRET_KEY must be at least 32 bytes, hex or base64 encoded (value not shown)');
+  } else if (mode === 'live') {
+    problems.push('GATEWAY_SECRET_KEY is required in live mode (32+ random bytes, hex or base64)');
+  }
+
+  const ladderRaw = str('RETRY_LADDER', DEFAULT_RETRY_LADDER);
+  const retryLadderMs = ladderRaw.split(',').map((step) => parseDuration(step));
+  if (retryLadderMs.length === 0 || retryLadderMs.length > 50 || retryLadderMs.some((v) => v === undefined || v > 7 * 86_400_000)) {
+    problems.push(`RETRY_LADDER="${ladderRaw}" must be a comma-separated list of 1-50 durations (e.g. ${DEFAULT_RETRY_LADDER})`);
+  }
+
+  const minAmountMinor = amount('MIN_AMOUNT', '100');
+  const maxAmountMinor = amount('MAX_AMOUNT', '2000000');
+  if (maxAmountMinor < minAmountMinor) problems.push('MAX_AMOUNT must not be below MIN_AMOUNT');
+
+  const config: Config = {
+    port,
+    host,
+    publicBaseUrl,
+    databaseUrl,
+    mode,
+    serviceName,
+    logLevel,
+    secretKey,
+    secretKeyFile: str('GATEWAY_SECRET_KEY_FILE', './data/secret.key'),
+    bodyLimitBytes: int('BODY_LIMIT_BYTES', 16_384, 1024, 1_048_576),
+    minAmountMinor,
+    maxAmountMinor,
+    transactionTtlMs: duration('TRANSACTION_TTL', '15m', 1000, 7 * 86_400_000),
+    retryLadderMs: retryLadderMs.map((v) => v ?? 0),
+    deliveryTimeoutMs: duration('DELIVERY_TIMEOUT', '10s', 10, 120_000),
+    deliveryConcurrency: int('DELIVERY_CONCURRENCY', 16, 1, 1024),
+    outboundAllowHttp: bool('OUTBOUND_ALLOW_HTTP', mode === 'sandbox'),
+    outboundAllowList: str('OUTBOUND_ALLOWLIST', '').split(',').map((s) => s.trim()).filter(Boolean),
+    merchantRefreshMs: duration('MERCHANT_REFRESH', '2s', 50, 60_000),
+    failedLoginLimit: int('FAILED_LOGIN_LIMIT', 20, 1, 1_000_000),
+    failedLoginWindowMs: duration('FAILED_LOGIN_WINDOW', '1m', 1000, 86_400_000),
+    requestRateLimit: int('RATE_LIMIT_PER_MERCHANT_PER_SECOND', 2000, 1, 1_000_000),
+    sweepIntervalMs: duration('EXPIRY_SWEEP_INTERVAL', '5s', 10, 3_600_000),
+    shutdownTimeoutMs: duration('SHUTDOWN_TIMEOUT', '15s', 100, 300_000),
+    webhookSecretOverlapMs: duration('WEBHOOK_SECRET_OVERLAP', '24h', 0, 30 * 86_400_000),
+    createDemoMerchant: bool('CREATE_DEMO_MERCHANT', mode === 'sandbox'),
+    migrateOnStart: bool('MIGRATE_ON_START', true),
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}
+
+function decodeKey(raw: string): Buffer | undefined {
+  const trimmed = raw.trim();
+  const buffer = /^[0-9a-fA-F]+$/.test(trimmed) && trimmed.length % 2 === 0 ? Buffer.from(trimmed, 'hex') : Buffer.from(trimmed, 'base64');
+  return buffer.length >= 32 ? buffer : undefined;
+}
+
+/** Never print a database password, even in a configuration error. */
+export function redactUrl(url: string): string {
+  return url.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@');
+}
+

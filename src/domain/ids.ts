@@ -1,0 +1,25 @@
+// Identifiers. Transaction ids are UUIDv7 (RFC 9562): time-ordered and unique across
+// instances without coordination. Tokens and redirect ids are independent 128+ bit secrets.
+import { randomBytes } from 'node:crypto';
+
+export function uuidv7(nowMs: number = Date.now()): string {
+  const bytes = randomBytes(16);
+  let ms = BigInt(nowMs);
+  for (let i = 5; i >= 0; i--) {
+    bytes[i] = Number(ms & 0xffn);
+    ms >>= 8n;
+  }
+  bytes[6] = ((bytes[6] ?? 0) & 0x0f) | 0x70; // version 7
+  bytes[8] = ((bytes[8] ?? 0) & 0x3f) | 0x80; // RFC 9562 variant
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** URL-safe random string carrying `bytes * 8` bits of entropy. */
+export function randomToken(bytes: number): string {
+  return randomBytes(bytes).toString('base64url');
+}
+
+export const newTransactionToken = (): string => randomToken(32);
+export const newRedirectId = (): string => randomToken(24);
+export const newEventId = (): string => `evt_${uuidv7().replaceAll('-', '')}`;

@@ -1,0 +1,173 @@
+// The rules of POST /transaction/s2s (contract §2): turns an untrusted JSON object into a
+// normalised initiation or throws the first rule it breaks, in the contract's field order.
+import { GatewayError, invalidField, missingField } from './errors.ts';
+import { currencyExponent, formatMinor, numberToDecimalText, parseDecimal } from './money.ts';
+import { normaliseBankCode } from './thai-banks.ts';
+import { isIpAddress } from './ip-address.ts';
+
+export type InitiationLimits = {
+  minAmountMinor: bigint;
+  maxAmountMinor: bigint;
+  /** Checks serverUrl against the outbound policy (§6); returns a reason when refused. */
+  checkServerUrl: (url: string) => string | undefined;
+};
+
+export type NormalisedInitiation = {
+  paymentMethod: 'THAI_DEBIT';
+  trackid: string;
+  currency: 'THB';
+  amountMinor: bigint;
+  billCountry: string;
+  billCustomerIp: string;
+  billEmail: string;
+  returnUrl: string;
+  serverUrl: string;
+  payerAccountNo: string;
+  payerAccountName: string;
+  payerBankCode: string;
+  productdesc: string | null;
+  lang: 'th' | 'en' | null;
+};
+
+const MAX_URL = 2048;
+const MAX_EMAIL = 254;
+const MAX_FREE_TEXT = 1024;
+const TRACKID = /^[\x20-\x7e]{1,64}$/;
+const ACCOUNT_NO = /^\d{6,20}$/;
+const COUNTRY = /^[A-Za-z]{2}$/;
+const EMAIL_LOCAL = /^[^\s@"(),:;<>[\\\]]{1,64}$/;
+const DOMAIN_LABEL = /^(?!-)[A-Za-z0-9-]{1,63}(?<!-)$/;
+
+type Body = Record<string, unknown>;
+
+/** A required value: absent, null or blank text is "missing" (MISSING_FIELD). */
+function present(body: Body, field: string): unknown {
+  const value = body[field];
+  if (value === undefined || value === null) throw missingField(field);
+  if (typeof value === 'string' && value.trim() === '') throw missingField(field);
+  return value;
+}
+
+function text(body: Body, field: string): string {
+  const value = present(body, field);
+  if (typeof value !== 'string') throw invalidField(field, 'it must be a string');
+  return value;
+}
+
+export function validateInitiation(body: Body, limits: InitiationLimits): NormalisedInitiation {
+  const method = present(body, 'payment_method');
+  if (typeof method !== 'object' || Array.isArray(method)) {
+    throw invalidField('payment_method', "it must be an object such as {\"type\":\"THAI_DEBIT\"}");
+  }
+  const methodType = text(method as Body, 'type').trim();
+  if (methodType !== 'THAI_DEBIT') {
+    throw new GatewayError('UNSUPPORTED_PAYMENT_METHOD', `The field 'payment_method.type' is invalid: only THAI_DEBIT is supported.`);
+  }
+
+  const trackid = text(body, 'trackid');
+  if (!TRACKID.test(trackid)) throw invalidField('trackid', 'it must be 1 to 64 printable ASCII characters');
+
+  const currency = text(body, 'bill_currencycode').trim().toUpperCase();
+  if (!/^[A-Z]{3}$/.test(currency)) throw invalidField('bill_currencycode', 'it must be a three-letter ISO 4217 code');
+  if (currency !== 'THB') {
+    throw new GatewayError('UNSUPPORTED_CURRENCY', `The field 'bill_currencycode' is invalid: THAI_DEBIT payments are in THB only.`);
+  }
+
+  const amountMinor = parseAmount(body, currency, limits);
+
+  const country = text(body, 'bill_country').trim();
+  if (!COUNTRY.test(country)) throw invalidField('bill_country', 'it must be an ISO 3166-1 alpha-2 country code');
+
+  const ip = text(body, 'bill_customerip').trim();
+  if (!isIpAddress(ip)) throw invalidField('bill_customerip', 'it must be an IPv4 or IPv6 address');
+
+  const email = text(body, 'bill_email').trim();
+  if (!isEmail(email)) throw invalidField('bill_email', 'it must be an e-mail address with one @ and a dotted domain, at most 254 characters');
+
+  const returnUrl = httpUrl(body, 'returnUrl');
+  const serverUrl = httpUrl(body, 'serverUrl');
+  const refused = limits.checkServerUrl(serverUrl);
+  if (refused) throw invalidField('serverUrl', `the outbound policy refuses it (${refused})`);
+
+  const accountNo = text(body, 'payer_account_no').trim();
+  if (!ACCOUNT_NO.test(accountNo)) throw invalidField('payer_account_no', 'it must be 6 to 20 digits');
+
+  const accountName = text(body, 'payer_account_name').trim();
+  if ([...accountName].length > 140) throw invalidField('payer_account_name', 'it must be 1 to 140 characters');
+
+  const bankInput = present(body, 'payer_bank_code');
+  const bankCode = typeof bankInput === 'string' ? normaliseBankCode(bankInput) : undefined;
+  if (!bankCode) throw invalidField('payer_bank_code', 'it must be a Thai bank code such as 014 or its short name such as SCB');
+
+  return {
+    paymentMethod: 'THAI_DEBIT',
+    trackid,
+    currency: 'THB',
+    amountMinor,
+    billCountry: country.toUpperCase(),
+    billCustomerIp: ip,
+    billEmail: email,
+    returnUrl,
+    serverUrl,
+    payerAccountNo: accountNo,
+    payerAccountName: accountName,
+    payerBankCode: bankCode,
+    productdesc: optionalText(body.productdesc),
+    lang: body.lang === 'th' || body.lang === 'en' ? body.lang : null,
+  };
+}
+
+function parseAmount(body: Body, currency: string, limits: InitiationLimits): bigint {
+  const raw = present(body, 'bill_amount');
+  let decimalText: string | null;
+  if (typeof raw === 'number') decimalText = numberToDecimalText(raw);
+  else if (typeof raw === 'string') decimalText = raw;
+  else decimalText = null;
+  const parsed = decimalText === null ? null : parseDecimal(decimalText);
+  if (!parsed) {
+    throw invalidField('bill_amount', 'it must be a number or a numeric string like "150.50" (digits, optional decimal point, no sign, exponent or spaces)');
+  }
+  const exponent = currencyExponent(currency);
+  if (parsed.significantFractionDigits > exponent) {
+    throw invalidField('bill_amount', `${currency} amounts have at most ${exponent} fraction digits`);
+  }
+  if (parsed.minor < limits.minAmountMinor) {
+    throw new GatewayError('AMOUNT_TOO_LOW', `The field 'bill_amount' is too low: the minimum is ${formatMinor(limits.minAmountMinor, exponent)} ${currency}.`);
+  }
+  if (parsed.minor > limits.maxAmountMinor) {
+    throw new GatewayError('AMOUNT_TOO_HIGH', `The field 'bill_amount' is too high: the maximum is ${formatMinor(limits.maxAmountMinor, exponent)} ${currency}.`);
+  }
+  return parsed.minor;
+}
+
+function httpUrl(body: Body, field: string): string {
+  const value = text(body, field).trim();
+  if (value.length > MAX_URL) throw invalidField(field, `it must be at most ${MAX_URL} characters`);
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw invalidField(field, 'it must be an absolute http or https URL');
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname === '') {
+    throw invalidField(field, 'it must be an absolute http or https URL');
+  }
+  return value;
+}
+
+export function isEmail(value: string): boolean {
+  if (value.length > MAX_EMAIL) return false;
+  const at = value.indexOf('@');
+  if (at <= 0 || at !== value.lastIndexOf('@')) return false;
+  const local = value.slice(0, at);
+  const domain = value.slice(at + 1);
+  if (!EMAIL_LOCAL.test(local) || local.startsWith('.') || local.endsWith('.') || local.includes('..')) return false;
+  const labels = domain.split('.');
+  return labels.length >= 2 && labels.every((l) => DOMAIN_LABEL.test(l)) && /[A-Za-z]/.test(labels.at(-1) ?? '');
+}
+
+function optionalText(value: unknown): string | null {
+  if (typeof value !== 'string') return null;
+  const trimmed = value.trim();
+  return trimmed === '' ? null : [...trimmed].slice(0, MAX_FREE_TEXT).join('');
+}

@@ -1,0 +1,140 @@
+// Response bodies of the merchant API (contract §2, §7, §9). Pure: values in, plain objects out.
+import type { GatewayError } from './errors.ts';
+import { RESPONSE_CODE, RESULT_TEXT, type TransactionStatus } from './lifecycle.ts';
+import { currencyExponent, formatMinor } from './money.ts';
+
+export type InitiationResponse = {
+  type: 'valid' | 'error';
+  result: string;
+  responsecode: string;
+  trackid: string | null;
+  merchantid: string | null;
+  redirectUrl: string | null;
+  token: string | null;
+  transactionid: string | null;
+  error_code_tag: string | null;
+  error_text: string | null;
+};
+
+export type StatusResponse = InitiationResponse & {
+  bill_amount: string | null;
+  bill_currencycode: string | null;
+  created_at: string | null;
+  completed_at: string | null;
+};
+
+export type BalanceResponse = {
+  type: 'valid' | 'error';
+  result: 'Success' | 'Failed';
+  responsecode: string;
+  merchantid: string | null;
+  token: null;
+  error_code_tag: string | null;
+  error_text: string;
+  description: string;
+  balanceAmt: string | null;
+  currency: string | null;
+  maskedcard: string | null;
+};
+
+export type TransactionView = {
+  id: string;
+  merchantId: string;
+  trackid: string;
+  token: string;
+  redirectId: string;
+  status: TransactionStatus;
+  errorCodeTag: string | null;
+  errorText: string | null;
+  amountMinor: bigint;
+  currency: string;
+  createdAt: number;
+  completedAt: number | null;
+};
+
+export function redirectUrl(publicBaseUrl: string, redirectId: string): string {
+  return `${publicBaseUrl}/transaction/Redirect?ID=${encodeURIComponent(redirectId)}`;
+}
+
+/** What POST /transaction/s2s answers on success — and again, byte for byte, on a replay. */
+export function initiationAccepted(t: TransactionView, publicBaseUrl: string): InitiationResponse {
+  return {
+    type: 'valid',
+    result: RESULT_TEXT.PROCESSING,
+    responsecode: RESPONSE_CODE.PROCESSING,
+    trackid: t.trackid,
+    merchantid: t.merchantId,
+    redirectUrl: redirectUrl(publicBaseUrl, t.redirectId),
+    token: t.token,
+    transactionid: t.id,
+    error_code_tag: null,
+    error_text: null,
+  };
+}
+
+export function statusOf(t: TransactionView, publicBaseUrl: string): StatusResponse {
+  const final = t.status !== 'PROCESSING';
+  return {
+    type: 'valid',
+    result: RESULT_TEXT[t.status],
+    responsecode: RESPONSE_CODE[t.status],
+    trackid: t.trackid,
+    merchantid: t.merchantId,
+    redirectUrl: final ? null : redirectUrl(publicBaseUrl, t.redirectId),
+    token: t.token,
+    transactionid: t.id,
+    error_code_tag: t.errorCodeTag,
+    error_text: t.errorText,
+    bill_amount: formatMinor(t.amountMinor, currencyExponent(t.currency)),
+    bill_currencycode: t.currency,
+    created_at: new Date(t.createdAt).toISOString(),
+    completed_at: t.completedAt === null ? null : new Date(t.completedAt).toISOString(),
+  };
+}
+
+/** Echo a request value only when it is a string (contract: "echoed when present, else null"). */
+export function echo(value: unknown): string | null {
+  return typeof value === 'string' ? value.slice(0, 256) : null;
+}
+
+export function initiationError(error: GatewayError, body: Record<string, unknown> | undefined): InitiationResponse {
+  return {
+    type: 'error',
+    result: 'Not Successful',
+    responsecode: error.code,
+    trackid: echo(body?.trackid),
+    merchantid: echo(body?.merchantid),
+    redirectUrl: null,
+    token: null,
+    transactionid: null,
+    error_code_tag: error.tag,
+    error_text: error.message,
+  };
+}
+
+export function statusError(error: GatewayError, body: Record<string, unknown> | undefined): StatusResponse {
+  return {
+    ...initiationError(error, body),
+    transactionid: echo(body?.transactionid),
+    bill_amount: null,
+    bill_currencycode: null,
+    created_at: null,
+    completed_at: null,
+  };
+}
+
+export function balanceError(error: GatewayError, body: Record<string, unknown> | undefined): BalanceResponse {
+  return {
+    type: 'error',
+    result: 'Failed',
+    responsecode: error.code,
+    merchantid: echo(body?.merchantid),
+    token: null,
+    error_code_tag: error.tag,
+    error_text: error.message,
+    description: error.message,
+    balanceAmt: null,
+    currency: null,
+    maskedcard: null,
+  };
+}

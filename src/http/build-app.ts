@@ -1,0 +1,94 @@
+// The one place that wires the HTTP app. main.ts and the tests call it the same way.
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
+import { GatewayError, isGatewayError } from '../domain/errors.ts';
+import { balanceError, initiationError, statusError } from '../domain/responses.ts';
+import type { Services } from '../app/services.ts';
+import { isStoreUnavailable } from '../store/open-store.ts';
+import { httpStatusOf } from './error-status.ts';
+import { registerJsonParser, type JsonObject } from './request-body.ts';
+import { registerHealthRoutes } from './routes/health.ts';
+import { registerInitiateRoute } from './routes/initiate.ts';
+import { registerStatusRoute } from './routes/status.ts';
+import { registerSandboxCompleteRoute } from './routes/sandbox-complete.ts';
+import { registerBalanceRoute } from './routes/balance.ts';
+
+/** Which response shape a route's errors take (real clients parse one shape per operation). */
+export type ErrorShape = 'initiation' | 'status' | 'balance' | 'page';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    errorShape?: ErrorShape;
+  }
+}
+
+export type AppOptions = { logger: Logger; draining?: () => boolean };
+
+export async function buildApp(services: Services, options: AppOptions): Promise<FastifyInstance> {
+  const { config } = services;
+  const app: FastifyInstance = Fastify({
+    loggerInstance: options.logger as FastifyBaseLogger,
+    bodyLimit: config.bodyLimitBytes,
+    trustProxy: false,
+    return503OnClosing: false,
+    genReqId: () => crypto.randomUUID(),
+    requestIdHeader: false,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+  });
+
+  registerJsonParser(app);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    if (options.draining?.()) throw new GatewayError('SERVICE_UNAVAILABLE', 'The gateway is shutting down; retry shortly.');
+  });
+  app.setErrorHandler((error, request, reply) => sendError(toGatewayError(error as Error, request), request, reply));
+  app.setNotFoundHandler((request, reply) =>
+    sendError(new GatewayError('NOT_FOUND', `There is no operation ${request.method} ${request.url.split('?')[0]}.`), request, reply),
+  );
+
+  registerHealthRoutes(app, services);
+  registerInitiateRoute(app, services);
+  registerStatusRoute(app, services);
+  registerBalanceRoute(app, services);
+  if (config.mode === 'sandbox') registerSandboxCompleteRoute(app, services);
+  return app;
+}
+
+function toGatewayError(error: FastifyError | Error, request: FastifyRequest): GatewayError {
+  if (isGatewayError(error)) return error;
+  const code = (error as FastifyError).code;
+  switch (code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new GatewayError('MALFORMED_REQUEST', "The Content-Type must be 'application/json'.", 'content_type');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new GatewayError('MALFORMED_REQUEST', 'The request body is larger than the limit.', 'too_large');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new GatewayError('MALFORMED_REQUEST', 'The request body is empty; send a JSON object.', 'syntax');
+  }
+  const statusCode = (error as FastifyError).statusCode;
+  if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) {
+    return new GatewayError('MALFORMED_REQUEST', 'The request could not be read.', 'syntax');
+  }
+  if (isStoreUnavailable(error)) {
+    request.log.warn({ err: error }, 'store unavailable');
+    return new GatewayError('SERVICE_UNAVAILABLE', 'The gateway cannot reach its store right now; retry shortly.');
+  }
+  request.log.error({ err: error }, 'unexpected error');
+  return new GatewayError('INTERNAL_ERROR', 'An internal error occurred; the request was not completed. Retry later or contact support with the x-request-id.');
+}
+
+function sendError(error: GatewayError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const body = (request.body && typeof request.body === 'object' ? request.body : undefined) as JsonObject | undefined;
+  const shape = request.routeOptions.config?.errorShape ?? 'initiation';
+  reply.code(httpStatusOf(error));
+  if (error.tag === 'RATE_LIMITED') reply.header('retry-after', '1');
+  if (error.tag === 'SERVICE_UNAVAILABLE') reply.header('retry-after', '5');
+  switch (shape) {
+    case 'balance':
+      return reply.send(balanceError(error, body));
+    case 'status':
+      return reply.send(statusError(error, body));
+    default:
+      return reply.send(initiationError(error, body));
+  }
+}

@@ -1,0 +1,36 @@
+// JSON bodies: our own parser so every failure is a contract error, never a framework page.
+import type { FastifyInstance } from 'fastify';
+import { GatewayError, invalidField, missingField } from '../domain/errors.ts';
+
+export function registerJsonParser(app: FastifyInstance): void {
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    try {
+      done(null, JSON.parse(body as string));
+    } catch {
+      done(new GatewayError('MALFORMED_REQUEST', 'The request body is not valid JSON.', 'syntax'), undefined);
+    }
+  });
+}
+
+export type JsonObject = Record<string, unknown>;
+
+export function asObject(body: unknown): JsonObject {
+  if (body === undefined) throw new GatewayError('MALFORMED_REQUEST', 'The request body is empty; send a JSON object.', 'syntax');
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new GatewayError('MALFORMED_REQUEST', 'The request body must be a JSON object.', 'not_object');
+  }
+  return body as JsonObject;
+}
+
+/** merchantid + password from the body: absent → MISSING_FIELD, not text → INVALID_FIELD. */
+export function credentialsOf(body: JsonObject): { merchantId: string; password: string } {
+  const read = (field: string): string => {
+    const value = body[field];
+    if (value === undefined || value === null || value === '') throw missingField(field);
+    if (typeof value !== 'string') throw invalidField(field, 'it must be a string');
+    if (value.length > 256) throw invalidField(field, 'it must be at most 256 characters');
+    return value;
+  };
+  return { merchantId: read('merchantid'), password: read('password') };
+}

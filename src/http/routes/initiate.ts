@@ -1,0 +1,33 @@
+// POST /transaction/s2s — start a Thai QR debit payment (contract §2).
+import type { FastifyInstance } from 'fastify';
+import { validateInitiation } from '../../domain/initiation-request.ts';
+import { checkUrl, type OutboundPolicy } from '../../domain/outbound-policy.ts';
+import type { Services } from '../../app/services.ts';
+import { asObject } from '../request-body.ts';
+import { allStatuses, InitiationResponseSchema } from '../schemas.ts';
+import { authenticate } from './authenticate.ts';
+
+export function outboundPolicyOf(services: Services): OutboundPolicy {
+  const { config } = services;
+  return { mode: config.mode, allowHttp: config.outboundAllowHttp, allowList: config.outboundAllowList };
+}
+
+export function registerInitiateRoute(app: FastifyInstance, services: Services): void {
+  const policy = outboundPolicyOf(services);
+  const limits = {
+    minAmountMinor: services.config.minAmountMinor,
+    maxAmountMinor: services.config.maxAmountMinor,
+    checkServerUrl: (url: string) => {
+      const verdict = checkUrl(url, policy);
+      return verdict.ok ? undefined : verdict.reason;
+    },
+  };
+  app.post('/transaction/s2s', { config: { errorShape: 'initiation' }, schema: allStatuses(InitiationResponseSchema) }, async (request, reply) => {
+    const body = asObject(request.body);
+    const merchant = authenticate(services, body, request);
+    const input = validateInitiation(body, limits);
+    const outcome = await services.initiate.execute(merchant.id, input);
+    if (outcome.replayed) reply.header('idempotent-replayed', 'true');
+    return outcome.response;
+  });
+}

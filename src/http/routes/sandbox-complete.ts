@@ -1,0 +1,30 @@
+// POST /sandbox/transaction/complete — finish a payment without a browser (sandbox only).
+import type { FastifyInstance } from 'fastify';
+import { invalidField, missingField } from '../../domain/errors.ts';
+import type { SandboxOutcome } from '../../domain/lifecycle.ts';
+import { statusOf } from '../../domain/responses.ts';
+import type { Services } from '../../app/services.ts';
+import { asObject } from '../request-body.ts';
+import { allStatuses, StatusResponseSchema } from '../schemas.ts';
+import { authenticate } from './authenticate.ts';
+
+const OUTCOMES: readonly SandboxOutcome[] = ['success', 'failed', 'cancelled', 'expired'];
+
+export function registerSandboxCompleteRoute(app: FastifyInstance, services: Services): void {
+  app.post('/sandbox/transaction/complete', { config: { errorShape: 'status' }, schema: allStatuses(StatusResponseSchema) }, async (request) => {
+    const body = asObject(request.body);
+    const merchant = authenticate(services, body, request);
+    const id = body.transactionid;
+    if (id === undefined || id === null || id === '') throw missingField('transactionid');
+    if (typeof id !== 'string' || id.length > 64) throw invalidField('transactionid', 'it must be a string of at most 64 characters');
+    const outcome = body.outcome;
+    if (outcome !== undefined && outcome !== null && !OUTCOMES.includes(outcome as SandboxOutcome)) {
+      throw invalidField('outcome', `it must be one of ${OUTCOMES.join(', ')}`);
+    }
+    const done = await services.complete.execute(id, 'sandbox', {
+      merchantId: merchant.id,
+      ...(typeof outcome === 'string' && { override: outcome as SandboxOutcome }),
+    });
+    return statusOf(done, services.config.publicBaseUrl);
+  });
+}

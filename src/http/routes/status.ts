@@ -1,0 +1,29 @@
+// POST /transaction/status — a merchant reads one of its own transactions (contract §9).
+import type { FastifyInstance } from 'fastify';
+import { invalidField, missingField } from '../../domain/errors.ts';
+import { statusOf } from '../../domain/responses.ts';
+import { findMerchantTransaction } from '../../app/query-status.ts';
+import type { Services } from '../../app/services.ts';
+import { asObject, type JsonObject } from '../request-body.ts';
+import { allStatuses, StatusResponseSchema } from '../schemas.ts';
+import { authenticate } from './authenticate.ts';
+
+/** `transactionid` or `trackid` (transactionid wins when both are given). */
+export function transactionReference(body: JsonObject): { transactionid?: string; trackid?: string } {
+  for (const field of ['transactionid', 'trackid'] as const) {
+    const value = body[field];
+    if (value === undefined || value === null || value === '') continue;
+    if (typeof value !== 'string' || value.length > 64) throw invalidField(field, 'it must be a string of at most 64 characters');
+    return { [field]: value };
+  }
+  throw missingField('transactionid');
+}
+
+export function registerStatusRoute(app: FastifyInstance, services: Services): void {
+  app.post('/transaction/status', { config: { errorShape: 'status' }, schema: allStatuses(StatusResponseSchema) }, async (request) => {
+    const body = asObject(request.body);
+    const merchant = authenticate(services, body, request);
+    const transaction = await findMerchantTransaction(services.transactions, merchant.id, transactionReference(body));
+    return statusOf(transaction, services.config.publicBaseUrl);
+  });
+}

@@ -1,0 +1,89 @@
+// Runs the gateway: HTTP API, merchant refresh, background workers, graceful shutdown.
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { Config } from './config.ts';
+import { openMigratedStore, resolveSecretKey } from './bootstrap.ts';
+import { createServices, type Services } from './app/services.ts';
+import { buildApp } from './http/build-app.ts';
+import type { Store } from './store/open-store.ts';
+
+/** Something that runs in the background and finishes its in-flight work on stop(). */
+export type Worker = { start(): void; stop(): Promise<void> };
+export type WorkerFactory = (services: Services, logger: Logger) => Worker;
+
+export type RunningGateway = {
+  app: FastifyInstance;
+  services: Services;
+  url: string;
+  stop(): Promise<void>;
+};
+
+export type StartOptions = {
+  logger: Logger;
+  store?: Store;
+  now?: () => number;
+  workers?: WorkerFactory[];
+  /** Printed once when the demo merchant is created (not through the logger: it carries secrets). */
+  announce?: (text: string) => void;
+};
+
+export async function startGateway(config: Config, options: StartOptions): Promise<RunningGateway> {
+  const { logger } = options;
+  const key = resolveSecretKey(config);
+  const store = options.store ?? (await openMigratedStore(config));
+  const services = createServices(config, store, key, { logger, ...(options.now && { now: options.now }) });
+
+  if (config.createDemoMerchant && config.mode === 'sandbox') await ensureDemoMerchant(services, options.announce);
+  await services.directory.refresh();
+  services.directory.start((error) => logger.warn({ err: error }, 'merchant refresh failed'));
+
+  let draining = false;
+  const app = await buildApp(services, { logger, draining: () => draining });
+  await app.listen({ port: config.port, host: config.host });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+
+  const workers = (options.workers ?? []).map((factory) => factory(services, logger));
+  for (const worker of workers) worker.start();
+  logger.info({ url, mode: config.mode, store: store.dialect }, 'gateway listening');
+
+  let stopping: Promise<void> | undefined;
+  return {
+    app,
+    services,
+    url,
+    stop() {
+      stopping ??= (async () => {
+        draining = true;
+        services.directory.stop();
+        await app.close(); // stops accepting, waits for in-flight requests
+        await Promise.allSettled(workers.map((w) => w.stop())); // in-flight deliveries finish
+        if (!options.store) await store.close();
+        logger.info('gateway stopped');
+      })();
+      return stopping;
+    },
+  };
+}
+
+const DEMO_ID = 'demo';
+
+async function ensureDemoMerchant(services: Services, announce: ((text: string) => void) | undefined): Promise<void> {
+  if ((await services.merchants.count()) > 0) return;
+  try {
+    const issued = await services.manageMerchants.create({ id: DEMO_ID, name: 'Demo Shop', payoutCurrency: 'THB', payoutAccount: '0000001234' });
+    announce?.(
+      [
+        '',
+        'Sandbox demo merchant created (shown once, store it now):',
+        `  merchantid:     ${issued.merchantid}`,
+        `  password:       ${issued.password}`,
+        `  webhook_secret: ${issued.webhook_secret}`,
+        '',
+      ].join('\n'),
+    );
+  } catch {
+    // Another instance created it first; its credentials were printed there.
+  }
+}

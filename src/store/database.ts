@@ -1,0 +1,139 @@
+// Table shapes as Kysely sees them. Money columns are BIGINT counts of 1/10,000 of a
+// currency unit; times are BIGINT Unix milliseconds. SQLite returns them as numbers,
+// PostgreSQL as strings: read them through `toBigInt`/`toNumber` below, never parseFloat.
+export type Int64 = number | bigint | string;
+
+export interface MerchantsTable {
+  id: string;
+  name: string;
+  password_hash: string;
+  webhook_secret_enc: string;
+  previous_webhook_secret_enc: string | null;
+  previous_webhook_secret_expires_at: Int64 | null;
+  payout_currency: string;
+  payout_account: string;
+  fee_rate_ppm: Int64;
+  status: 'active' | 'disabled';
+  created_at: Int64;
+  updated_at: Int64;
+}
+
+export interface TransactionsTable {
+  id: string;
+  merchant_id: string;
+  trackid: string;
+  request_hash: string;
+  token: string;
+  redirect_id: string;
+  status: 'PROCESSING' | 'SUCCESS' | 'FAILED';
+  error_code_tag: string | null;
+  error_text: string | null;
+  amount_minor: Int64;
+  currency: string;
+  payment_method: string;
+  bill_country: string;
+  bill_customerip: string;
+  bill_email: string;
+  return_url: string;
+  server_url: string;
+  payer_account_no: string;
+  payer_account_name: string;
+  payer_bank_code: string;
+  productdesc: string | null;
+  lang: string | null;
+  created_at: Int64;
+  expires_at: Int64;
+  completed_at: Int64 | null;
+}
+
+export interface TransactionTransitionsTable {
+  transaction_id: string;
+  seq: number;
+  from_status: string;
+  to_status: string;
+  cause: string;
+  error_code_tag: string | null;
+  at: Int64;
+}
+
+export interface OutboxEventsTable {
+  id: string;
+  transaction_id: string;
+  merchant_id: string;
+  target_url: string;
+  payload: string;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  next_attempt_at: Int64;
+  lease_owner: string | null;
+  lease_expires_at: Int64 | null;
+  series: number;
+  created_at: Int64;
+  delivered_at: Int64 | null;
+  last_error: string | null;
+}
+
+export interface DeliveryAttemptsTable {
+  event_id: string;
+  attempt_no: number;
+  series: number;
+  started_at: Int64;
+  latency_ms: number;
+  http_status: number | null;
+  error: string | null;
+  response_excerpt: string | null;
+  instance_id: string;
+}
+
+export interface LedgerAccountsTable {
+  id: string;
+  kind: 'merchant_payout' | 'gateway_fee' | 'gateway_clearing';
+  merchant_id: string | null;
+  currency: string;
+  balance_minor: Int64;
+  created_at: Int64;
+}
+
+export interface JournalEntriesTable {
+  id: string;
+  kind: 'payment' | 'credit' | 'debit';
+  merchant_id: string;
+  transaction_id: string | null;
+  idempotency_key: string | null;
+  reason: string | null;
+  created_at: Int64;
+}
+
+export interface PostingsTable {
+  entry_id: string;
+  line_no: number;
+  account_id: string;
+  currency: string;
+  amount_minor: Int64;
+  created_at: Int64;
+}
+
+export interface Database {
+  merchants: MerchantsTable;
+  transactions: TransactionsTable;
+  transaction_transitions: TransactionTransitionsTable;
+  outbox_events: OutboxEventsTable;
+  delivery_attempts: DeliveryAttemptsTable;
+  ledger_accounts: LedgerAccountsTable;
+  journal_entries: JournalEntriesTable;
+  postings: PostingsTable;
+}
+
+export function toBigInt(value: Int64): bigint {
+  return typeof value === 'bigint' ? value : BigInt(value);
+}
+
+export function toNumber(value: Int64): number {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n)) throw new RangeError(`integer column out of safe range: ${String(value)}`);
+  return n;
+}
+
+export function toNumberOrNull(value: Int64 | null): number | null {
+  return value === null ? null : toNumber(value);
+}

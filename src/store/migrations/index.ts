@@ -1,0 +1,23 @@
+// Ordered migrations, shared by both dialects. The Migrator takes an advisory lock on
+// PostgreSQL, so several instances starting at once migrate exactly once.
+import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import * as merchants from './001-merchants.ts';
+import * as transactions from './002-transactions.ts';
+import * as outbox from './003-outbox.ts';
+import * as ledger from './004-ledger.ts';
+
+const migrations: Record<string, Migration> = {
+  '001-merchants': merchants,
+  '002-transactions': transactions,
+  '003-outbox': outbox,
+  '004-ledger': ledger,
+};
+
+const provider: MigrationProvider = { getMigrations: async () => migrations };
+
+export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
+  const migrator = new Migrator({ db, provider });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

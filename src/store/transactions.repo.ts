@@ -1,0 +1,225 @@
+// Transactions and their transition records: SQL only, no rules.
+import type { Insertable, Selectable } from 'kysely';
+import type { TransactionsTable } from './database.ts';
+import { toBigInt, toNumber, toNumberOrNull } from './database.ts';
+import type { TransactionStatus } from '../domain/lifecycle.ts';
+import type { Db, Trx } from './open-store.ts';
+
+export type TransactionRecord = {
+  id: string;
+  merchantId: string;
+  trackid: string;
+  requestHash: string;
+  token: string;
+  redirectId: string;
+  status: TransactionStatus;
+  errorCodeTag: string | null;
+  errorText: string | null;
+  amountMinor: bigint;
+  currency: string;
+  paymentMethod: string;
+  billCountry: string;
+  billCustomerIp: string;
+  billEmail: string;
+  returnUrl: string;
+  serverUrl: string;
+  payerAccountNo: string;
+  payerAccountName: string;
+  payerBankCode: string;
+  productdesc: string | null;
+  lang: string | null;
+  createdAt: number;
+  expiresAt: number;
+  completedAt: number | null;
+};
+
+export function transactionFromRow(row: Selectable<TransactionsTable>): TransactionRecord {
+  return {
+    id: row.id,
+    merchantId: row.merchant_id,
+    trackid: row.trackid,
+    requestHash: row.request_hash,
+    token: row.token,
+    redirectId: row.redirect_id,
+    status: row.status,
+    errorCodeTag: row.error_code_tag,
+    errorText: row.error_text,
+    amountMinor: toBigInt(row.amount_minor),
+    currency: row.currency,
+    paymentMethod: row.payment_method,
+    billCountry: row.bill_country,
+    billCustomerIp: row.bill_customerip,
+    billEmail: row.bill_email,
+    returnUrl: row.return_url,
+    serverUrl: row.server_url,
+    payerAccountNo: row.payer_account_no,
+    payerAccountName: row.payer_account_name,
+    payerBankCode: row.payer_bank_code,
+    productdesc: row.productdesc,
+    lang: row.lang,
+    createdAt: toNumber(row.created_at),
+    expiresAt: toNumber(row.expires_at),
+    completedAt: toNumberOrNull(row.completed_at),
+  };
+}
+
+function toRow(t: TransactionRecord): Insertable<TransactionsTable> {
+  return {
+    id: t.id,
+    merchant_id: t.merchantId,
+    trackid: t.trackid,
+    request_hash: t.requestHash,
+    token: t.token,
+    redirect_id: t.redirectId,
+    status: t.status,
+    error_code_tag: t.errorCodeTag,
+    error_text: t.errorText,
+    amount_minor: t.amountMinor,
+    currency: t.currency,
+    payment_method: t.paymentMethod,
+    bill_country: t.billCountry,
+    bill_customerip: t.billCustomerIp,
+    bill_email: t.billEmail,
+    return_url: t.returnUrl,
+    server_url: t.serverUrl,
+    payer_account_no: t.payerAccountNo,
+    payer_account_name: t.payerAccountName,
+    payer_bank_code: t.payerBankCode,
+    productdesc: t.productdesc,
+    lang: t.lang,
+    created_at: t.createdAt,
+    expires_at: t.expiresAt,
+    completed_at: t.completedAt,
+  };
+}
+
+export type Transition = {
+  transactionId: string;
+  fromStatus: TransactionStatus;
+  toStatus: TransactionStatus;
+  cause: string;
+  errorCodeTag: string | null;
+  at: number;
+};
+
+export class TransactionsRepo {
+  readonly #db: Db;
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  /**
+   * Inserts unless (merchant, trackid) exists; either way returns the stored row. The unique
+   * key makes concurrent identical requests produce exactly one transaction.
+   */
+  async insertOrGet(t: TransactionRecord, trx?: Trx): Promise<{ inserted: boolean; row: TransactionRecord }> {
+    const db = trx ?? this.#db;
+    const result = await db
+      .insertInto('transactions')
+      .values(toRow(t))
+      .onConflict((oc) => oc.columns(['merchant_id', 'trackid']).doNothing())
+      .executeTakeFirst();
+    if ((result.numInsertedOrUpdatedRows ?? 0n) > 0n) return { inserted: true, row: t };
+    const existing = await this.findByTrackid(t.merchantId, t.trackid, trx);
+    if (!existing) throw new Error('transaction conflict without an existing row');
+    return { inserted: false, row: existing };
+  }
+
+  async findById(merchantId: string, id: string, trx?: Trx): Promise<TransactionRecord | undefined> {
+    const row = await (trx ?? this.#db)
+      .selectFrom('transactions')
+      .selectAll()
+      .where('merchant_id', '=', merchantId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row ? transactionFromRow(row) : undefined;
+  }
+
+  async findByTrackid(merchantId: string, trackid: string, trx?: Trx): Promise<TransactionRecord | undefined> {
+    const row = await (trx ?? this.#db)
+      .selectFrom('transactions')
+      .selectAll()
+      .where('merchant_id', '=', merchantId)
+      .where('trackid', '=', trackid)
+      .executeTakeFirst();
+    return row ? transactionFromRow(row) : undefined;
+  }
+
+  async findByRedirectId(redirectId: string): Promise<TransactionRecord | undefined> {
+    const row = await this.#db.selectFrom('transactions').selectAll().where('redirect_id', '=', redirectId).executeTakeFirst();
+    return row ? transactionFromRow(row) : undefined;
+  }
+
+  /** Reads the row inside a transaction, locking it on PostgreSQL (SQLite's IMMEDIATE transaction already serialises). */
+  async lockById(trx: Trx, id: string, dialect: 'sqlite' | 'postgres'): Promise<TransactionRecord | undefined> {
+    let query = trx.selectFrom('transactions').selectAll().where('id', '=', id);
+    if (dialect === 'postgres') query = query.forUpdate();
+    const row = await query.executeTakeFirst();
+    return row ? transactionFromRow(row) : undefined;
+  }
+
+  /** Writes the final state only if still PROCESSING; returns false when someone else finalised first. */
+  async finalise(
+    trx: Trx,
+    id: string,
+    final: { status: TransactionStatus; errorCodeTag: string | null; errorText: string | null; completedAt: number },
+  ): Promise<boolean> {
+    const result = await trx
+      .updateTable('transactions')
+      .set({ status: final.status, error_code_tag: final.errorCodeTag, error_text: final.errorText, completed_at: final.completedAt })
+      .where('id', '=', id)
+      .where('status', '=', 'PROCESSING')
+      .executeTakeFirst();
+    return (result.numUpdatedRows ?? 0n) === 1n;
+  }
+
+  async addTransition(trx: Trx, t: Transition): Promise<void> {
+    const last = await trx
+      .selectFrom('transaction_transitions')
+      .select((eb) => eb.fn.max('seq').as('seq'))
+      .where('transaction_id', '=', t.transactionId)
+      .executeTakeFirst();
+    await trx
+      .insertInto('transaction_transitions')
+      .values({
+        transaction_id: t.transactionId,
+        seq: Number(last?.seq ?? 0) + 1,
+        from_status: t.fromStatus,
+        to_status: t.toStatus,
+        cause: t.cause,
+        error_code_tag: t.errorCodeTag,
+        at: t.at,
+      })
+      .execute();
+  }
+
+  async transitions(transactionId: string): Promise<Transition[]> {
+    const rows = await this.#db
+      .selectFrom('transaction_transitions')
+      .selectAll()
+      .where('transaction_id', '=', transactionId)
+      .orderBy('seq')
+      .execute();
+    return rows.map((r) => ({
+      transactionId: r.transaction_id,
+      fromStatus: r.from_status as TransactionStatus,
+      toStatus: r.to_status as TransactionStatus,
+      cause: r.cause,
+      errorCodeTag: r.error_code_tag,
+      at: toNumber(r.at),
+    }));
+  }
+
+  /** PROCESSING transactions whose deadline has passed, oldest first. */
+  async findExpired(now: number, limit: number): Promise<string[]> {
+    const rows = await this.#db
+      .selectFrom('transactions')
+      .select('id')
+      .where('status', '=', 'PROCESSING')
+      .where('expires_at', '<=', now)
+      .orderBy('expires_at')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => r.id);
+  }
+}

@@ -1,0 +1,50 @@
+// A fresh, migrated store per call: a temp SQLite file, or a new PostgreSQL database that
+// is dropped again on cleanup.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { openStore, type Dialect, type Store } from '../../src/store/open-store.ts';
+import { postgresAdminUrl } from './dialects.ts';
+
+export type TestStore = { store: Store; databaseUrl: string; cleanup(): Promise<void> };
+
+export async function createTestDatabase(dialect: Dialect): Promise<{ databaseUrl: string; drop(): Promise<void> }> {
+  if (dialect === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'gw-test-'));
+    return { databaseUrl: `sqlite:${join(dir, 'gateway.db')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+  }
+  const admin = await postgresAdminUrl();
+  if (!admin) throw new Error('PostgreSQL is not reachable');
+  const name = `gw_test_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const client = new pg.Client({ connectionString: admin });
+  await client.connect();
+  await client.query(`create database ${name}`);
+  await client.end();
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  return {
+    databaseUrl: url.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: admin });
+      await c.connect();
+      await c.query(`drop database if exists ${name} with (force)`);
+      await c.end();
+    },
+  };
+}
+
+export async function createTestStore(dialect: Dialect): Promise<TestStore> {
+  const database = await createTestDatabase(dialect);
+  const store = openStore(database.databaseUrl);
+  await store.migrate();
+  return {
+    store,
+    databaseUrl: database.databaseUrl,
+    async cleanup() {
+      await store.close();
+      await database.drop();
+    },
+  };
+}
