@@ -36,6 +36,8 @@ export type Config = {
   webhookSecretOverlapMs: number;
   createDemoMerchant: boolean;
   migrateOnStart: boolean;
+  /** Thai QR biller id (13-digit tax id + 2-digit suffix) shown in the hosted page's QR code. */
+  thaiQrBillerId: string;
 };
 
 export class ConfigError extends Error {
@@ -64,6 +66,9 @@ export function parseDuration(text: string): number | undefined {
   const value = Number(match[1]) * (UNIT_MS[match[2] ?? 'ms'] ?? 1);
   return Number.isSafeInteger(value) ? value : undefined;
 }
+
+/** A placeholder biller id for sandbox QR codes; live deployments set their bank-assigned one. */
+export const SANDBOX_BILLER_ID = '099999999999900';
 
 export const DEFAULT_RETRY_LADDER = '0,5s,5m,30m,2h,5h,10h,10h';
 
@@ -186,7 +191,9 @@ export function loadConfig(env: Env): Config {
     webhookSecretOverlapMs: duration('WEBHOOK_SECRET_OVERLAP', '24h', 0, 30 * 86_400_000),
     createDemoMerchant: bool('CREATE_DEMO_MERCHANT', mode === 'sandbox'),
     migrateOnStart: bool('MIGRATE_ON_START', true),
+    thaiQrBillerId: str('THAI_QR_BILLER_ID', SANDBOX_BILLER_ID),
   };
+  if (!/^\d{15}$/.test(config.thaiQrBillerId)) problems.push(`THAI_QR_BILLER_ID="${config.thaiQrBillerId}" must be 15 digits (13-digit tax id + 2-digit suffix)`);
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }

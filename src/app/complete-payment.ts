@@ -4,7 +4,7 @@
 import { GatewayError } from '../domain/errors.ts';
 import { newEventId, uuidv7 } from '../domain/ids.ts';
 import { paymentPostings } from '../domain/ledger.ts';
-import { FAILURE_TEXT, assertCanComplete, outcomeFor, type CompletionCause, type SandboxOutcome } from '../domain/lifecycle.ts';
+import { FAILURE_TEXT, alreadyFinal, assertCanComplete, decideCompletion, type CompletionCause, type SandboxOutcome } from '../domain/lifecycle.ts';
 import { notificationBody } from '../domain/notification.ts';
 import type { LedgerRepo } from '../store/ledger.repo.ts';
 import type { MerchantsRepo } from '../store/merchants.repo.ts';
@@ -38,13 +38,16 @@ export class CompletePayment {
         throw new GatewayError('NOT_FOUND', 'No transaction with that transactionid exists for this merchant.');
       }
       assertCanComplete(current.status);
-      const outcome = outcomeFor(cause, current.amountMinor, options.override);
       const at = now();
+      const decision = decideCompletion({ cause, amountMinor: current.amountMinor, expiresAt: current.expiresAt, now: at, override: options.override });
+      const { outcome } = decision;
       const errorText = outcome.tag ? FAILURE_TEXT[outcome.tag] : null;
+      // The conditional update is the last line of defence if the row lock was not held
+      // (e.g. a future store): someone else finalised first, so nothing may be written.
       if (!(await transactions.finalise(trx, current.id, { status: outcome.status, errorCodeTag: outcome.tag, errorText, completedAt: at }))) {
-        assertCanComplete('SUCCESS'); // someone finalised it first: report INVALID_STATE
+        throw alreadyFinal();
       }
-      await transactions.addTransition(trx, { transactionId: current.id, fromStatus: 'PROCESSING', toStatus: outcome.status, cause, errorCodeTag: outcome.tag, at });
+      await transactions.addTransition(trx, { transactionId: current.id, fromStatus: 'PROCESSING', toStatus: outcome.status, cause: decision.cause, errorCodeTag: outcome.tag, at });
       if (outcome.status === 'SUCCESS') {
         const merchant = await merchants.findById(current.merchantId, trx);
         if (!merchant) throw new Error(`merchant ${current.merchantId} vanished`);

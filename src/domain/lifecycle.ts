@@ -45,9 +45,37 @@ export function outcomeFor(cause: CompletionCause, amountMinor: bigint, override
   }
 }
 
+export type CompletionDecision = { cause: CompletionCause; outcome: FinalOutcome };
+
+/**
+ * Decides how a PROCESSING transaction ends. Once its deadline has passed it is expired in
+ * meaning even if the sweeper has not recorded that yet, so a late confirm or cancel (or a
+ * sandbox completion without an explicit override) ends as EXPIRED, never SUCCESS. The
+ * sandbox `outcome` override is a testing tool and wins. An `expire` before the deadline is
+ * refused, so a sweeper with a fast clock cannot end a payment the customer may still make.
+ */
+export function decideCompletion(input: {
+  cause: CompletionCause;
+  amountMinor: bigint;
+  expiresAt: number;
+  now: number;
+  override?: SandboxOutcome | undefined;
+}): CompletionDecision {
+  const expired = input.now >= input.expiresAt;
+  if (input.cause === 'expire' && !expired) {
+    throw new GatewayError('INVALID_STATE', 'The transaction has not reached its expiry time yet.');
+  }
+  const overridden = input.cause === 'sandbox' && input.override !== undefined;
+  if (expired && !overridden) return { cause: 'expire', outcome: { status: 'FAILED', tag: 'EXPIRED' } };
+  return { cause: input.cause, outcome: outcomeFor(input.cause, input.amountMinor, input.override) };
+}
+
 /** A final state never changes again. */
 export function assertCanComplete(status: TransactionStatus): void {
-  if (status !== 'PROCESSING') {
-    throw new GatewayError('INVALID_STATE', `The transaction is already final (${RESULT_TEXT[status]}) and cannot change.`);
-  }
+  if (status !== 'PROCESSING') throw alreadyFinal(status);
+}
+
+export function alreadyFinal(status?: TransactionStatus): GatewayError {
+  const shown = status === undefined || status === 'PROCESSING' ? '' : ` (${RESULT_TEXT[status]})`;
+  return new GatewayError('INVALID_STATE', `The transaction is already final${shown} and cannot change.`);
 }
