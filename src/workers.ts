@@ -1,4 +1,7 @@
 // Background workers started by `serve` (delivery of notifications, expiry sweeper).
 import type { WorkerFactory } from './server.ts';
+import { expirySweeperWorker } from './app/expiry-sweeper.ts';
 
-export const defaultWorkers: WorkerFactory[] = [];
+export const defaultWorkers: WorkerFactory[] = [
+  expirySweeperWorker,
+];

@@ -1,0 +1,99 @@
+// Background worker: finalises PROCESSING transactions whose TTL has passed (contract §3),
+// through the same `complete` use case as every other ending, so expiry writes the same
+// transition, ledger and outbox rows. Safe with several instances sweeping at once: the
+// use case locks the row, and a transaction another instance finalised first answers
+// INVALID_STATE, which a sweeper simply skips.
+import type { Logger } from 'pino';
+import { isGatewayError } from '../domain/errors.ts';
+import type { TransactionsRepo } from '../store/transactions.repo.ts';
+import type { Worker, WorkerFactory } from '../server.ts';
+import type { CompletePayment } from './complete-payment.ts';
+
+export type ExpirySweeperDeps = {
+  transactions: Pick<TransactionsRepo, 'findExpired'>;
+  complete: Pick<CompletePayment, 'execute'>;
+  now: () => number;
+  intervalMs: number;
+  logger?: Pick<Logger, 'warn' | 'error' | 'info'>;
+  /** Rows read per query; a sweep reads at most `batchSize * maxBatches` rows (a limit on everything). */
+  batchSize?: number;
+  maxBatches?: number;
+};
+
+export type SweepResult = { expired: number; alreadyFinal: number; failed: number };
+
+export class ExpirySweeper implements Worker {
+  readonly #deps: Required<Omit<ExpirySweeperDeps, 'logger'>> & Pick<ExpirySweeperDeps, 'logger'>;
+  #timer: NodeJS.Timeout | undefined;
+  #running: Promise<unknown> | undefined;
+  #stopped = true;
+
+  constructor(deps: ExpirySweeperDeps) {
+    this.#deps = { batchSize: 100, maxBatches: 50, ...deps };
+  }
+
+  start(): void {
+    if (!this.#stopped) return;
+    this.#stopped = false;
+    this.#schedule(0);
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    await this.#running; // let the sweep in flight finish its current transaction
+  }
+
+  /** One pass over everything expired at this moment of the injected clock. */
+  async sweepOnce(): Promise<SweepResult> {
+    const { transactions, complete, now, batchSize, maxBatches, logger } = this.#deps;
+    const result: SweepResult = { expired: 0, alreadyFinal: 0, failed: 0 };
+    const cutoff = now();
+    const failedIds = new Set<string>();
+    for (let batch = 0; batch < maxBatches; batch++) {
+      const ids = (await transactions.findExpired(cutoff, batchSize + failedIds.size)).filter((id) => !failedIds.has(id));
+      for (const id of ids.slice(0, batchSize)) {
+        try {
+          await complete.execute(id, 'expire');
+          result.expired++;
+        } catch (error) {
+          if (isGatewayError(error) && error.tag === 'INVALID_STATE') {
+            result.alreadyFinal++; // another instance (or the customer) got there first
+            continue;
+          }
+          // Not retried in this pass, so one broken row cannot stall the sweep; next pass tries again.
+          failedIds.add(id);
+          result.failed++;
+          logger?.error({ err: error, transactionId: id }, 'expiry of a transaction failed');
+        }
+      }
+      if (ids.length < batchSize) break;
+    }
+    return result;
+  }
+
+  #schedule(delayMs: number): void {
+    if (this.#stopped) return;
+    this.#timer = setTimeout(() => {
+      this.#running = this.sweepOnce()
+        .then((r) => {
+          if (r.expired > 0) this.#deps.logger?.info({ expired: r.expired }, 'expired transactions finalised');
+        })
+        .catch((error: unknown) => this.#deps.logger?.warn({ err: error }, 'expiry sweep failed; retrying on the next tick'))
+        .finally(() => this.#schedule(this.#deps.intervalMs));
+    }, delayMs);
+    // A sweeper alone must not keep the process alive (CLI commands, tests).
+    this.#timer.unref();
+  }
+}
+
+/** Registered in src/workers.ts; uses the gateway's clock and EXPIRY_SWEEP_INTERVAL. */
+export const expirySweeperWorker: WorkerFactory = (services, logger) =>
+  new ExpirySweeper({
+    transactions: services.transactions,
+    complete: services.complete,
+    now: services.now,
+    intervalMs: services.config.sweepIntervalMs,
+    logger,
+  });
