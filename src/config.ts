@@ -25,6 +25,14 @@ export type Config = {
   retryLadderMs: number[];
   deliveryTimeoutMs: number;
   deliveryConcurrency: number;
+  /** At most this many notifications in flight to one origin (scheme://host:port) per instance. */
+  deliveryPerHostConcurrency: number;
+  /** Fallback poll for due deliveries (new events also wake the worker directly). */
+  deliveryPollIntervalMs: number;
+  /** How long a claimed delivery stays owned by an instance that stops answering (crash). */
+  deliveryLeaseMs: number;
+  /** Retry delays vary by ± this percentage so retries of many events do not arrive in lockstep. */
+  deliveryJitterPercent: number;
   outboundAllowHttp: boolean;
   outboundAllowList: string[];
   merchantRefreshMs: number;
@@ -180,6 +188,10 @@ export function loadConfig(env: Env): Config {
     retryLadderMs: retryLadderMs.map((v) => v ?? 0),
     deliveryTimeoutMs: duration('DELIVERY_TIMEOUT', '10s', 10, 120_000),
     deliveryConcurrency: int('DELIVERY_CONCURRENCY', 16, 1, 1024),
+    deliveryPerHostConcurrency: int('DELIVERY_PER_HOST_CONCURRENCY', 4, 1, 1024),
+    deliveryPollIntervalMs: duration('DELIVERY_POLL_INTERVAL', '1s', 10, 600_000),
+    deliveryLeaseMs: duration('DELIVERY_LEASE', '60s', 1000, 3_600_000),
+    deliveryJitterPercent: int('DELIVERY_JITTER_PERCENT', 10, 0, 50),
     outboundAllowHttp: bool('OUTBOUND_ALLOW_HTTP', mode === 'sandbox'),
     outboundAllowList: str('OUTBOUND_ALLOWLIST', '').split(',').map((s) => s.trim()).filter(Boolean),
     merchantRefreshMs: duration('MERCHANT_REFRESH', '2s', 50, 60_000),
@@ -194,6 +206,8 @@ export function loadConfig(env: Env): Config {
     thaiQrBillerId: str('THAI_QR_BILLER_ID', SANDBOX_BILLER_ID),
   };
   if (!/^\d{15}$/.test(config.thaiQrBillerId)) problems.push(`THAI_QR_BILLER_ID="${config.thaiQrBillerId}" must be 15 digits (13-digit tax id + 2-digit suffix)`);
+  // A lease shorter than one send would let a second instance claim an event still in flight.
+  if (config.deliveryLeaseMs < config.deliveryTimeoutMs + 1000) problems.push('DELIVERY_LEASE must be at least DELIVERY_TIMEOUT + 1s');
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }
