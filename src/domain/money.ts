@@ -4,7 +4,10 @@ export const MINOR_DIGITS = 4;
 export const MINOR_PER_UNIT = 10_000n;
 
 const DECIMAL = /^(\d+)(?:\.(\d+))?$/;
-const MAX_DECIMAL_TEXT = 40;
+// Long enough for every finite double written out in full (1.7976931348623157e308 has 309
+// integer digits, 5e-324 has 324 fraction digits), so a huge JSON number is "too high", not
+// "not a number"; short enough that BigInt() never works on attacker-sized input.
+const MAX_DECIMAL_TEXT = 400;
 
 export type ParsedDecimal = {
   minor: bigint;
