@@ -87,10 +87,12 @@ export interface DeliveryAttemptsTable {
 
 export interface LedgerAccountsTable {
   id: string;
-  kind: 'merchant_payout' | 'gateway_fee' | 'gateway_clearing';
+  kind: 'merchant_payout' | 'gateway_fee' | 'gateway_clearing' | 'operator_adjustment';
   merchant_id: string | null;
   currency: string;
   balance_minor: Int64;
+  /** Sequence number of the account's latest posting (0: none). */
+  posting_count: Int64;
   created_at: Int64;
 }
 
@@ -110,6 +112,9 @@ export interface PostingsTable {
   account_id: string;
   currency: string;
   amount_minor: Int64;
+  /** This posting's place in its account's chain, and the account balance right after it. */
+  account_seq: Int64;
+  balance_after_minor: Int64;
   created_at: Int64;
 }
 

@@ -1,13 +1,18 @@
-// Ledger accounts, journal entries and postings: SQL only. The stored balance of each
-// account is updated in the same transaction as its postings.
-import { sql } from 'kysely';
-import { accountId, type AccountRef, type PostingLine } from '../domain/ledger.ts';
-import { toBigInt } from './database.ts';
+// Ledger accounts, journal entries and postings: SQL only. The rules live in domain/ledger.ts;
+// the database triggers of migration 004 enforce the same invariants a second time.
+//
+// Posting order inside the caller's transaction: lock every account of the entry in one global
+// order (account id) so that concurrent entries cannot deadlock, plan the postings from the
+// locked balances, insert the postings (their trigger moves the balances), insert the entry
+// last (its trigger checks that the postings balance).
+import { sql, SqliteAdapter } from 'kysely';
+import { accountId, planPostings, type AccountKind, type AccountRef, type AccountState, type EntryKind, type PlannedPosting, type PostingLine } from '../domain/ledger.ts';
+import { toNumber, type Int64 } from './database.ts';
 import type { Db, Trx } from './open-store.ts';
 
 export type JournalEntry = {
   id: string;
-  kind: 'payment' | 'credit' | 'debit';
+  kind: EntryKind;
   merchantId: string;
   transactionId: string | null;
   idempotencyKey: string | null;
@@ -15,25 +20,88 @@ export type JournalEntry = {
   createdAt: number;
 };
 
+export type PostingRecord = {
+  entryId: string;
+  lineNo: number;
+  accountId: string;
+  kind: AccountKind;
+  currency: string;
+  amountMinor: bigint;
+  accountSeq: bigint;
+  balanceAfterMinor: bigint;
+};
+
+export type EntryWithPostings = JournalEntry & { postings: PostingRecord[] };
+
+export type AccountRecord = AccountState & { merchantId: string | null; createdAt: number };
+
+/** Integer columns are read as text: SQLite hands out JS numbers, which are exact only to 2^53. */
+const exact = (column: string) => sql<string>`cast(${sql.ref(column)} as text)`;
+
 export class LedgerRepo {
   readonly #db: Db;
+  readonly #lockRows: boolean;
   constructor(db: Db) {
     this.#db = db;
+    // SQLite transactions already hold the one write lock (BEGIN IMMEDIATE); PostgreSQL needs row locks.
+    this.#lockRows = !(db.getExecutor().adapter instanceof SqliteAdapter);
+  }
+
+  #q(trx?: Trx): Db | Trx {
+    return trx ?? this.#db;
   }
 
   async ensureAccount(trx: Trx, ref: AccountRef, now: number): Promise<string> {
     const id = accountId(ref);
-    await trx
+    await this.#q(trx)
       .insertInto('ledger_accounts')
-      .values({ id, kind: ref.kind, merchant_id: ref.merchantId, currency: ref.currency, balance_minor: 0n, created_at: now })
+      .values({ id, kind: ref.kind, merchant_id: ref.merchantId, currency: ref.currency, balance_minor: 0n, posting_count: 0n, created_at: now })
       .onConflict((oc) => oc.column('id').doNothing())
       .execute();
     return id;
   }
 
-  /** Inserts the entry and its postings and moves the balances; the CHECK constraint refuses a negative payout balance. */
-  async post(trx: Trx, entry: JournalEntry, lines: PostingLine[]): Promise<void> {
-    await trx
+  /** Creates missing accounts and locks them all, in account-id order, until the transaction ends. */
+  async lockAccounts(trx: Trx, refs: AccountRef[], now: number): Promise<Map<string, AccountState>> {
+    const byId = new Map(refs.map((r) => [accountId(r), r]));
+    const states = new Map<string, AccountState>();
+    for (const id of [...byId.keys()].sort()) {
+      await this.ensureAccount(trx, byId.get(id)!, now);
+      let query = this.#q(trx)
+        .selectFrom('ledger_accounts')
+        .select(['id', 'kind', 'currency', exact('balance_minor').as('balance'), exact('posting_count').as('count')])
+        .where('id', '=', id);
+      if (this.#lockRows) query = query.forUpdate();
+      const row = await query.executeTakeFirstOrThrow();
+      states.set(id, { id, kind: row.kind, currency: row.currency, balanceMinor: BigInt(row.balance), postingCount: BigInt(row.count) });
+    }
+    return states;
+  }
+
+  /**
+   * Posts one balanced entry. Throws LedgerRefusal (OVERDRAFT) before writing anything when a
+   * payout balance would go negative. Returns the postings as written, with running balances.
+   */
+  async post(trx: Trx, entry: JournalEntry, lines: PostingLine[]): Promise<PlannedPosting[]> {
+    const states = await this.lockAccounts(trx, lines.map((l) => l.account), entry.createdAt);
+    const planned = planPostings(lines, states);
+    const db = this.#q(trx);
+    for (const p of planned) {
+      await db
+        .insertInto('postings')
+        .values({
+          entry_id: entry.id,
+          line_no: p.lineNo,
+          account_id: p.accountId,
+          currency: p.currency,
+          amount_minor: p.amountMinor,
+          account_seq: p.accountSeq,
+          balance_after_minor: p.balanceAfterMinor,
+          created_at: entry.createdAt,
+        })
+        .execute();
+    }
+    await db
       .insertInto('journal_entries')
       .values({
         id: entry.id,
@@ -45,27 +113,161 @@ export class LedgerRepo {
         created_at: entry.createdAt,
       })
       .execute();
-    let lineNo = 0;
-    for (const line of lines) {
-      const id = await this.ensureAccount(trx, line.account, entry.createdAt);
-      await trx
-        .insertInto('postings')
-        .values({ entry_id: entry.id, line_no: ++lineNo, account_id: id, currency: line.account.currency, amount_minor: line.amountMinor, created_at: entry.createdAt })
-        .execute();
-      await trx
-        .updateTable('ledger_accounts')
-        .set({ balance_minor: sql`balance_minor + ${line.amountMinor}` })
-        .where('id', '=', id)
-        .execute();
-    }
+    return planned;
   }
 
+  /** The stored balance of one account; 0 when it has never been posted to. */
   async balance(ref: AccountRef, trx?: Trx): Promise<bigint> {
-    const row = await (trx ?? this.#db)
-      .selectFrom('ledger_accounts')
-      .select('balance_minor')
-      .where('id', '=', accountId(ref))
-      .executeTakeFirst();
-    return row ? toBigInt(row.balance_minor) : 0n;
+    const row = await this.#q(trx).selectFrom('ledger_accounts').select(exact('balance_minor').as('balance')).where('id', '=', accountId(ref)).executeTakeFirst();
+    return row ? BigInt(row.balance) : 0n;
   }
+
+  async findEntryByIdempotencyKey(key: string, trx?: Trx): Promise<EntryWithPostings | undefined> {
+    const row = await this.#q(trx).selectFrom('journal_entries').selectAll().where('idempotency_key', '=', key).executeTakeFirst();
+    if (!row) return undefined;
+    return { ...entryFromRow(row), postings: await this.postingsOf([row.id], trx) };
+  }
+
+  async findEntryByTransaction(transactionId: string, trx?: Trx): Promise<EntryWithPostings | undefined> {
+    const row = await this.#q(trx).selectFrom('journal_entries').selectAll().where('transaction_id', '=', transactionId).executeTakeFirst();
+    if (!row) return undefined;
+    return { ...entryFromRow(row), postings: await this.postingsOf([row.id], trx) };
+  }
+
+  /** Newest first. */
+  async recentEntries(merchantId: string, limit: number): Promise<EntryWithPostings[]> {
+    const rows = await this.#q()
+      .selectFrom('journal_entries')
+      .selectAll()
+      .where('merchant_id', '=', merchantId)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .execute();
+    const postings = await this.postingsOf(rows.map((r) => r.id));
+    return rows.map((r) => ({ ...entryFromRow(r), postings: postings.filter((p) => p.entryId === r.id) }));
+  }
+
+  async postingsOf(entryIds: string[], trx?: Trx): Promise<PostingRecord[]> {
+    if (entryIds.length === 0) return [];
+    const rows = await this.#q(trx)
+      .selectFrom('postings as p')
+      .innerJoin('ledger_accounts as a', 'a.id', 'p.account_id')
+      .select([
+        'p.entry_id',
+        'p.line_no',
+        'p.account_id',
+        'a.kind',
+        'p.currency',
+        exact('p.amount_minor').as('amount'),
+        exact('p.account_seq').as('seq'),
+        exact('p.balance_after_minor').as('after'),
+      ])
+      .where('p.entry_id', 'in', entryIds)
+      .orderBy('p.entry_id')
+      .orderBy('p.line_no')
+      .execute();
+    return rows.map((r) => ({
+      entryId: r.entry_id,
+      lineNo: r.line_no,
+      accountId: r.account_id,
+      kind: r.kind,
+      currency: r.currency,
+      amountMinor: BigInt(r.amount),
+      accountSeq: BigInt(r.seq),
+      balanceAfterMinor: BigInt(r.after),
+    }));
+  }
+
+  /** A merchant's accounts (one per currency), or with `null` the gateway's own accounts. */
+  async accountsOf(merchantId: string | null): Promise<AccountRecord[]> {
+    const rows = await this.#q()
+      .selectFrom('ledger_accounts')
+      .select(['id', 'kind', 'merchant_id', 'currency', 'created_at', exact('balance_minor').as('balance'), exact('posting_count').as('count')])
+      .where('merchant_id', merchantId === null ? 'is' : '=', merchantId)
+      .orderBy('currency')
+      .orderBy('kind')
+      .execute();
+    return rows.map((r) => ({
+      id: r.id,
+      kind: r.kind,
+      merchantId: r.merchant_id,
+      currency: r.currency,
+      balanceMinor: BigInt(r.balance),
+      postingCount: BigInt(r.count),
+      createdAt: toNumber(r.created_at),
+    }));
+  }
+
+  // ---- Whole-ledger checks (operator `ledger verify`, tests). Each returns the offending rows. ----
+
+  /** (entry, currency) pairs whose postings do not sum to zero. */
+  async unbalancedEntries(): Promise<Array<{ entryId: string; currency: string; sumMinor: bigint }>> {
+    const rows = await this.#q()
+      .selectFrom('postings')
+      .select(['entry_id', 'currency', sql<string>`cast(sum(amount_minor) as text)`.as('total')])
+      .groupBy(['entry_id', 'currency'])
+      .having(sql<boolean>`sum(amount_minor) <> 0`)
+      .execute();
+    return rows.map((r) => ({ entryId: r.entry_id, currency: r.currency, sumMinor: BigInt(r.total) }));
+  }
+
+  /** Entries with fewer than two postings, and postings without an entry. */
+  async malformedEntries(): Promise<string[]> {
+    const few = await this.#q()
+      .selectFrom('journal_entries as e')
+      .leftJoin('postings as p', 'p.entry_id', 'e.id')
+      .select('e.id')
+      .groupBy('e.id')
+      .having(sql<boolean>`count(p.entry_id) < 2`)
+      .execute();
+    const orphans = await this.#q()
+      .selectFrom('postings as p')
+      .leftJoin('journal_entries as e', 'e.id', 'p.entry_id')
+      .select('p.entry_id')
+      .where('e.id', 'is', null)
+      .distinct()
+      .execute();
+    return [...few.map((r) => r.id), ...orphans.map((r) => r.entry_id)];
+  }
+
+  /** Accounts whose stored balance or posting count differs from what their postings add up to. */
+  async balanceMismatches(): Promise<Array<{ accountId: string; storedMinor: bigint; postedMinor: bigint }>> {
+    const rows = await this.#q()
+      .selectFrom('ledger_accounts as a')
+      .leftJoin('postings as p', 'p.account_id', 'a.id')
+      .select([
+        'a.id',
+        exact('a.balance_minor').as('stored'),
+        sql<string>`cast(coalesce(sum(p.amount_minor), 0) as text)`.as('posted'),
+      ])
+      .groupBy(['a.id', 'a.balance_minor', 'a.posting_count'])
+      .having(sql<boolean>`a.balance_minor <> coalesce(sum(p.amount_minor), 0) or a.posting_count <> count(p.account_id) or a.posting_count <> coalesce(max(p.account_seq), 0)`)
+      .execute();
+    return rows.map((r) => ({ accountId: r.id, storedMinor: BigInt(r.stored), postedMinor: BigInt(r.posted) }));
+  }
+
+  async negativePayoutAccounts(): Promise<string[]> {
+    const rows = await this.#q().selectFrom('ledger_accounts').select('id').where('kind', '=', 'merchant_payout').where('balance_minor', '<', 0).execute();
+    return rows.map((r) => r.id);
+  }
+
+  async countEntries(filter: { merchantId?: string } = {}): Promise<number> {
+    let query = this.#q().selectFrom('journal_entries').select((eb) => eb.fn.countAll().as('n'));
+    if (filter.merchantId !== undefined) query = query.where('merchant_id', '=', filter.merchantId);
+    const row = await query.executeTakeFirstOrThrow();
+    return toNumber(row.n as Int64);
+  }
+}
+
+function entryFromRow(row: { id: string; kind: EntryKind; merchant_id: string; transaction_id: string | null; idempotency_key: string | null; reason: string | null; created_at: Int64 }): JournalEntry {
+  return {
+    id: row.id,
+    kind: row.kind,
+    merchantId: row.merchant_id,
+    transactionId: row.transaction_id,
+    idempotencyKey: row.idempotency_key,
+    reason: row.reason,
+    createdAt: toNumber(row.created_at),
+  };
 }
