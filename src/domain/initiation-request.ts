@@ -4,6 +4,7 @@ import { GatewayError, invalidField, missingField } from './errors.ts';
 import { currencyExponent, formatMinor, numberToDecimalText, parseDecimal } from './money.ts';
 import { normaliseBankCode } from './thai-banks.ts';
 import { isIpAddress } from './ip-address.ts';
+import { normaliseCountryCode } from './country-codes.ts';
 
 export type InitiationLimits = {
   minAmountMinor: bigint;
@@ -34,23 +35,29 @@ const MAX_EMAIL = 254;
 const MAX_FREE_TEXT = 1024;
 const TRACKID = /^[\x20-\x7e]{1,64}$/;
 const ACCOUNT_NO = /^\d{6,20}$/;
-const COUNTRY = /^[A-Za-z]{2}$/;
+// Absolute means scheme and authority spelled out: WHATWG parsing would also accept
+// `http:example.com` or `https:\\host`, which merchants' own tooling reads differently, and
+// silently drops tabs and newlines, which must never reach a stored URL or a Location header.
+const ABSOLUTE_HTTP_URL = /^https?:\/\/[^\s\\\x00-\x1f\x7f]+$/i;
 const EMAIL_LOCAL = /^[^\s@"(),:;<>[\\\]]{1,64}$/;
 const DOMAIN_LABEL = /^(?!-)[A-Za-z0-9-]{1,63}(?<!-)$/;
 
 type Body = Record<string, unknown>;
 
-/** A required value: absent, null or blank text is "missing" (MISSING_FIELD). */
-function present(body: Body, field: string): unknown {
+/**
+ * A required value: absent, null or blank text is "missing" (MISSING_FIELD). `label` is the
+ * name error_text uses, e.g. `payment_method.type` for the nested field.
+ */
+function present(body: Body, field: string, label = field): unknown {
   const value = body[field];
-  if (value === undefined || value === null) throw missingField(field);
-  if (typeof value === 'string' && value.trim() === '') throw missingField(field);
+  if (value === undefined || value === null) throw missingField(label);
+  if (typeof value === 'string' && value.trim() === '') throw missingField(label);
   return value;
 }
 
-function text(body: Body, field: string): string {
-  const value = present(body, field);
-  if (typeof value !== 'string') throw invalidField(field, 'it must be a string');
+function text(body: Body, field: string, label = field): string {
+  const value = present(body, field, label);
+  if (typeof value !== 'string') throw invalidField(label, 'it must be a string');
   return value;
 }
 
@@ -59,7 +66,7 @@ export function validateInitiation(body: Body, limits: InitiationLimits): Normal
   if (typeof method !== 'object' || Array.isArray(method)) {
     throw invalidField('payment_method', "it must be an object such as {\"type\":\"THAI_DEBIT\"}");
   }
-  const methodType = text(method as Body, 'type').trim();
+  const methodType = text(method as Body, 'type', 'payment_method.type').trim();
   if (methodType !== 'THAI_DEBIT') {
     throw new GatewayError('UNSUPPORTED_PAYMENT_METHOD', `The field 'payment_method.type' is invalid: only THAI_DEBIT is supported.`);
   }
@@ -67,16 +74,16 @@ export function validateInitiation(body: Body, limits: InitiationLimits): Normal
   const trackid = text(body, 'trackid');
   if (!TRACKID.test(trackid)) throw invalidField('trackid', 'it must be 1 to 64 printable ASCII characters');
 
+  // The contract: THB for THAI_DEBIT, anything else UNSUPPORTED_CURRENCY (a typo included).
   const currency = text(body, 'bill_currencycode').trim().toUpperCase();
-  if (!/^[A-Z]{3}$/.test(currency)) throw invalidField('bill_currencycode', 'it must be a three-letter ISO 4217 code');
   if (currency !== 'THB') {
     throw new GatewayError('UNSUPPORTED_CURRENCY', `The field 'bill_currencycode' is invalid: THAI_DEBIT payments are in THB only.`);
   }
 
   const amountMinor = parseAmount(body, currency, limits);
 
-  const country = text(body, 'bill_country').trim();
-  if (!COUNTRY.test(country)) throw invalidField('bill_country', 'it must be an ISO 3166-1 alpha-2 country code');
+  const country = normaliseCountryCode(text(body, 'bill_country'));
+  if (!country) throw invalidField('bill_country', 'it must be an ISO 3166-1 alpha-2 country code such as TH');
 
   const ip = text(body, 'bill_customerip').trim();
   if (!isIpAddress(ip)) throw invalidField('bill_customerip', 'it must be an IPv4 or IPv6 address');
@@ -104,7 +111,7 @@ export function validateInitiation(body: Body, limits: InitiationLimits): Normal
     trackid,
     currency: 'THB',
     amountMinor,
-    billCountry: country.toUpperCase(),
+    billCountry: country,
     billCustomerIp: ip,
     billEmail: email,
     returnUrl,
@@ -143,15 +150,15 @@ function parseAmount(body: Body, currency: string, limits: InitiationLimits): bi
 function httpUrl(body: Body, field: string): string {
   const value = text(body, field).trim();
   if (value.length > MAX_URL) throw invalidField(field, `it must be at most ${MAX_URL} characters`);
+  const notAbsolute = invalidField(field, 'it must be an absolute http or https URL such as https://shop.example/return');
+  if (!ABSOLUTE_HTTP_URL.test(value)) throw notAbsolute;
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    throw invalidField(field, 'it must be an absolute http or https URL');
+    throw notAbsolute;
   }
-  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname === '') {
-    throw invalidField(field, 'it must be an absolute http or https URL');
-  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname === '') throw notAbsolute;
   return value;
 }
 

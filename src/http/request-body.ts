@@ -3,7 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import { GatewayError, invalidField, missingField } from '../domain/errors.ts';
 
 export function registerJsonParser(app: FastifyInstance): void {
-  app.removeContentTypeParser('application/json');
+  // Fastify also parses text/plain by default; the API takes JSON only (anything else → 415).
+  app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
     try {
       done(null, JSON.parse(body as string));
