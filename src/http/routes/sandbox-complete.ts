@@ -1,6 +1,6 @@
 // POST /sandbox/transaction/complete — finish a payment without a browser (sandbox only).
 import type { FastifyInstance } from 'fastify';
-import { invalidField, missingField } from '../../domain/errors.ts';
+import { GatewayError, invalidField, missingField } from '../../domain/errors.ts';
 import type { SandboxOutcome } from '../../domain/lifecycle.ts';
 import { statusOf } from '../../domain/responses.ts';
 import type { Services } from '../../app/services.ts';
@@ -12,6 +12,10 @@ const OUTCOMES: readonly SandboxOutcome[] = ['success', 'failed', 'cancelled', '
 
 export function registerSandboxCompleteRoute(app: FastifyInstance, services: Services): void {
   app.post('/sandbox/transaction/complete', { config: { errorShape: 'status' }, schema: allStatuses(StatusResponseSchema) }, async (request) => {
+    if (services.config.mode !== 'sandbox') {
+      // Registered in live mode too, so the 404 comes in this operation's error shape.
+      throw new GatewayError('NOT_FOUND', 'Sandbox completion is not available in live mode.');
+    }
     const body = asObject(request.body);
     const merchant = authenticate(services, body, request);
     const id = body.transactionid;

@@ -1,0 +1,52 @@
+// What the hosted page shows about a transaction, derived once so the templates only lay
+// it out. Only the masked account is shown of the payer's data (no name, e-mail or IP).
+import { bankByCode } from '../../domain/thai-banks.ts';
+import { buildThaiQrPayload, thaiQrReferenceFor } from '../../domain/thai-qr.ts';
+import { currencyExponent, formatMinor, groupThousands } from '../../domain/money.ts';
+import type { TransactionRecord } from '../../store/transactions.repo.ts';
+import type { PageLang } from './texts.ts';
+
+const CURRENCY_SYMBOL: Record<string, string> = { THB: '฿' };
+
+/** `฿1,000.00` — exact, from minor units, never through a float. */
+export function formatAmount(amountMinor: bigint, currency: string): string {
+  const text = groupThousands(formatMinor(amountMinor, currencyExponent(currency)));
+  const symbol = CURRENCY_SYMBOL[currency];
+  return symbol ? `${symbol}${text}` : `${currency} ${text}`;
+}
+
+/** `•••• 9012`: the last four digits only. */
+export function maskAccount(accountNo: string): string {
+  return `•••• ${accountNo.slice(-4)}`;
+}
+
+export function bankName(code: string, lang: PageLang): string {
+  const bank = bankByCode(code);
+  if (!bank) return code;
+  return lang === 'th' ? bank.nameTh : bank.nameEn;
+}
+
+/** mm:ss (or h:mm:ss) of the time left, never negative. */
+export function formatRemaining(ms: number): string {
+  const total = Math.max(0, Math.ceil(ms / 1000));
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const s = total % 60;
+  const mmss = `${String(m).padStart(h > 0 ? 2 : 1, '0')}:${String(s).padStart(2, '0')}`;
+  return h > 0 ? `${h}:${mmss}` : mmss;
+}
+
+/** Clock time of the deadline in Thailand's time zone, for readers without JavaScript. */
+export function formatDeadline(at: number, lang: PageLang): string {
+  return new Intl.DateTimeFormat(lang === 'th' ? 'th-TH' : 'en-GB', {
+    timeZone: 'Asia/Bangkok',
+    hour: '2-digit',
+    minute: '2-digit',
+    hour12: false,
+  }).format(new Date(at));
+}
+
+/** The EMVCo Thai QR payload: bill payment (tag 30) with the transaction as reference 1. */
+export function qrPayloadFor(t: Pick<TransactionRecord, 'id' | 'amountMinor'>, billerId: string, merchantName: string): string {
+  return buildThaiQrPayload({ billerId, reference1: thaiQrReferenceFor(t.id), amountMinor: t.amountMinor, merchantName });
+}

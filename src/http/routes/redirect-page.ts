@@ -1,0 +1,143 @@
+// The customer's side (contract §4):
+//   GET  /transaction/Redirect?ID=…          the hosted page (payment, or the result once final)
+//   GET  /transaction/Redirect/status?ID=…   a tiny JSON status for the page's polling
+//   POST /transaction/Redirect/confirm       sandbox: confirm (outcome by the amount rule)
+//   POST /transaction/Redirect/cancel        sandbox: cancel
+// The ID in the URL is a bearer capability (≥ 128 random bits); the form posts are also
+// CSRF-protected (see hosted-page/security.ts). Every answer is HTML except the status JSON.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isGatewayError } from '../../domain/errors.ts';
+import type { CompletionCause, FailureTag } from '../../domain/lifecycle.ts';
+import type { Services } from '../../app/services.ts';
+import type { TransactionRecord } from '../../store/transactions.repo.ts';
+import { sendPageMessage } from '../hosted-page/page-errors.ts';
+import { bankName, formatAmount, formatDeadline, formatRemaining, maskAccount, qrPayloadFor } from '../hosted-page/page-view.ts';
+import { renderQrSvg } from '../hosted-page/qr-svg.ts';
+import { returnUrlFor } from '../hosted-page/return-url.ts';
+import { csrfToken, csrfValid, ensureCsrfCookie, newNonce, originOf, setPageHeaders } from '../hosted-page/security.ts';
+import { languageSwitch, paymentPage, resultPage } from '../hosted-page/templates.ts';
+import { isPageLang, pickLang, TEXTS, type PageLang } from '../hosted-page/texts.ts';
+
+/** Redirect ids are 32 base64url characters today; accept a sane range and nothing else. */
+const REDIRECT_ID = /^[A-Za-z0-9_-]{16,128}$/;
+const POLL_MS = 3000;
+
+type Query = Record<string, unknown>;
+
+export function registerRedirectPageRoutes(app: FastifyInstance, services: Services): void {
+  const { config } = services;
+  // Links and form actions are absolute paths under PUBLIC_BASE_URL, so they stay right
+  // behind a reverse proxy that mounts the gateway under a prefix.
+  const basePath = new URL(config.publicBaseUrl).pathname.replace(/\/+$/, '');
+  const pagePath = `${basePath}/transaction/Redirect`;
+  const secureCookie = config.publicBaseUrl.startsWith('https:');
+  const sandbox = config.mode === 'sandbox';
+  const pageHref = (id: string, lang?: PageLang): string => `${pagePath}?ID=${encodeURIComponent(id)}${lang ? `&lang=${lang}` : ''}`;
+
+  /** The transaction behind an ID, with a passed deadline recorded first (so the page never offers a dead QR). */
+  async function load(id: unknown): Promise<TransactionRecord | undefined> {
+    if (typeof id !== 'string' || !REDIRECT_ID.test(id)) return undefined;
+    const found = await services.transactions.findByRedirectId(id);
+    if (!found || found.status !== 'PROCESSING' || services.now() < found.expiresAt) return found;
+    try {
+      return await services.complete.execute(found.id, 'expire');
+    } catch (error) {
+      if (isGatewayError(error) && error.tag === 'INVALID_STATE') return services.transactions.findByRedirectId(id);
+      throw error;
+    }
+  }
+
+  async function merchantName(t: TransactionRecord): Promise<string> {
+    return (services.directory.get(t.merchantId) ?? (await services.merchants.findById(t.merchantId)))?.name ?? t.merchantId;
+  }
+
+  const langOf = (query: Query): PageLang | undefined => (isPageLang(query.lang) ? query.lang : undefined);
+
+  app.get('/transaction/Redirect', { config: { errorShape: 'page' } }, async (request: FastifyRequest<{ Querystring: Query }>, reply) => {
+    const query = request.query;
+    const t = await load(query.ID);
+    if (!t) return sendPageMessage(reply, 404, 'notFound', langOf(query));
+    const lang = pickLang(query.lang, t.lang);
+    const name = await merchantName(t);
+    const nonce = newNonce();
+    const languageLinks = languageSwitch(lang, (l) => pageHref(t.redirectId, l));
+    const amount = formatAmount(t.amountMinor, t.currency);
+    reply.type('text/html; charset=utf-8');
+
+    if (t.status !== 'PROCESSING') {
+      setPageHeaders(reply, nonce);
+      return resultPage({
+        lang,
+        nonce,
+        success: t.status === 'SUCCESS',
+        reason: (t.errorCodeTag as FailureTag | null) ?? null,
+        merchantName: name,
+        amount,
+        trackid: t.trackid,
+        returnUrl: returnUrlFor(t.returnUrl, t),
+        languageLinks,
+      });
+    }
+
+    setPageHeaders(reply, nonce, originOf(t.returnUrl));
+    const remainingMs = t.expiresAt - services.now();
+    const qrSvg = await renderQrSvg(qrPayloadFor(t, config.thaiQrBillerId, name), TEXTS[lang].qrLabel(amount, name));
+    return paymentPage({
+      lang,
+      nonce,
+      merchantName: name,
+      amount,
+      trackid: t.trackid,
+      description: t.productdesc,
+      bankName: bankName(t.payerBankCode, lang),
+      maskedAccount: maskAccount(t.payerAccountNo),
+      qrSvg,
+      remainingMs,
+      remainingText: formatRemaining(remainingMs),
+      deadlineText: formatDeadline(t.expiresAt, lang),
+      statusUrl: `${pagePath}/status?ID=${encodeURIComponent(t.redirectId)}`,
+      sandbox: sandbox
+        ? {
+            confirmAction: `${pagePath}/confirm`,
+            cancelAction: `${pagePath}/cancel`,
+            redirectId: t.redirectId,
+            csrf: csrfToken(services.key, t.redirectId, ensureCsrfCookie(request, reply, secureCookie)),
+          }
+        : undefined,
+      languageLinks,
+      pollMs: POLL_MS,
+    });
+  });
+
+  // Only the state and, once final, the way back: no amount, names or account data.
+  app.get('/transaction/Redirect/status', { config: { errorShape: 'page' } }, async (request: FastifyRequest<{ Querystring: Query }>, reply) => {
+    setPageHeaders(reply, newNonce());
+    const t = await load(request.query.ID);
+    if (!t) return reply.code(404).send({ state: null, returnUrl: null });
+    return { state: t.status, returnUrl: t.status === 'PROCESSING' ? null : returnUrlFor(t.returnUrl, t) };
+  });
+
+  const finish = (cause: Extract<CompletionCause, 'confirm' | 'cancel'>) => async (request: FastifyRequest, reply: FastifyReply) => {
+    const body = (request.body && typeof request.body === 'object' ? request.body : {}) as Record<string, unknown>;
+    const lang = isPageLang(body.lang) ? body.lang : undefined;
+    if (!sandbox) return sendPageMessage(reply, 404, 'notFound', lang); // live: the processor decides, not the page
+    const t = await load(body.ID);
+    if (!t) return sendPageMessage(reply, 404, 'notFound', lang);
+    if (!csrfValid(services.key, request, t.redirectId, body.csrf)) {
+      return sendPageMessage(reply, 403, 'forbidden', lang, pageHref(t.redirectId, lang));
+    }
+    setPageHeaders(reply, newNonce());
+    if (t.status !== 'PROCESSING') return reply.redirect(pageHref(t.redirectId, lang), 303); // already final (or just expired): show the result
+    try {
+      const done = await services.complete.execute(t.id, cause);
+      return reply.redirect(returnUrlFor(done.returnUrl, done), 303);
+    } catch (error) {
+      // Lost a race with another completion (a double click, the sweeper): the page shows what won.
+      if (isGatewayError(error) && error.tag === 'INVALID_STATE') return reply.redirect(pageHref(t.redirectId, lang), 303);
+      throw error;
+    }
+  };
+
+  app.post('/transaction/Redirect/confirm', { config: { errorShape: 'page' } }, finish('confirm'));
+  app.post('/transaction/Redirect/cancel', { config: { errorShape: 'page' } }, finish('cancel'));
+}
