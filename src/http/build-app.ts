@@ -12,6 +12,9 @@ import { registerInitiateRoute } from './routes/initiate.ts';
 import { registerStatusRoute } from './routes/status.ts';
 import { registerSandboxCompleteRoute } from './routes/sandbox-complete.ts';
 import { registerBalanceRoute } from './routes/balance.ts';
+import { registerRedirectPageRoutes } from './routes/redirect-page.ts';
+import { registerFormParser } from './hosted-page/form-body.ts';
+import { sendPageError } from './hosted-page/page-errors.ts';
 
 /** Which response shape a route's errors take (real clients parse one shape per operation). */
 export type ErrorShape = 'initiation' | 'status' | 'balance' | 'page';
@@ -50,7 +53,12 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   registerInitiateRoute(app, services);
   registerStatusRoute(app, services);
   registerBalanceRoute(app, services);
-  if (config.mode === 'sandbox') registerSandboxCompleteRoute(app, services);
+  registerSandboxCompleteRoute(app, services); // live mode: answers 404 in the status error shape
+  // The hosted page lives in its own scope so its form parser never reaches the JSON API.
+  await app.register(async (scope) => {
+    registerFormParser(scope);
+    registerRedirectPageRoutes(scope, services);
+  });
   return app;
 }
 
@@ -84,6 +92,8 @@ function sendError(error: GatewayError, request: FastifyRequest, reply: FastifyR
   if (error.tag === 'RATE_LIMITED') reply.header('retry-after', '1');
   if (error.tag === 'SERVICE_UNAVAILABLE') reply.header('retry-after', '5');
   switch (shape) {
+    case 'page':
+      return sendPageError(error, reply);
     case 'balance':
       return reply.send(balanceError(error, body));
     case 'status':
