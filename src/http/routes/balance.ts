@@ -1,22 +1,23 @@
-// POST /<ServiceName>InstaPay/QueryPayoutBalance (contract §7).
+// POST /<ServiceName>InstaPay/QueryPayoutBalance (contract §7). The path segment follows the
+// SERVICE_NAME setting; errors take the same shape (build-app.ts, errorShape 'balance').
 import type { FastifyInstance } from 'fastify';
 import { formatMinor } from '../../domain/money.ts';
 import type { BalanceResponse } from '../../domain/responses.ts';
+import { payoutBalance } from '../../app/ledger-operations.ts';
 import type { Services } from '../../app/services.ts';
 import { asObject } from '../request-body.ts';
 import { allStatuses, BalanceResponseSchema } from '../schemas.ts';
 import { authenticate } from './authenticate.ts';
 
-export function maskAccount(account: string): string {
-  return account.slice(-4);
+export function balancePath(serviceName: string): string {
+  return `/${serviceName}InstaPay/QueryPayoutBalance`;
 }
 
 export function registerBalanceRoute(app: FastifyInstance, services: Services): void {
-  const path = `/${services.config.serviceName}InstaPay/QueryPayoutBalance`;
-  app.post(path, { config: { errorShape: 'balance' }, schema: allStatuses(BalanceResponseSchema) }, async (request): Promise<BalanceResponse> => {
+  app.post(balancePath(services.config.serviceName), { config: { errorShape: 'balance' }, schema: allStatuses(BalanceResponseSchema) }, async (request): Promise<BalanceResponse> => {
     const body = asObject(request.body);
     const merchant = authenticate(services, body, request);
-    const balance = await services.ledger.balance({ kind: 'merchant_payout', merchantId: merchant.id, currency: merchant.payoutCurrency });
+    const balance = await payoutBalance(services.ledger, merchant);
     return {
       type: 'valid',
       result: 'Success',
@@ -26,9 +27,10 @@ export function registerBalanceRoute(app: FastifyInstance, services: Services): 
       error_code_tag: null,
       error_text: 'Success',
       description: 'Success',
-      balanceAmt: formatMinor(balance, 4),
-      currency: merchant.payoutCurrency,
-      maskedcard: maskAccount(merchant.payoutAccount),
+      // Always four fraction digits [spec], e.g. "12500.5000"; the ledger's own precision.
+      balanceAmt: formatMinor(balance.balanceMinor, 4),
+      currency: balance.currency,
+      maskedcard: balance.maskedcard,
     };
   });
 }
