@@ -1,5 +1,16 @@
-// Outbox events (notifications waiting to be delivered): SQL only, no rules.
-import type { Trx } from './open-store.ts';
+// Outbox events (notifications waiting to be delivered) and their delivery attempts:
+// SQL only, no rules. The delivery worker decides what an attempt means (delivered, retry
+// at T, failed); this file only claims, records and lists.
+//
+// Ownership: a claimed event carries `lease_owner` + `lease_expires_at`. Another instance may
+// claim it only once the lease has expired, so an instance that dies mid-send gives its events
+// back after the lease, and a live instance never shares an event in flight.
+// PostgreSQL leases run on the database clock (instances' clocks may drift); SQLite has one
+// process, so the caller's clock is enough.
+import { sql, type Expression, type Selectable, type SqlBool } from 'kysely';
+import type { DeliveryAttemptsTable, OutboxEventsTable } from './database.ts';
+import { toNumber, toNumberOrNull } from './database.ts';
+import type { Db, Dialect, Trx } from './open-store.ts';
 
 export type NewOutboxEvent = {
   id: string;
@@ -9,6 +20,60 @@ export type NewOutboxEvent = {
   payload: string;
   createdAt: number;
 };
+
+export type OutboxStatus = 'pending' | 'delivered' | 'failed';
+
+export type OutboxEvent = {
+  id: string;
+  transactionId: string;
+  merchantId: string;
+  targetUrl: string;
+  payload: string;
+  status: OutboxStatus;
+  /** Attempts made in the current series (a resend starts a new series at 0). */
+  attempts: number;
+  nextAttemptAt: number;
+  leaseOwner: string | null;
+  leaseExpiresAt: number | null;
+  series: number;
+  createdAt: number;
+  deliveredAt: number | null;
+  lastError: string | null;
+};
+
+export type DeliveryAttempt = {
+  eventId: string;
+  /** Numbered across all series of the event, from 1. */
+  attemptNo: number;
+  series: number;
+  startedAt: number;
+  latencyMs: number;
+  httpStatus: number | null;
+  error: string | null;
+  responseExcerpt: string | null;
+  instanceId: string;
+};
+
+/** What the worker decided after one attempt. */
+export type AttemptTransition =
+  | { status: 'delivered'; deliveredAt: number }
+  | { status: 'pending'; nextAttemptAt: number; lastError: string }
+  | { status: 'failed'; lastError: string };
+
+export type ClaimOptions = {
+  owner: string;
+  /** Due when next_attempt_at <= now (the gateway's clock, like the rest of the lifecycle). */
+  now: number;
+  leaseMs: number;
+  limit: number;
+  /**
+   * Skip events whose target_url starts with one of these `scheme://authority` prefixes (the
+   * origins this instance already has as many sends in flight to as it allows).
+   */
+  excludePrefixes?: readonly string[];
+};
+
+export type ListOptions = { merchantId?: string; status?: OutboxStatus; limit?: number };
 
 /** Written inside the final-state transaction, so a final state always has its notification. */
 export async function insertOutboxEvent(trx: Trx, event: NewOutboxEvent): Promise<void> {
@@ -31,4 +96,248 @@ export async function insertOutboxEvent(trx: Trx, event: NewOutboxEvent): Promis
       last_error: null,
     })
     .execute();
+}
+
+function eventFromRow(row: Selectable<OutboxEventsTable>): OutboxEvent {
+  return {
+    id: row.id,
+    transactionId: row.transaction_id,
+    merchantId: row.merchant_id,
+    targetUrl: row.target_url,
+    payload: row.payload,
+    status: row.status,
+    attempts: Number(row.attempts),
+    nextAttemptAt: toNumber(row.next_attempt_at),
+    leaseOwner: row.lease_owner,
+    leaseExpiresAt: toNumberOrNull(row.lease_expires_at),
+    series: Number(row.series),
+    createdAt: toNumber(row.created_at),
+    deliveredAt: toNumberOrNull(row.delivered_at),
+    lastError: row.last_error,
+  };
+}
+
+function attemptFromRow(row: Selectable<DeliveryAttemptsTable>): DeliveryAttempt {
+  return {
+    eventId: row.event_id,
+    attemptNo: Number(row.attempt_no),
+    series: Number(row.series),
+    startedAt: toNumber(row.started_at),
+    latencyMs: Number(row.latency_ms),
+    httpStatus: row.http_status === null ? null : Number(row.http_status),
+    error: row.error,
+    responseExcerpt: row.response_excerpt,
+    instanceId: row.instance_id,
+  };
+}
+
+// PostgreSQL refuses NUL in text; a merchant's answer may contain anything.
+function storableText(text: string | null): string | null {
+  return text === null ? null : text.replaceAll('\u0000', '\uFFFD');
+}
+
+export class OutboxRepo {
+  readonly #db: Db;
+  readonly #dialect: Dialect;
+
+  constructor(db: Db, dialect: Dialect) {
+    this.#db = db;
+    this.#dialect = dialect;
+  }
+
+  /** Lease clock: the database's on PostgreSQL (shared by every instance), the caller's on SQLite. */
+  #leaseNow(): Expression<number> {
+    return this.#dialect === 'postgres' ? sql<number>`(extract(epoch from clock_timestamp()) * 1000)::bigint` : sql<number>`${Date.now()}`;
+  }
+
+  /**
+   * Takes up to `limit` due, unleased (or lease-expired) pending events and leases them to
+   * `owner`, oldest due first. PostgreSQL: FOR UPDATE SKIP LOCKED, so concurrent claims by
+   * several instances get disjoint sets without waiting on each other.
+   */
+  async claimDue(options: ClaimOptions): Promise<OutboxEvent[]> {
+    if (options.limit <= 0) return [];
+    const leaseNow = this.#leaseNow();
+    let due = this.#db
+      .selectFrom('outbox_events')
+      .select('id')
+      .where('status', '=', 'pending')
+      .where('next_attempt_at', '<=', options.now)
+      .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', leaseNow)]));
+    for (const prefix of options.excludePrefixes ?? []) {
+      // "starts with prefix and the authority ends there": substr works the same on both stores
+      // and, unlike LIKE, needs no escaping of % and _.
+      due = due.where(
+        sql<SqlBool>`not (target_url = ${prefix} or substr(target_url, 1, ${prefix.length + 1}) in (${prefix + '/'}, ${prefix + '?'}, ${prefix + '#'}))`,
+      );
+    }
+    due = due.orderBy('next_attempt_at').orderBy('created_at').limit(options.limit);
+    if (this.#dialect === 'postgres') due = due.forUpdate().skipLocked();
+    const rows = await this.#db
+      .updateTable('outbox_events')
+      .set({ lease_owner: options.owner, lease_expires_at: sql<number>`${leaseNow} + ${options.leaseMs}` })
+      .where('id', 'in', due)
+      .returningAll()
+      .execute();
+    return rows.map(eventFromRow).sort((a, b) => a.nextAttemptAt - b.nextAttemptAt || a.createdAt - b.createdAt);
+  }
+
+  /** Gives leased events back untouched (claimed but not sent). */
+  async release(ids: readonly string[], owner: string): Promise<void> {
+    if (ids.length === 0) return;
+    await this.#db
+      .updateTable('outbox_events')
+      .set({ lease_owner: null, lease_expires_at: null })
+      .where('id', 'in', ids)
+      .where('lease_owner', '=', owner)
+      .execute();
+  }
+
+  /** Every lease `owner` still holds (graceful stop). */
+  async releaseAllOf(owner: string): Promise<number> {
+    const result = await this.#db
+      .updateTable('outbox_events')
+      .set({ lease_owner: null, lease_expires_at: null })
+      .where('lease_owner', '=', owner)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows ?? 0n);
+  }
+
+  /**
+   * Every lease, whoever holds it. Only for SQLite at start-up: one process owns the file, so a
+   * lease left behind belongs to a predecessor that died, and waiting for it to expire would
+   * only delay its deliveries.
+   */
+  async releaseAll(): Promise<number> {
+    const result = await this.#db
+      .updateTable('outbox_events')
+      .set({ lease_owner: null, lease_expires_at: null })
+      .where('lease_owner', 'is not', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows ?? 0n);
+  }
+
+  /**
+   * Stores one attempt and, if `owner` still holds the lease for the same series, applies
+   * `transition` and gives the lease back. If the lease was lost (expired and taken over) or an
+   * operator started a new series meanwhile, the attempt is still stored — it happened — but
+   * the event's state is left to whoever owns it now.
+   * Returns whether the transition was applied.
+   */
+  async recordAttempt(
+    attempt: Omit<DeliveryAttempt, 'attemptNo'>,
+    owner: string,
+    transition: AttemptTransition,
+  ): Promise<boolean> {
+    return this.#db.transaction().execute(async (trx) => {
+      let current = trx.selectFrom('outbox_events').select(['status', 'series', 'lease_owner']).where('id', '=', attempt.eventId);
+      // SQLite's BEGIN IMMEDIATE already serialises writers.
+      if (this.#dialect === 'postgres') current = current.forUpdate();
+      const row = await current.executeTakeFirst();
+      if (!row) throw new Error(`outbox event ${attempt.eventId} does not exist`);
+      const last = await trx
+        .selectFrom('delivery_attempts')
+        .select((eb) => eb.fn.max('attempt_no').as('n'))
+        .where('event_id', '=', attempt.eventId)
+        .executeTakeFirst();
+      await trx
+        .insertInto('delivery_attempts')
+        .values({
+          event_id: attempt.eventId,
+          attempt_no: Number(last?.n ?? 0) + 1,
+          series: attempt.series,
+          started_at: attempt.startedAt,
+          latency_ms: Math.max(0, Math.round(attempt.latencyMs)),
+          http_status: attempt.httpStatus,
+          error: storableText(attempt.error),
+          response_excerpt: storableText(attempt.responseExcerpt),
+          instance_id: attempt.instanceId,
+        })
+        .execute();
+      const owned = row.lease_owner === owner && Number(row.series) === attempt.series && row.status === 'pending';
+      if (!owned) {
+        if (row.lease_owner === owner) {
+          await trx.updateTable('outbox_events').set({ lease_owner: null, lease_expires_at: null }).where('id', '=', attempt.eventId).execute();
+        }
+        return false;
+      }
+      await trx
+        .updateTable('outbox_events')
+        .set({
+          attempts: sql<number>`attempts + 1`,
+          status: transition.status,
+          lease_owner: null,
+          lease_expires_at: null,
+          ...(transition.status === 'delivered' && { delivered_at: transition.deliveredAt, last_error: null }),
+          ...(transition.status === 'pending' && { next_attempt_at: transition.nextAttemptAt, last_error: storableText(transition.lastError) }),
+          ...(transition.status === 'failed' && { last_error: storableText(transition.lastError) }),
+        })
+        .where('id', '=', attempt.eventId)
+        .execute();
+      return true;
+    });
+  }
+
+  /** Earliest next_attempt_at among pending events nobody holds, for the worker's next wake-up. */
+  async nextDueAt(): Promise<number | null> {
+    const row = await this.#db
+      .selectFrom('outbox_events')
+      .select((eb) => eb.fn.min('next_attempt_at').as('at'))
+      .where('status', '=', 'pending')
+      .where('lease_owner', 'is', null)
+      .executeTakeFirst();
+    return row?.at === null || row?.at === undefined ? null : toNumber(row.at as number | string);
+  }
+
+  async findById(id: string): Promise<OutboxEvent | undefined> {
+    const row = await this.#db.selectFrom('outbox_events').selectAll().where('id', '=', id).executeTakeFirst();
+    return row ? eventFromRow(row) : undefined;
+  }
+
+  async findByTransaction(transactionId: string): Promise<OutboxEvent | undefined> {
+    const row = await this.#db.selectFrom('outbox_events').selectAll().where('transaction_id', '=', transactionId).executeTakeFirst();
+    return row ? eventFromRow(row) : undefined;
+  }
+
+  /** Newest first. */
+  async list(options: ListOptions = {}): Promise<OutboxEvent[]> {
+    let query = this.#db.selectFrom('outbox_events').selectAll();
+    if (options.merchantId !== undefined) query = query.where('merchant_id', '=', options.merchantId);
+    if (options.status !== undefined) query = query.where('status', '=', options.status);
+    const rows = await query
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(options.limit ?? 100)
+      .execute();
+    return rows.map(eventFromRow);
+  }
+
+  /** Oldest first. */
+  async attempts(eventId: string): Promise<DeliveryAttempt[]> {
+    const rows = await this.#db.selectFrom('delivery_attempts').selectAll().where('event_id', '=', eventId).orderBy('attempt_no').execute();
+    return rows.map(attemptFromRow);
+  }
+
+  /**
+   * Starts a new attempt series: same id, same body, attempts from 0, due now. A lease held by
+   * an in-flight send is kept, so the event is still never in flight twice; that send's
+   * result is recorded but no longer decides the state (its series is over).
+   * Returns the new series number, or undefined when there is no such event.
+   */
+  async resend(id: string, now: number): Promise<number | undefined> {
+    const row = await this.#db
+      .updateTable('outbox_events')
+      .set({
+        series: sql<number>`series + 1`,
+        attempts: 0,
+        status: 'pending',
+        next_attempt_at: now,
+        delivered_at: null,
+        last_error: null,
+      })
+      .where('id', '=', id)
+      .returning('series')
+      .executeTakeFirst();
+    return row ? Number(row.series) : undefined;
+  }
 }

@@ -1,5 +1,6 @@
 // Every CLI command, by name. Each group lives in its own file.
 import type { Command } from './context.ts';
+import { deliveryCommands } from './delivery.ts';
 import { merchantCommands } from './merchant.ts';
 import { serveCommands } from './serve.ts';
 
@@ -8,4 +9,5 @@ export type { Command } from './context.ts';
 export const commandTable: Record<string, Command> = {
   ...serveCommands,
   ...merchantCommands,
+  ...deliveryCommands,
 };

@@ -1,0 +1,133 @@
+// delivery list | show | resend — watch and repair result notifications.
+import { openMigratedStore } from '../../bootstrap.ts';
+import { GatewayError } from '../../domain/errors.ts';
+import { resendDelivery } from '../../delivery/resend.ts';
+import type { Store } from '../../store/open-store.ts';
+import { OutboxRepo, type DeliveryAttempt, type OutboxEvent, type OutboxStatus } from '../../store/outbox.repo.ts';
+import { UsageError } from '../run-cli.ts';
+import type { Command, CommandContext } from './context.ts';
+import { flags, requirePositional } from './context.ts';
+
+const STATUSES: readonly OutboxStatus[] = ['pending', 'delivered', 'failed'];
+const MAX_LIMIT = 10_000;
+
+async function withStore<T>(ctx: CommandContext, work: (store: Store) => Promise<T>): Promise<T> {
+  const store = await openMigratedStore(ctx.config);
+  try {
+    return await work(store);
+  } finally {
+    await store.close();
+  }
+}
+
+const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+
+function eventJson(e: OutboxEvent) {
+  return {
+    event_id: e.id,
+    status: e.status,
+    merchantid: e.merchantId,
+    transactionid: e.transactionId,
+    target_url: e.targetUrl,
+    series: e.series,
+    attempts: e.attempts,
+    created_at: iso(e.createdAt),
+    next_attempt_at: e.status === 'pending' ? iso(e.nextAttemptAt) : null,
+    delivered_at: iso(e.deliveredAt),
+    last_error: e.lastError,
+    in_flight_on: e.leaseOwner,
+  };
+}
+
+function attemptJson(a: DeliveryAttempt) {
+  return {
+    attempt_no: a.attemptNo,
+    series: a.series,
+    started_at: iso(a.startedAt),
+    latency_ms: a.latencyMs,
+    http_status: a.httpStatus,
+    error: a.error,
+    response_excerpt: a.responseExcerpt,
+    instance_id: a.instanceId,
+  };
+}
+
+function outcomeText(a: DeliveryAttempt): string {
+  if (a.httpStatus !== null) return `HTTP ${a.httpStatus}${a.error ? ` (${a.error})` : ''}`;
+  return a.error ?? 'unknown';
+}
+
+export const deliveryCommands: Record<string, Command> = {
+  'delivery list': {
+    summary: '[--merchant <id>] [--status failed|pending|delivered] [--limit N] [--json]: notifications, newest first',
+    async run(args, ctx) {
+      const { values } = flags(args, { merchant: { type: 'string' }, status: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' } });
+      const status = values.status;
+      if (status !== undefined && !STATUSES.includes(status as OutboxStatus)) throw new UsageError(`--status must be one of ${STATUSES.join(', ')}`);
+      const limit = values.limit === undefined ? 100 : Number(values.limit);
+      if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw new UsageError(`--limit must be a whole number from 1 to ${MAX_LIMIT}`);
+      const events = await withStore(ctx, (store) =>
+        new OutboxRepo(store.db, store.dialect).list({
+          limit,
+          ...(values.merchant !== undefined && { merchantId: values.merchant }),
+          ...(status !== undefined && { status: status as OutboxStatus }),
+        }),
+      );
+      const rows = events.map(eventJson);
+      if (values.json) ctx.io.out(JSON.stringify(rows));
+      else if (rows.length === 0) ctx.io.out('No notifications.');
+      else {
+        for (const r of rows) {
+          const when = r.status === 'delivered' ? `delivered ${r.delivered_at}` : r.status === 'pending' ? `next ${r.next_attempt_at}` : 'gave up';
+          ctx.io.out([r.event_id, r.status.padEnd(9), `attempts ${r.attempts}`, r.merchantid, r.created_at, when, r.last_error ?? ''].join('\t'));
+        }
+      }
+      return 0;
+    },
+  },
+  'delivery show': {
+    summary: '<event_id> [--json]: one notification and every attempt made',
+    async run(args, ctx) {
+      const { values, positionals } = flags(args, { json: { type: 'boolean' } });
+      const id = requirePositional(positionals, 'event_id');
+      const found = await withStore(ctx, async (store) => {
+        const repo = new OutboxRepo(store.db, store.dialect);
+        const event = await repo.findById(id);
+        return event ? { event, attempts: await repo.attempts(id) } : undefined;
+      });
+      if (!found) throw new GatewayError('NOT_FOUND', `No notification event with id '${id}'.`);
+      const event = { ...eventJson(found.event), payload: found.event.payload };
+      const attempts = found.attempts.map(attemptJson);
+      if (values.json) {
+        ctx.io.out(JSON.stringify({ ...event, attempt_log: attempts }));
+        return 0;
+      }
+      ctx.io.out(
+        [
+          `event ${event.event_id}: ${event.status} (series ${event.series}, ${event.attempts} attempt(s) in this series)`,
+          `  merchant ${event.merchantid}, transaction ${event.transactionid}`,
+          `  target   ${event.target_url}`,
+          `  created  ${event.created_at}`,
+          ...(event.next_attempt_at ? [`  next     ${event.next_attempt_at}`] : []),
+          ...(event.delivered_at ? [`  delivered ${event.delivered_at}`] : []),
+          ...(event.last_error ? [`  last error: ${event.last_error}`] : []),
+          `  body     ${event.payload}`,
+          attempts.length === 0 ? '  no attempts yet' : '  attempts:',
+          ...found.attempts.map((a) => `    #${a.attemptNo} (series ${a.series}) ${iso(a.startedAt)} ${outcomeText(a)} in ${a.latencyMs} ms on ${a.instanceId}${a.responseExcerpt ? ` — ${JSON.stringify(a.responseExcerpt.slice(0, 120))}` : ''}`),
+        ].join('\n'),
+      );
+      return 0;
+    },
+  },
+  'delivery resend': {
+    summary: '<event_id> [--json]: deliver again (new attempt series, same webhook-id and body)',
+    async run(args, ctx) {
+      const { values, positionals } = flags(args, { json: { type: 'boolean' } });
+      const id = requirePositional(positionals, 'event_id');
+      const result = await withStore(ctx, (store) => resendDelivery(store, id, Date.now()));
+      if (values.json) ctx.io.out(JSON.stringify({ event_id: result.eventId, series: result.series, previous_status: result.previousStatus, status: 'pending' }));
+      else ctx.io.out(`Event ${result.eventId} queued for delivery again (series ${result.series}; it was ${result.previousStatus}).`);
+      return 0;
+    },
+  },
+};

@@ -1,0 +1,331 @@
+// The notification worker (contract §5): claims due outbox events, signs and POSTs them,
+// records every attempt and schedules the next one on the retry ladder.
+//
+// - Ownership: a claim leases the event to this instance (outbox.repo.ts); PostgreSQL claims
+//   use FOR UPDATE SKIP LOCKED, so instances never share an event in flight. A crashed
+//   instance's leases expire and another instance (or its own restart) takes over.
+//   At-least-once: a crash between the send and the record repeats the send, same webhook-id.
+// - Wake-ups: in-process on every finalised payment, LISTEN/NOTIFY from other instances, a
+//   timer for our own retries, and a poll as the fallback for everything else.
+// - Fairness: at most `deliveryConcurrency` sends in flight, and at most
+//   `deliveryPerHostConcurrency` to one origin, so one slow merchant endpoint cannot occupy
+//   every slot. Events for a saturated origin are skipped by the claim, not queued here.
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Logger } from 'pino';
+import type { Services } from '../app/services.ts';
+import type { OutboundPolicy } from '../domain/outbound-policy.ts';
+import type { Worker, WorkerFactory } from '../server.ts';
+import { OutboxRepo, type OutboxEvent } from '../store/outbox.repo.ts';
+import type { Resolver } from './guarded-lookup.ts';
+import { sendNotification, type SendOutcome } from './http-sender.ts';
+import { notificationHeaders, signingSecrets } from './notification-request.ts';
+import { OutboxListener, notifyOutbox } from './pg-wakeup.ts';
+import { nextTransition, type AttemptResult, type ScheduleOptions } from './retry-schedule.ts';
+import { gatewayUserAgent } from './user-agent.ts';
+
+/** Upper bound on rows taken by one claim, whatever the concurrency setting. */
+const CLAIM_BATCH = 64;
+/** Claims per wake-up before yielding (each round starts sends or learns a saturated origin). */
+const MAX_ROUNDS = 32;
+
+export type DeliveryWorkerOptions = {
+  instanceId?: string;
+  /** Overrides the policy derived from the configuration (tests of live mode). */
+  policy?: OutboundPolicy;
+  /** Fake DNS for tests; the system resolver otherwise. */
+  resolver?: Resolver;
+  /** Uniform [0, 1) for jitter. */
+  random?: () => number;
+};
+
+type Target = { origin: string; prefix: string };
+
+/** `origin` groups sends for the per-host cap; `prefix` is the URL's own spelling of it, for the claim filter. */
+export function targetOf(url: string): Target {
+  const prefix = /^[a-zA-Z][a-zA-Z0-9+.-]*:\/\/[^/?#]*/.exec(url)?.[0] ?? url;
+  try {
+    return { origin: new URL(url).origin, prefix };
+  } catch {
+    return { origin: prefix, prefix };
+  }
+}
+
+export function newInstanceId(): string {
+  return `${hostname()}/${process.pid}/${randomBytes(3).toString('hex')}`;
+}
+
+export function outboundPolicyFromConfig(config: Services['config']): OutboundPolicy {
+  return { mode: config.mode, allowHttp: config.outboundAllowHttp, allowList: config.outboundAllowList };
+}
+
+export class DeliveryWorker implements Worker {
+  readonly instanceId: string;
+  readonly #services: Services;
+  readonly #logger: Logger;
+  readonly #repo: OutboxRepo;
+  readonly #policy: OutboundPolicy;
+  readonly #resolver: Resolver | undefined;
+  readonly #schedule: ScheduleOptions;
+  readonly #userAgent = gatewayUserAgent();
+
+  readonly #inflight = new Map<string, Promise<void>>();
+  readonly #perOrigin = new Map<string, number>();
+  /** Spellings of an origin seen while it had sends in flight; all are excluded when it is full. */
+  readonly #prefixes = new Map<string, Set<string>>();
+
+  #started = false;
+  #stopping: Promise<void> | undefined;
+  #ready: Promise<void> = Promise.resolve();
+  #pumping: Promise<void> | undefined;
+  #again = false;
+  #poll: NodeJS.Timeout | undefined;
+  #retryTimer: NodeJS.Timeout | undefined;
+  #retryTimerAt = Infinity;
+  #listener: OutboxListener | undefined;
+  #notifyQueued = false;
+  readonly #onFinalised = () => {
+    void this.wake();
+    this.#notifyOthers();
+  };
+
+  constructor(services: Services, logger: Logger, options: DeliveryWorkerOptions = {}) {
+    this.#services = services;
+    this.#logger = logger.child({ component: 'delivery' });
+    this.#repo = new OutboxRepo(services.store.db, services.store.dialect);
+    this.instanceId = options.instanceId ?? newInstanceId();
+    this.#policy = options.policy ?? outboundPolicyFromConfig(services.config);
+    this.#resolver = options.resolver;
+    this.#schedule = {
+      ladderMs: services.config.retryLadderMs,
+      jitterPercent: services.config.deliveryJitterPercent,
+      random: options.random ?? Math.random,
+    };
+  }
+
+  start(): void {
+    if (this.#started) return;
+    this.#started = true;
+    const { store, config } = this.#services;
+    this.#services.finalisedListeners.push(this.#onFinalised);
+    if (store.dialect === 'sqlite') {
+      // One process per SQLite file: leases still set belong to a predecessor that died.
+      this.#ready = this.#repo.releaseAll().then(
+        (n) => {
+          if (n > 0) this.#logger.warn({ released: n }, 'released deliveries leased by a previous run');
+        },
+        (error) => this.#logger.error({ err: error }, 'could not release stale delivery leases'),
+      );
+    } else if (store.pgPool) {
+      this.#listener = new OutboxListener(store.pgPool, this.instanceId, () => void this.wake(), this.#logger);
+      this.#listener.start();
+    }
+    this.#poll = setInterval(() => void this.wake(), config.deliveryPollIntervalMs);
+    this.#poll.unref();
+    void this.wake().then(() => this.#timeNextRetry());
+  }
+
+  /** Looks for due events now. Resolves when this round of claiming is over (sends may go on). */
+  wake(): Promise<void> {
+    if (!this.#started || this.#stopping) return Promise.resolve();
+    if (this.#pumping) {
+      this.#again = true;
+      return this.#pumping;
+    }
+    this.#pumping = (async () => {
+      await this.#ready;
+      do {
+        this.#again = false;
+        try {
+          await this.#pump();
+        } catch (error) {
+          this.#logger.error({ err: error }, 'claiming due deliveries failed; retrying on the next wake-up');
+          break;
+        }
+      } while (this.#again && !this.#stopping);
+    })().finally(() => {
+      this.#pumping = undefined;
+    });
+    return this.#pumping;
+  }
+
+  /** Resolves once nothing is being claimed or sent (tests use it instead of sleeping). */
+  async idle(): Promise<void> {
+    while (this.#pumping || this.#inflight.size > 0) {
+      await this.#pumping;
+      await Promise.allSettled([...this.#inflight.values()]);
+    }
+  }
+
+  get inFlight(): number {
+    return this.#inflight.size;
+  }
+
+  stop(): Promise<void> {
+    this.#stopping ??= (async () => {
+      const listeners = this.#services.finalisedListeners;
+      const index = listeners.indexOf(this.#onFinalised);
+      if (index >= 0) listeners.splice(index, 1);
+      if (this.#poll) clearInterval(this.#poll);
+      if (this.#retryTimer) clearTimeout(this.#retryTimer);
+      await this.#listener?.stop();
+      await this.#pumping;
+      // Each send ends by its own deadline, then is recorded.
+      while (this.#inflight.size > 0) await Promise.allSettled([...this.#inflight.values()]);
+      if (!this.#started) return;
+      try {
+        await this.#repo.releaseAllOf(this.instanceId);
+      } catch (error) {
+        this.#logger.warn({ err: error }, 'could not release delivery leases; they expire on their own');
+      }
+    })();
+    return this.#stopping;
+  }
+
+  async #pump(): Promise<void> {
+    const { config } = this.#services;
+    for (let round = 0; round < MAX_ROUNDS && !this.#stopping; round++) {
+      const free = config.deliveryConcurrency - this.#inflight.size;
+      if (free <= 0) return;
+      const limit = Math.min(free, CLAIM_BATCH);
+      const claimed = await this.#repo.claimDue({
+        owner: this.instanceId,
+        now: this.#services.now(),
+        leaseMs: config.deliveryLeaseMs,
+        limit,
+        excludePrefixes: this.#saturatedPrefixes(),
+      });
+      const giveBack: string[] = [];
+      for (const event of claimed) {
+        const target = targetOf(event.targetUrl);
+        this.#rememberPrefix(target);
+        if (this.#stopping || (this.#perOrigin.get(target.origin) ?? 0) >= config.deliveryPerHostConcurrency) giveBack.push(event.id);
+        else this.#launch(event, target);
+      }
+      if (giveBack.length > 0) await this.#repo.release(giveBack, this.instanceId);
+      if (claimed.length < limit) return;
+    }
+  }
+
+  #saturatedPrefixes(): string[] {
+    const prefixes: string[] = [];
+    for (const [origin, count] of this.#perOrigin) {
+      if (count >= this.#services.config.deliveryPerHostConcurrency) prefixes.push(...(this.#prefixes.get(origin) ?? []));
+    }
+    return prefixes;
+  }
+
+  #rememberPrefix(target: Target): void {
+    const known = this.#prefixes.get(target.origin);
+    if (known) known.add(target.prefix);
+    else this.#prefixes.set(target.origin, new Set([target.prefix]));
+  }
+
+  #launch(event: OutboxEvent, target: Target): void {
+    this.#perOrigin.set(target.origin, (this.#perOrigin.get(target.origin) ?? 0) + 1);
+    const done = this.#deliver(event, target)
+      .catch((error) => this.#logger.error({ err: error, eventId: event.id }, 'delivery attempt could not be recorded; it is retried when its lease expires'))
+      .finally(() => {
+        this.#inflight.delete(event.id);
+        const left = (this.#perOrigin.get(target.origin) ?? 1) - 1;
+        if (left > 0) this.#perOrigin.set(target.origin, left);
+        else {
+          this.#perOrigin.delete(target.origin);
+          this.#prefixes.delete(target.origin);
+        }
+        void this.wake(); // a slot is free
+      });
+    this.#inflight.set(event.id, done);
+  }
+
+  async #deliver(event: OutboxEvent, target: Target): Promise<void> {
+    const { now, key } = this.#services;
+    const startedAt = now();
+    let outcome: SendOutcome;
+    const merchant = await this.#services.merchants.findById(event.merchantId);
+    let secrets: string[] | undefined;
+    try {
+      if (merchant) secrets = signingSecrets(merchant, key, startedAt);
+    } catch {
+      secrets = undefined;
+    }
+    if (!secrets) {
+      // Never send unsigned: a merchant could not tell it from a forgery.
+      outcome = { kind: 'error', error: 'not sent: the merchant\'s webhook secret cannot be opened (was GATEWAY_SECRET_KEY changed?)', latencyMs: 0 };
+    } else {
+      outcome = await sendNotification({
+        url: event.targetUrl,
+        body: Buffer.from(event.payload, 'utf8'),
+        headers: notificationHeaders({ eventId: event.id, payload: event.payload, secrets, nowMs: startedAt, userAgent: this.#userAgent }),
+        policy: this.#policy,
+        timeoutMs: this.#services.config.deliveryTimeoutMs,
+        ...(this.#resolver && { resolver: this.#resolver }),
+      });
+    }
+
+    const result: AttemptResult = outcome.kind === 'response' ? { kind: 'response', status: outcome.status, retryAfter: outcome.retryAfter } : outcome;
+    const attemptInSeries = event.attempts + 1;
+    const transition = nextTransition(result, attemptInSeries, now(), this.#schedule);
+    const redirected = outcome.kind === 'response' && outcome.status >= 300 && outcome.status <= 399;
+    const applied = await this.#repo.recordAttempt(
+      {
+        eventId: event.id,
+        series: event.series,
+        startedAt,
+        latencyMs: outcome.latencyMs,
+        httpStatus: outcome.kind === 'response' ? outcome.status : null,
+        error: outcome.kind === 'error' ? outcome.error : redirected ? 'redirects are not followed' : null,
+        responseExcerpt: outcome.kind === 'response' ? outcome.excerpt : null,
+        instanceId: this.instanceId,
+      },
+      this.instanceId,
+      transition,
+    );
+
+    const log = { eventId: event.id, target: target.origin, attempt: attemptInSeries, series: event.series };
+    if (!applied) this.#logger.warn(log, 'delivery attempt recorded, but the event changed hands meanwhile (lease expired or resent)');
+    else if (transition.status === 'delivered') this.#logger.debug(log, 'notification delivered');
+    else if (transition.status === 'failed') this.#logger.warn({ ...log, error: transition.lastError }, 'notification failed after the last retry');
+    else {
+      this.#logger.info({ ...log, error: transition.lastError, nextAttemptAt: new Date(transition.nextAttemptAt).toISOString() }, 'notification attempt failed; will retry');
+      this.#wakeAt(transition.nextAttemptAt);
+    }
+  }
+
+  /** A timer for our own retry, so a short rung does not wait for the poll. */
+  #wakeAt(at: number): void {
+    if (this.#stopping || at >= this.#retryTimerAt) return;
+    if (this.#retryTimer) clearTimeout(this.#retryTimer);
+    this.#retryTimerAt = at;
+    this.#retryTimer = setTimeout(() => {
+      this.#retryTimer = undefined;
+      this.#retryTimerAt = Infinity;
+      void this.wake().then(() => this.#timeNextRetry());
+    }, Math.max(0, at - this.#services.now()));
+    this.#retryTimer.unref();
+  }
+
+  /** One timer covers only the earliest retry; the store knows the next one. */
+  async #timeNextRetry(): Promise<void> {
+    try {
+      const at = await this.#repo.nextDueAt();
+      // Due already but not claimed means its origin is full; a finishing send wakes us then.
+      if (at !== null && at > this.#services.now()) this.#wakeAt(at);
+    } catch (error) {
+      this.#logger.debug({ err: error }, 'could not read the next retry time; the poll covers it');
+    }
+  }
+
+  /** Other instances may have free slots: tell them once per event-loop turn, after the commit. */
+  #notifyOthers(): void {
+    const pool = this.#services.store.pgPool;
+    if (!pool || this.#notifyQueued || this.#stopping) return;
+    this.#notifyQueued = true;
+    setImmediate(() => {
+      this.#notifyQueued = false;
+      notifyOutbox(pool, this.instanceId).catch((error) => this.#logger.debug({ err: error }, 'outbox NOTIFY failed; others will poll'));
+    });
+  }
+}
+
+export const deliveryWorker: WorkerFactory = (services, logger) => new DeliveryWorker(services, logger);

@@ -1,0 +1,92 @@
+// Wakes delivery workers on other instances (PostgreSQL LISTEN/NOTIFY). A notification only
+// says "look now"; the outbox is the truth, and the poll timer still finds anything a lost
+// notification or a dropped connection missed.
+import type pg from 'pg';
+import type { Logger } from 'pino';
+
+export const OUTBOX_CHANNEL = 'thaiqr_outbox';
+const RECONNECT_MS = 1000;
+
+/** Tells every listening instance to look at the outbox; `from` lets the sender ignore its own echo. */
+export async function notifyOutbox(pool: pg.Pool, from: string): Promise<void> {
+  await pool.query('select pg_notify($1, $2)', [OUTBOX_CHANNEL, from]);
+}
+
+export class OutboxListener {
+  readonly #pool: pg.Pool;
+  readonly #self: string;
+  readonly #onWake: () => void;
+  readonly #logger: Logger;
+  #client: pg.PoolClient | undefined;
+  #stopped = false;
+  #retry: NodeJS.Timeout | undefined;
+
+  constructor(pool: pg.Pool, self: string, onWake: () => void, logger: Logger) {
+    this.#pool = pool;
+    this.#self = self;
+    this.#onWake = onWake;
+    this.#logger = logger;
+  }
+
+  start(): void {
+    void this.#connect();
+  }
+
+  async #connect(): Promise<void> {
+    if (this.#stopped) return;
+    let client: pg.PoolClient | undefined;
+    try {
+      client = await this.#pool.connect();
+      client.on('notification', (message) => {
+        if (message.channel === OUTBOX_CHANNEL && message.payload !== this.#self) this.#onWake();
+      });
+      client.on('error', (error) => this.#lost(client!, error));
+      await client.query(`listen ${OUTBOX_CHANNEL}`);
+      if (this.#stopped) return this.#drop(client);
+      this.#client = client;
+      // Anything committed while we were not listening: look once.
+      this.#onWake();
+    } catch (error) {
+      if (client) this.#drop(client, error);
+      this.#schedule(error);
+    }
+  }
+
+  #lost(client: pg.PoolClient, error: unknown): void {
+    if (this.#client === client) this.#client = undefined;
+    this.#drop(client, error);
+    this.#schedule(error);
+  }
+
+  #drop(client: pg.PoolClient, error?: unknown): void {
+    try {
+      client.release(error instanceof Error ? error : undefined);
+    } catch {
+      // already released
+    }
+  }
+
+  #schedule(error: unknown): void {
+    if (this.#stopped || this.#retry) return;
+    this.#logger.warn({ err: error }, 'outbox LISTEN connection lost; polling until it is back');
+    this.#retry = setTimeout(() => {
+      this.#retry = undefined;
+      void this.#connect();
+    }, RECONNECT_MS);
+    this.#retry.unref();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#retry) clearTimeout(this.#retry);
+    const client = this.#client;
+    this.#client = undefined;
+    if (!client) return;
+    try {
+      await client.query(`unlisten ${OUTBOX_CHANNEL}`);
+      client.release();
+    } catch (error) {
+      this.#drop(client, error);
+    }
+  }
+}
