@@ -1,6 +1,7 @@
 // Every CLI command, by name. Each group lives in its own file.
 import type { Command } from './context.ts';
 import { deliveryCommands } from './delivery.ts';
+import { ledgerCommands } from './ledger.ts';
 import { merchantCommands } from './merchant.ts';
 import { serveCommands } from './serve.ts';
 
@@ -9,5 +10,6 @@ export type { Command } from './context.ts';
 export const commandTable: Record<string, Command> = {
   ...serveCommands,
   ...merchantCommands,
+  ...ledgerCommands,
   ...deliveryCommands,
 };
