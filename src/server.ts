@@ -6,6 +6,7 @@ import { openMigratedStore, resolveSecretKey } from './bootstrap.ts';
 import { createServices, type Services } from './app/services.ts';
 import { buildApp } from './http/build-app.ts';
 import type { Store } from './store/open-store.ts';
+import { connectorFor } from './app/processor-connector.ts';
 
 /** Something that runs in the background and finishes its in-flight work on stop(). */
 export type Worker = { start(): void; stop(): Promise<void> };
@@ -29,6 +30,7 @@ export type StartOptions = {
 
 export async function startGateway(config: Config, options: StartOptions): Promise<RunningGateway> {
   const { logger } = options;
+  connectorFor(config.mode); // live mode refuses to start without a live connector
   const key = resolveSecretKey(config);
   const store = options.store ?? (await openMigratedStore(config));
   const services = createServices(config, store, key, { logger, ...(options.now && { now: options.now }) });

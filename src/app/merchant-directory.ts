@@ -64,9 +64,11 @@ export class MerchantDirectory {
 
   /**
    * Checks `merchantid` + `password`. Unknown merchant and wrong password get the same answer
-   * and cost the same; too many failures from one client get RATE_LIMITED for the window.
+   * and cost the same. Failures are counted per (client address, merchantid): too many get
+   * RATE_LIMITED for the window, without locking out other merchants behind the same address.
    */
-  authenticate(merchantId: string, password: string, clientKey: string): MerchantRecord {
+  authenticate(merchantId: string, password: string, clientAddress: string): MerchantRecord {
+    const clientKey = `${clientAddress}|${merchantId}`;
     if (this.#failedLogins.exceeded(clientKey)) {
       throw new GatewayError('RATE_LIMITED', 'Too many failed logins from this client; try again later.');
     }

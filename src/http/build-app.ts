@@ -8,6 +8,7 @@ import { isStoreUnavailable } from '../store/open-store.ts';
 import { httpStatusOf } from './error-status.ts';
 import { registerJsonParser, type JsonObject } from './request-body.ts';
 import { registerHealthRoutes } from './routes/health.ts';
+import { registerMetrics } from './routes/metrics.ts';
 import { registerInitiateRoute } from './routes/initiate.ts';
 import { registerStatusRoute } from './routes/status.ts';
 import { registerSandboxCompleteRoute } from './routes/sandbox-complete.ts';
@@ -50,6 +51,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   );
 
   registerHealthRoutes(app, services);
+  registerMetrics(app, services);
   registerInitiateRoute(app, services);
   registerStatusRoute(app, services);
   registerBalanceRoute(app, services);

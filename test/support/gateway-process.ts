@@ -1,0 +1,119 @@
+// Runs the real gateway and CLI as child processes (what an operator runs), for tests that
+// need a separate process: crash, restart, CLI-while-serving, start-up output.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const NODE = process.execPath; // the pinned Node 24 running this test
+
+export type GatewayProcess = {
+  child: ChildProcess;
+  url: string;
+  stdout: () => string;
+  stderr: () => string;
+  /** SIGTERM and wait; resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+  exited: Promise<number | null>;
+};
+
+const running = new Set<ChildProcess>();
+
+/** Kills every gateway this test file started and has not stopped (call from `after`). */
+export async function killLeftoverGateways(): Promise<void> {
+  await Promise.all(
+    [...running].map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resolve();
+          child.once('exit', () => resolve());
+          child.kill('SIGKILL');
+        }),
+    ),
+  );
+  running.clear();
+}
+
+/** A free loopback port (for tests that must know the port before the gateway starts). */
+export async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+export function gatewayEnv(env: Record<string, string>): Record<string, string> {
+  const base: Record<string, string> = {};
+  for (const key of ['PATH', 'HOME', 'TMPDIR', 'LANG']) if (process.env[key]) base[key] = process.env[key]!;
+  return { ...base, LOG_LEVEL: 'warn', HOST: '127.0.0.1', PORT: '0', ...env };
+}
+
+export async function startGatewayProcess(env: Record<string, string>, timeoutMs = 20_000): Promise<GatewayProcess> {
+  const child = spawn(NODE, ['src/cli/index.ts', 'serve'], { cwd: ROOT, env: gatewayEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+  let out = '';
+  let err = '';
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`gateway did not start in ${timeoutMs} ms\nstdout: ${out}\nstderr: ${err}`)), timeoutMs);
+    const check = () => {
+      const match = /listening on (http:\/\/[^\s]+)/.exec(out);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    };
+    child.stdout!.on('data', check);
+    exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`gateway exited with ${code} before listening\nstdout: ${out}\nstderr: ${err}`));
+    });
+  });
+  return {
+    child,
+    url,
+    stdout: () => out,
+    stderr: () => err,
+    exited,
+    async stop(signal: NodeJS.Signals = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+export type CliResult = { code: number | null; stdout: string; stderr: string };
+
+export function runCliProcess(args: string[], env: Record<string, string>, entry = 'src/cli/index.ts'): Promise<CliResult> {
+  return new Promise((resolve) => {
+    const child = spawn(NODE, [entry, ...args], { cwd: ROOT, env: gatewayEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.once('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** POSTs JSON over real HTTP. */
+export async function httpPost(url: string, body: unknown): Promise<{ status: number; body: any; headers: Headers }> {
+  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  return { status: response.status, body: await response.json(), headers: response.headers };
+}
+
+/** Polls `check` until it returns true or `withinMs` passes; returns the elapsed ms or throws. */
+export async function eventually(check: () => Promise<boolean>, withinMs: number, stepMs = 250): Promise<number> {
+  const started = Date.now();
+  for (;;) {
+    if (await check()) return Date.now() - started;
+    if (Date.now() - started > withinMs) throw new Error(`condition not met within ${withinMs} ms`);
+    await new Promise((r) => setTimeout(r, stepMs));
+  }
+}
