@@ -1,0 +1,200 @@
+// Runs the real gateway (`node src/cli/index.ts serve`) as a child process on a given store and
+// drives its scenarios: unique initiations, idempotent replays and status queries. Afterwards it
+// stops the gateway and checks the accounting: every acknowledged initiation is stored, and no
+// row exists that no request asked for.
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { openStore } from '../src/store/open-store.ts';
+import { runNode, startServer, type ServerChild } from './children.ts';
+import { runLoad, type LoadResult } from './load.ts';
+import { echoedTrackid, initiationBodyFactory, statusBody, type Credentials } from './request-bodies.ts';
+
+export type ScenarioResult = { name: string; what: string; load: LoadResult; sampleFailure: string | undefined };
+
+export type Accounting = {
+  acknowledged: number;
+  stored: number;
+  /** Acknowledged (HTTP 200) but not stored: must be 0. */
+  missing: number;
+  /** Stored rows no sent request can explain: must be 0. */
+  phantom: number;
+  /** Requests cut off by the end of a run (sent, never answered) that did commit: allowed, ≤ connections per run. */
+  cutOff: number;
+  ok: boolean;
+};
+
+export type GatewayRunResult = { store: string; scenarios: ScenarioResult[]; accounting: Accounting; exitCode: number | null; replayHeaderSeen: boolean };
+
+export type GatewayRunOptions = {
+  label: string;
+  databaseUrl: string;
+  tmpDir: string;
+  connections: number;
+  durationS: number;
+  warmupS: number;
+  /** Extra node flags (e.g. --cpu-prof) for the gateway process. */
+  nodeFlags?: string[];
+  /** Only the unique-initiation scenario (used for the profiled run). */
+  initiationOnly?: boolean;
+  log: (line: string) => void;
+};
+
+const CLI = 'src/cli/index.ts';
+
+export function gatewayEnv(databaseUrl: string, tmpDir: string): Record<string, string> {
+  return {
+    DATABASE_URL: databaseUrl,
+    GATEWAY_SECRET_KEY: randomBytes(32).toString('hex'),
+    GATEWAY_SECRET_KEY_FILE: join(tmpDir, 'unused-secret.key'),
+    HOST: '127.0.0.1',
+    PORT: '0',
+    PUBLIC_BASE_URL: 'http://127.0.0.1:8080',
+    LOG_LEVEL: 'warn',
+    GATEWAY_MODE: 'sandbox',
+    CREATE_DEMO_MERCHANT: 'false',
+    RATE_LIMIT_PER_MERCHANT_PER_SECOND: '1000000',
+  };
+}
+
+/** Tracks every trackid a scenario generated and every answer it got, for the accounting check. */
+class Ledger {
+  readonly built: string[] = [];
+  readonly answered = new Set<string>();
+  readonly acknowledged = new Set<string>();
+}
+
+export async function runGateway(options: GatewayRunOptions): Promise<GatewayRunResult> {
+  const env = gatewayEnv(options.databaseUrl, options.tmpDir);
+  const created = await runNode([CLI, 'merchant', 'create', '--name', 'Bench', '--payout-currency', 'THB', '--payout-account', '1234567890', '--json'], env);
+  const creds = JSON.parse(created.trim().split('\n').filter((l) => l.startsWith('{')).at(-1) ?? '{}') as Credentials;
+  if (!creds.merchantid || !creds.password) throw new Error(`merchant create printed no credentials:\n${created}`);
+
+  const server = await startServer([...(options.nodeFlags ?? []), CLI, 'serve'], env, /listening on (http:\/\/127\.0\.0\.1:\d+)/);
+  const ledger = new Ledger();
+  const scenarios: ScenarioResult[] = [];
+  let exitCode: number | null = null;
+  let replayHeaderSeen = false;
+  try {
+    const makeBody = initiationBodyFactory(creds);
+    const runId = randomBytes(3).toString('hex');
+
+    const initiations = async (prefix: string, seconds: number): Promise<ScenarioResult> => {
+      let n = 0;
+      let sampleFailure: string | undefined;
+      const load = await runLoad({
+        url: server.url,
+        path: '/transaction/s2s',
+        connections: options.connections,
+        serverPid: server.process.pid,
+        durationS: seconds,
+        body: () => {
+          const trackid = `${prefix}${runId}-${++n}`;
+          ledger.built.push(trackid);
+          return makeBody(trackid);
+        },
+        onResponse: (status, body) => {
+          const trackid = echoedTrackid(body);
+          if (trackid) ledger.answered.add(trackid);
+          if (status === 200 && trackid) ledger.acknowledged.add(trackid);
+          else sampleFailure ??= `${status} ${body.slice(0, 300)}`;
+        },
+      });
+      return { name: 'gateway initiate (unique trackid)', what: 'POST /transaction/s2s, a new trackid per request: one durable write each', load, sampleFailure };
+    };
+
+    if (options.warmupS > 0) {
+      options.log(`  ${options.label}: warm-up ${options.warmupS} s`);
+      await initiations('w', options.warmupS);
+    }
+    options.log(`  ${options.label}: initiate (unique trackid) ${options.durationS} s`);
+    const unique = await initiations('s', options.durationS);
+    scenarios.push(unique);
+    const measuredTrackids = [...ledger.acknowledged].filter((t) => t.startsWith('s'));
+
+    if (!options.initiationOnly) {
+      // Replay: one stored transaction, then the identical request again and again.
+      const replayTrackid = `r${runId}`;
+      ledger.built.push(replayTrackid);
+      const replayBody = makeBody(replayTrackid);
+      const first = await postJson(server.url, '/transaction/s2s', replayBody);
+      if (first.status !== 200) throw new Error(`the replay scenario's first initiation failed: ${first.status} ${first.text}`);
+      ledger.answered.add(replayTrackid);
+      ledger.acknowledged.add(replayTrackid);
+      const again = await postJson(server.url, '/transaction/s2s', replayBody);
+      replayHeaderSeen = again.status === 200 && again.replayed;
+      options.log(`  ${options.label}: idempotent replay ${options.durationS} s`);
+      let replayFailure: string | undefined;
+      const replay = await runLoad({
+        url: server.url,
+        path: '/transaction/s2s',
+        connections: options.connections,
+        serverPid: server.process.pid,
+        durationS: options.durationS,
+        body: replayBody,
+        onResponse: (status, body) => {
+          if (status !== 200) replayFailure ??= `${status} ${body.slice(0, 300)}`;
+        },
+      });
+      scenarios.push({ name: 'gateway initiate (replay)', what: 'POST /transaction/s2s, the same request again: answered from the stored row', load: replay, sampleFailure: replayFailure });
+
+      // Status: cycle through the transactions the unique scenario created.
+      if (measuredTrackids.length > 0) {
+        options.log(`  ${options.label}: status query ${options.durationS} s`);
+        const bodies = measuredTrackids.slice(0, 50_000).map((t) => statusBody(creds, t));
+        let i = 0;
+        let statusFailure: string | undefined;
+        const status = await runLoad({
+          url: server.url,
+          path: '/transaction/status',
+          connections: options.connections,
+          serverPid: server.process.pid,
+          durationS: options.durationS,
+          body: () => bodies[i++ % bodies.length]!,
+          onResponse: (code, body) => {
+            if (code !== 200) statusFailure ??= `${code} ${body.slice(0, 300)}`;
+          },
+        });
+        scenarios.push({ name: 'gateway status query', what: 'POST /transaction/status by trackid: credential check + one indexed read', load: status, sampleFailure: statusFailure });
+      }
+    }
+  } finally {
+    exitCode = await stopGateway(server, options.log);
+  }
+
+  const accounting = await account(options.databaseUrl, creds.merchantid, ledger);
+  return { store: options.label, scenarios, accounting, exitCode, replayHeaderSeen };
+}
+
+async function stopGateway(server: ServerChild, log: (line: string) => void): Promise<number | null> {
+  const code = await server.stop();
+  if (code !== 0) log(`  gateway exited with ${code}; its stderr:\n${server.stderr()}`);
+  return code;
+}
+
+async function postJson(base: string, path: string, body: string): Promise<{ status: number; text: string; replayed: boolean }> {
+  const response = await fetch(new URL(path, base), { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+  return { status: response.status, text: await response.text(), replayed: response.headers.get('idempotent-replayed') === 'true' };
+}
+
+/** Reads the stored trackids of the bench merchant after the gateway has stopped. */
+async function account(databaseUrl: string, merchantId: string, ledger: Ledger): Promise<Accounting> {
+  const store = openStore(databaseUrl);
+  let stored: Set<string>;
+  try {
+    const rows = await store.db.selectFrom('transactions').select('trackid').where('merchant_id', '=', merchantId).execute();
+    stored = new Set(rows.map((r) => r.trackid));
+  } finally {
+    await store.close();
+  }
+  let missing = 0;
+  for (const t of ledger.acknowledged) if (!stored.has(t)) missing += 1;
+  const unanswered = new Set(ledger.built.filter((t) => !ledger.answered.has(t)));
+  let cutOff = 0;
+  let phantom = 0;
+  for (const t of stored) {
+    if (ledger.acknowledged.has(t)) continue;
+    if (unanswered.has(t)) cutOff += 1;
+    else phantom += 1;
+  }
+  return { acknowledged: ledger.acknowledged.size, stored: stored.size, missing, phantom, cutOff, ok: missing === 0 && phantom === 0 && stored.size === ledger.acknowledged.size + cutOff };
+}

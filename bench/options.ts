@@ -1,0 +1,85 @@
+// Command-line flags (and BENCH_* environment fallbacks) for `npm run bench`.
+// Every knob has a hard upper bound so a typo cannot start an hour-long run.
+import { parseArgs } from 'node:util';
+
+export type BenchOptions = {
+  /** Measured seconds per HTTP scenario. */
+  durationS: number;
+  /** Unmeasured seconds before each server's first scenario (JIT warm-up, SQLite cache). */
+  warmupS: number;
+  /** Concurrent keep-alive connections the load generator holds open. */
+  connections: number;
+  /** Seconds per SQLite commit phase per round (3 interleaved rounds). */
+  microS: number;
+  postgres: boolean;
+  /** Start the gateway under `node --cpu-prof` and summarise where its CPU time went. */
+  profile: boolean;
+  /** Skip the Fastify-only baseline (it only exists to split framework cost from gateway cost). */
+  skipFastify: boolean;
+  /** Only the SQLite commit micro-benchmark. */
+  microOnly: boolean;
+};
+
+const USAGE = `usage: npm run bench -- [--duration S] [--warmup S] [--connections N] [--micro S]
+                          [--postgres] [--profile] [--skip-fastify] [--micro-only]
+  --duration S      measured seconds per HTTP scenario (default 10, env BENCH_DURATION, max 120)
+  --warmup S        warm-up seconds per server (default 2, env BENCH_WARMUP, max 30)
+  --connections N   concurrent connections (default 64, env BENCH_CONNECTIONS, max 1024)
+  --micro S         seconds per SQLite commit phase and round (3 rounds; default 1, env BENCH_MICRO, max 30)
+  --postgres        also run the gateway on PostgreSQL (fresh database on 127.0.0.1:5432, dropped after)
+  --profile         run the SQLite gateway under --cpu-prof and print where its time went
+  --skip-fastify    skip the bare Fastify baseline
+  --micro-only      run only the SQLite commit micro-benchmark`;
+
+function bounded(name: string, raw: string | undefined, fallback: number, min: number, max: number): number {
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < min || value > max) {
+    throw new Error(`${name} must be a number from ${min} to ${max} (got "${raw}")\n${USAGE}`);
+  }
+  return value;
+}
+
+export function parseBenchOptions(argv: string[], env: Record<string, string | undefined>): BenchOptions {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      options: {
+        duration: { type: 'string' },
+        warmup: { type: 'string' },
+        connections: { type: 'string' },
+        micro: { type: 'string' },
+        postgres: { type: 'boolean' },
+        profile: { type: 'boolean' },
+        'skip-fastify': { type: 'boolean' },
+        'micro-only': { type: 'boolean' },
+        help: { type: 'boolean' },
+      },
+    }));
+  } catch (error) {
+    throw new Error(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
+  }
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  return {
+    durationS: bounded('--duration', values.duration ?? env.BENCH_DURATION, 10, 1, 120),
+    warmupS: bounded('--warmup', values.warmup ?? env.BENCH_WARMUP, 2, 0, 30),
+    connections: Math.trunc(bounded('--connections', values.connections ?? env.BENCH_CONNECTIONS, 64, 1, 1024)),
+    microS: bounded('--micro', values.micro ?? env.BENCH_MICRO, 1, 0.5, 30),
+    postgres: values.postgres ?? false,
+    profile: values.profile ?? false,
+    skipFastify: values['skip-fastify'] ?? false,
+    microOnly: values['micro-only'] ?? false,
+  };
+}
+
+/** A hard wall-clock limit for the whole run: generous, but the run always ends by itself. */
+export function timeLimitS(options: BenchOptions): number {
+  const httpRuns = 3 + (options.skipFastify ? 0 : 1) + 3 + (options.postgres ? 3 : 0) + (options.profile ? 1 : 0);
+  const warmups = 4 + (options.postgres ? 1 : 0) + (options.profile ? 1 : 0);
+  return Math.ceil(120 + 24 * options.microS + 1.5 * (httpRuns * options.durationS + warmups * options.warmupS));
+}

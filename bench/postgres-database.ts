@@ -1,0 +1,38 @@
+// A throw-away PostgreSQL database on 127.0.0.1:5432 for `npm run bench -- --postgres`,
+// dropped again when the run ends (also after a failure).
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+
+const ADMIN_URL = process.env.BENCH_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+export type BenchDatabase = { url: string; drop(): Promise<void> };
+
+export async function createBenchDatabase(): Promise<BenchDatabase> {
+  const admin = new URL(ADMIN_URL);
+  if (admin.hostname !== '127.0.0.1') throw new Error('the benchmark only uses PostgreSQL on 127.0.0.1');
+  const name = `gw_bench_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const client = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 3000 });
+  await client.connect();
+  try {
+    await client.query(`create database ${name}`);
+  } finally {
+    await client.end();
+  }
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${name}`;
+  let dropped = false;
+  return {
+    url: url.toString(),
+    async drop() {
+      if (dropped) return;
+      dropped = true;
+      const c = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 3000 });
+      await c.connect();
+      try {
+        await c.query(`drop database if exists ${name} with (force)`);
+      } finally {
+        await c.end();
+      }
+    },
+  };
+}

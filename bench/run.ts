@@ -1,0 +1,175 @@
+// `npm run bench`: the gateway measured side by side with bare baselines in the same run.
+//   1. SQLite commit micro-benchmark (raw node:sqlite vs the project's store vs group commit)
+//   2. bare node:http JSON POST server (the ceiling)       — before the gateway
+//   3. bare Fastify JSON POST route (framework cost)
+//   4. the gateway on SQLite: unique initiations, idempotent replays, status queries
+//   5. optionally the gateway on PostgreSQL (--postgres)
+//   6. the bare node:http server again                     — after, to show drift/noise
+//   7. optionally a profiled gateway run (--profile)
+// Ratios are against the mean of the two bare runs. Load generator and server share this
+// machine's cores; servers run one at a time. Children and temp files are removed even on failure.
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, copyFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { runCommitMicro } from './commit-micro.ts';
+import { killAllChildren, startServer } from './children.ts';
+import { runGateway, type GatewayRunResult } from './gateway-run.ts';
+import { runLoad, type LoadResult } from './load.ts';
+import { parseBenchOptions, timeLimitS, type BenchOptions } from './options.ts';
+import { createBenchDatabase, type BenchDatabase } from './postgres-database.ts';
+import { formatProfileSummary, summariseProfile } from './profile-summary.ts';
+import { httpTable, microTable, type Row } from './report.ts';
+import { initiationBodyFactory } from './request-bodies.ts';
+
+const log = (line: string) => console.log(line);
+
+let tmpDir: string | undefined;
+let pgDatabase: BenchDatabase | undefined;
+
+function cleanupSync(): void {
+  killAllChildren();
+  if (tmpDir) rmSync(tmpDir, { recursive: true, force: true });
+  tmpDir = undefined;
+}
+
+async function baseline(script: string, label: string, options: BenchOptions): Promise<LoadResult> {
+  const server = await startServer([script], {}, /listening (http:\/\/127\.0\.0\.1:\d+)/);
+  try {
+    const makeBody = initiationBodyFactory({ merchantid: 'BASELINE', password: 'pw_baseline' });
+    let n = 0;
+    const spec = { url: server.url, path: '/transaction/s2s', connections: options.connections, body: () => makeBody(`b-${++n}`), serverPid: server.process.pid };
+    if (options.warmupS > 0) await runLoad({ ...spec, durationS: options.warmupS });
+    log(`  ${label}: ${options.durationS} s`);
+    return await runLoad({ ...spec, durationS: options.durationS });
+  } finally {
+    await server.stop(5000);
+  }
+}
+
+function machineLine(): string {
+  const cores = cpus();
+  return `${cores.length} × ${cores[0]?.model.trim() ?? 'unknown CPU'}, Node ${process.version}, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`;
+}
+
+async function main(): Promise<number> {
+  const options = parseBenchOptions(process.argv.slice(2), process.env);
+  tmpDir = mkdtempSync(join(tmpdir(), 'gw-bench-'));
+  log(`Benchmark: ${options.connections} connections, ${options.durationS} s per scenario, ${options.warmupS} s warm-up per server (hard limit ${timeLimitS(options)} s)`);
+  log(`Machine: ${machineLine()}`);
+  log(`The load generator (autocannon, this process) and the server under test share these ${cpus().length} cores;`);
+  log('servers run one at a time, so each figure is "one server + one load generator on this machine".');
+  log('');
+
+  log(`SQLite commit micro-benchmark (3 interleaved rounds of ${options.microS} s per phase, WAL + synchronous=FULL, temp files):`);
+  const micro = await runCommitMicro(tmpDir, options.microS, options.connections);
+  log(microTable(micro));
+  log('');
+  if (options.microOnly) return micro.every((m) => m.storedRows === m.rows) ? 0 : 1;
+
+  log('HTTP scenarios:');
+  const before = await baseline('bench/baseline-server.ts', 'bare node:http (before)', options);
+  const fastify = options.skipFastify ? undefined : await baseline('bench/fastify-baseline-server.ts', 'bare Fastify', options);
+
+  const runs: GatewayRunResult[] = [];
+  const common = { tmpDir, connections: options.connections, durationS: options.durationS, warmupS: options.warmupS, log };
+  runs.push(await runGateway({ ...common, label: 'sqlite', databaseUrl: `sqlite:${join(tmpDir, 'gateway.db')}` }));
+  if (options.postgres) {
+    pgDatabase = await createBenchDatabase();
+    try {
+      runs.push(await runGateway({ ...common, label: 'postgres', databaseUrl: pgDatabase.url }));
+    } finally {
+      await pgDatabase.drop();
+    }
+  }
+  const after = await baseline('bench/baseline-server.ts', 'bare node:http (after)', options);
+  const baselineRps = (before.rps + after.rps) / 2;
+
+  let profileText: string | undefined;
+  if (options.profile) {
+    const profDir = join(tmpDir, 'profile');
+    await runGateway({ ...common, label: 'sqlite, profiled', databaseUrl: `sqlite:${join(tmpDir, 'profiled.db')}`, nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${profDir}`], initiationOnly: true });
+    const file = readdirSync(profDir).find((f) => f.endsWith('.cpuprofile'));
+    if (file) {
+      const keptDir = resolve('data/bench-profile');
+      mkdirSync(keptDir, { recursive: true });
+      const kept = join(keptDir, `initiate-${new Date().toISOString().replace(/[:.]/g, '-')}.cpuprofile`);
+      copyFileSync(join(profDir, file), kept);
+      profileText = `${formatProfileSummary(summariseProfile(kept))}\n\nProfile kept at ${kept} (open it in Chrome DevTools → Performance, or: node bench/profile-summary.ts <file>)`;
+    } else {
+      profileText = 'The profiled gateway wrote no .cpuprofile (did it exit cleanly?).';
+    }
+  }
+
+  const rows: Row[] = [{ scenario: 'bare node:http (before)', load: before }];
+  if (fastify) rows.push({ scenario: 'bare Fastify', load: fastify });
+  for (const run of runs) for (const s of run.scenarios) rows.push({ scenario: `${s.name} [${run.store}]`, load: s.load });
+  rows.push({ scenario: 'bare node:http (after)', load: after });
+
+  log('');
+  log(`Results (${options.connections} connections, ${options.durationS} s each; "vs bare" = req/s ÷ mean of the two bare node:http runs = ${Math.round(baselineRps).toLocaleString('en-US')} req/s):`);
+  const baseUs = [before.serverUsPerRequest, after.serverUsPerRequest].filter((x): x is number => x !== undefined);
+  log(httpTable(rows, baselineRps, baseUs.length > 0 ? baseUs.reduce((a, b) => a + b, 0) / baseUs.length : undefined));
+  log('srv/gen cores = CPU used by the server / by the load generator during the run (1.00 = one core busy);');
+  log('srv µs/req = server CPU per answered request; "CPU vs bare" compares it with the bare node:http server.');
+  log('');
+
+  let failed = false;
+  for (const run of runs) {
+    for (const s of run.scenarios) {
+      if (s.load.non2xx > 0 || s.load.errors > 0) {
+        failed = true;
+        log(`FAIL [${run.store}] ${s.name}: status codes ${JSON.stringify(s.load.statusCodes)}, ${s.load.errors} socket errors/timeouts; first failure: ${s.sampleFailure ?? '(none captured)'}`);
+      }
+    }
+    const a = run.accounting;
+    const verdict = a.ok ? 'OK' : 'FAIL';
+    if (!a.ok) failed = true;
+    log(`Accounting [${run.store}] ${verdict}: ${a.acknowledged} initiations acknowledged with 200 (warm-up + measured + replay seed), ${a.stored} rows stored; ` +
+      `${a.missing} acknowledged but missing, ${a.phantom} unexplained rows, ${a.cutOff} committed requests whose answer the load generator dropped at the end of a run.`);
+    if (!run.replayHeaderSeen) {
+      failed = true;
+      log(`FAIL [${run.store}] the replayed initiation did not carry Idempotent-Replayed: true`);
+    }
+    if (run.exitCode !== 0) {
+      failed = true;
+      log(`FAIL [${run.store}] the gateway exited with ${run.exitCode} on SIGTERM`);
+    }
+  }
+  for (const m of micro) {
+    if (m.storedRows !== m.rows) {
+      failed = true;
+      log(`FAIL micro ${m.name}: ${m.rows} rows committed but ${m.storedRows} stored`);
+    }
+  }
+  if (profileText) log(`\n${profileText}`);
+  log(`\nMachine after the run: load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} (other work on the machine skews every row; compare ratios, not absolutes)`);
+  return failed ? 1 : 0;
+}
+
+process.on('exit', cleanupSync);
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    console.error(`\n${signal}: stopping the benchmark`);
+    cleanupSync();
+    void (pgDatabase?.drop().catch(() => {}) ?? Promise.resolve()).finally(() => process.exit(130));
+  });
+}
+
+let watchdog: NodeJS.Timeout | undefined;
+try {
+  const options = parseBenchOptions(process.argv.slice(2), process.env);
+  const limitS = timeLimitS(options);
+  watchdog = setTimeout(() => {
+    console.error(`The benchmark exceeded its ${Math.round(limitS)} s limit; stopping.`);
+    cleanupSync();
+    void (pgDatabase?.drop().catch(() => {}) ?? Promise.resolve()).finally(() => process.exit(1));
+  }, limitS * 1000);
+  process.exitCode = await main();
+} catch (error) {
+  console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+  await pgDatabase?.drop().catch(() => {});
+  process.exitCode = 1;
+} finally {
+  if (watchdog) clearTimeout(watchdog);
+  cleanupSync();
+}
