@@ -92,9 +92,11 @@ export function statusOf(t: TransactionView, publicBaseUrl: string): StatusRespo
   };
 }
 
-/** Echo a request value only when it is a string (contract: "echoed when present, else null"). */
+/** Echo a request value when present (contract): text as sent (bounded), a number or boolean as its text, else null. */
 export function echo(value: unknown): string | null {
-  return typeof value === 'string' ? value.slice(0, 256) : null;
+  if (typeof value === 'string') return value.slice(0, 256);
+  if ((typeof value === 'number' && Number.isFinite(value)) || typeof value === 'boolean') return String(value);
+  return null;
 }
 
 export function initiationError(error: GatewayError, body: Record<string, unknown> | undefined): InitiationResponse {

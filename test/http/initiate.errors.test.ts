@@ -415,10 +415,6 @@ for (const { dialect, skip } of await testDialects()) {
 
         test(
           'a connection cut while a request holds it gives 503, not a process crash',
-          {
-            todo:
-              'src/store/dialects/postgres.ts only listens for errors on idle pool clients; a checked-out pg client that loses its socket emits an unhandled "error" event (uncaught exception). Needs pool.on("connect", c => c.on("error", …)).',
-          },
           async () => {
             const g = await gatewayBehindRelay();
             try {

@@ -5,8 +5,11 @@ import { PostgresDialect } from 'kysely';
 
 export function createPostgresPool(connectionString: string, max = 10): pg.Pool {
   const pool = new pg.Pool({ connectionString, max, connectionTimeoutMillis: 5000 });
-  // An idle client losing its server must not crash the process; the next query reports it.
+  // A client losing its server must not crash the process, whether it is idle in the pool
+  // ('error' on the pool) or checked out by a request (its own 'error'); the query that was
+  // using it fails and the request answers 503.
   pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
   return pool;
 }
 
