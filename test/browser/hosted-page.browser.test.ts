@@ -1,15 +1,21 @@
 // The hosted page in a real browser (Debian's Chromium): a real redirectUrl from a listening
 // gateway, at phone and desktop sizes, in both languages; confirm and cancel land on the
 // merchant's return URL with the result; polling brings the customer back when the payment
-// ends elsewhere. Screenshots go to docs/images/ for the docs (and for a human to look at).
+// ends elsewhere. Screenshots are taken every run; with UPDATE_SCREENSHOTS=1 they replace
+// the ones in docs/images/ (for the docs, and for a human to look at).
 // SQLite only: the store behaviour is covered on both stores by the HTTP tests.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { Page } from 'playwright-core';
 import { browserSkipReason, launchBrowser, startListeningGateway, startMerchantSite, type Browser, type ListeningGateway, type MerchantSite } from './support.ts';
 
-const IMAGES = new URL('../../docs/images/', import.meta.url);
+// UPDATE_SCREENSHOTS=1 refreshes the pictures in docs/images/; otherwise they go to a temp
+// directory, so an ordinary test run leaves the tracked images (and the work tree) alone.
+const IMAGES = process.env.UPDATE_SCREENSHOTS === '1' ? new URL('../../docs/images/', import.meta.url) : pathToFileURL(`${mkdtempSync(join(tmpdir(), 'gw-shots-'))}/`);
 const MOBILE = { width: 360, height: 740 };
 const DESKTOP = { width: 1280, height: 800 };
 
