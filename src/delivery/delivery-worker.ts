@@ -17,6 +17,7 @@ import type { Services } from '../app/services.ts';
 import type { OutboundPolicy } from '../domain/outbound-policy.ts';
 import type { Worker, WorkerFactory } from '../server.ts';
 import { OutboxRepo, type OutboxEvent } from '../store/outbox.repo.ts';
+import { AttemptRecorder } from './attempt-recorder.ts';
 import type { Resolver } from './guarded-lookup.ts';
 import { sendNotification, type SendOutcome } from './http-sender.ts';
 import { notificationHeaders, signingSecrets } from './notification-request.ts';
@@ -26,7 +27,7 @@ import { gatewayUserAgent } from './user-agent.ts';
 
 /** Upper bound on rows taken by one claim, whatever the concurrency setting. */
 const CLAIM_BATCH = 64;
-/** Claims per wake-up before yielding (each round starts sends or learns a saturated origin). */
+/** Claim rounds per wake-up before yielding (each starts sends or learns a busy origin's spelling). */
 const MAX_ROUNDS = 32;
 
 export type DeliveryWorkerOptions = {
@@ -64,6 +65,7 @@ export class DeliveryWorker implements Worker {
   readonly #services: Services;
   readonly #logger: Logger;
   readonly #repo: OutboxRepo;
+  readonly #recorder: AttemptRecorder;
   readonly #policy: OutboundPolicy;
   readonly #resolver: Resolver | undefined;
   readonly #schedule: ScheduleOptions;
@@ -93,6 +95,7 @@ export class DeliveryWorker implements Worker {
     this.#services = services;
     this.#logger = logger.child({ component: 'delivery' });
     this.#repo = new OutboxRepo(services.store.db, services.store.dialect);
+    this.#recorder = new AttemptRecorder(this.#repo);
     this.instanceId = options.instanceId ?? newInstanceId();
     this.#policy = options.policy ?? outboundPolicyFromConfig(services.config);
     this.#resolver = options.resolver;
@@ -184,26 +187,41 @@ export class DeliveryWorker implements Worker {
 
   async #pump(): Promise<void> {
     const { config } = this.#services;
+    const cap = config.deliveryPerHostConcurrency;
     for (let round = 0; round < MAX_ROUNDS && !this.#stopping; round++) {
       const free = config.deliveryConcurrency - this.#inflight.size;
       if (free <= 0) return;
-      const limit = Math.min(free, CLAIM_BATCH);
-      const claimed = await this.#repo.claimDue({
-        owner: this.instanceId,
-        now: this.#services.now(),
-        leaseMs: config.deliveryLeaseMs,
-        limit,
-        excludePrefixes: this.#saturatedPrefixes(),
-      });
+      const now = this.#services.now();
+      // Read first, then lease only what can start now: no writes for events that would wait.
+      const limit = Math.min(CLAIM_BATCH, free * 4);
+      const candidates = await this.#repo.dueCandidates({ now, limit, excludePrefixes: this.#saturatedPrefixes() });
+      const planned = new Map<string, number>();
+      const chosen: string[] = [];
+      let learned = false;
+      for (const candidate of candidates) {
+        if (chosen.length >= free) break;
+        const target = targetOf(candidate.targetUrl);
+        learned = this.#rememberPrefix(target) || learned;
+        const busy = (this.#perOrigin.get(target.origin) ?? 0) + (planned.get(target.origin) ?? 0);
+        if (busy >= cap) continue;
+        planned.set(target.origin, (planned.get(target.origin) ?? 0) + 1);
+        chosen.push(candidate.id);
+      }
+      if (chosen.length === 0) {
+        // Everything due is for busy origins; a finishing send wakes us. A new spelling of a
+        // busy origin is excluded next round, which may reveal other targets behind it.
+        if (learned && candidates.length === limit) continue;
+        return;
+      }
+      const claimed = await this.#repo.claimIds(chosen, { owner: this.instanceId, now, leaseMs: config.deliveryLeaseMs });
       const giveBack: string[] = [];
       for (const event of claimed) {
         const target = targetOf(event.targetUrl);
-        this.#rememberPrefix(target);
-        if (this.#stopping || (this.#perOrigin.get(target.origin) ?? 0) >= config.deliveryPerHostConcurrency) giveBack.push(event.id);
+        if (this.#stopping || (this.#perOrigin.get(target.origin) ?? 0) >= cap) giveBack.push(event.id);
         else this.#launch(event, target);
       }
       if (giveBack.length > 0) await this.#repo.release(giveBack, this.instanceId);
-      if (claimed.length < limit) return;
+      if (candidates.length < limit && claimed.length === chosen.length) return;
     }
   }
 
@@ -215,30 +233,44 @@ export class DeliveryWorker implements Worker {
     return prefixes;
   }
 
-  #rememberPrefix(target: Target): void {
+  /** Returns true when this spelling of a busy origin is new. */
+  #rememberPrefix(target: Target): boolean {
+    if (!this.#perOrigin.has(target.origin)) return false;
     const known = this.#prefixes.get(target.origin);
+    if (known?.has(target.prefix)) return false;
     if (known) known.add(target.prefix);
     else this.#prefixes.set(target.origin, new Set([target.prefix]));
+    return true;
   }
 
   #launch(event: OutboxEvent, target: Target): void {
     this.#perOrigin.set(target.origin, (this.#perOrigin.get(target.origin) ?? 0) + 1);
-    const done = this.#deliver(event, target)
+    this.#rememberPrefix(target);
+    // The origin's slot is about the merchant's endpoint, so it is freed as soon as the HTTP
+    // exchange ends; the global slot (and the lease) is held until the attempt is recorded.
+    let originHeld = true;
+    const freeOrigin = () => {
+      if (!originHeld) return;
+      originHeld = false;
+      const left = (this.#perOrigin.get(target.origin) ?? 1) - 1;
+      if (left > 0) this.#perOrigin.set(target.origin, left);
+      else {
+        this.#perOrigin.delete(target.origin);
+        this.#prefixes.delete(target.origin);
+      }
+      void this.wake();
+    };
+    const done = this.#deliver(event, target, freeOrigin)
       .catch((error) => this.#logger.error({ err: error, eventId: event.id }, 'delivery attempt could not be recorded; it is retried when its lease expires'))
       .finally(() => {
         this.#inflight.delete(event.id);
-        const left = (this.#perOrigin.get(target.origin) ?? 1) - 1;
-        if (left > 0) this.#perOrigin.set(target.origin, left);
-        else {
-          this.#perOrigin.delete(target.origin);
-          this.#prefixes.delete(target.origin);
-        }
+        freeOrigin();
         void this.wake(); // a slot is free
       });
     this.#inflight.set(event.id, done);
   }
 
-  async #deliver(event: OutboxEvent, target: Target): Promise<void> {
+  async #deliver(event: OutboxEvent, target: Target, sent: () => void): Promise<void> {
     const { now, key } = this.#services;
     const startedAt = now();
     let outcome: SendOutcome;
@@ -262,13 +294,14 @@ export class DeliveryWorker implements Worker {
         ...(this.#resolver && { resolver: this.#resolver }),
       });
     }
+    sent();
 
     const result: AttemptResult = outcome.kind === 'response' ? { kind: 'response', status: outcome.status, retryAfter: outcome.retryAfter } : outcome;
     const attemptInSeries = event.attempts + 1;
     const transition = nextTransition(result, attemptInSeries, now(), this.#schedule);
     const redirected = outcome.kind === 'response' && outcome.status >= 300 && outcome.status <= 399;
-    const applied = await this.#repo.recordAttempt(
-      {
+    const applied = await this.#recorder.record({
+      attempt: {
         eventId: event.id,
         series: event.series,
         startedAt,
@@ -278,9 +311,9 @@ export class DeliveryWorker implements Worker {
         responseExcerpt: outcome.kind === 'response' ? outcome.excerpt : null,
         instanceId: this.instanceId,
       },
-      this.instanceId,
+      owner: this.instanceId,
       transition,
-    );
+    });
 
     const log = { eventId: event.id, target: target.origin, attempt: attemptInSeries, series: event.series };
     if (!applied) this.#logger.warn(log, 'delivery attempt recorded, but the event changed hands meanwhile (lease expired or resent)');

@@ -7,8 +7,8 @@
 // back after the lease, and a live instance never shares an event in flight.
 // PostgreSQL leases run on the database clock (instances' clocks may drift); SQLite has one
 // process, so the caller's clock is enough.
-import { sql, type Expression, type Selectable, type SqlBool } from 'kysely';
-import type { DeliveryAttemptsTable, OutboxEventsTable } from './database.ts';
+import { sql, type Expression, type Selectable, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import type { Database, DeliveryAttemptsTable, OutboxEventsTable } from './database.ts';
 import { toNumber, toNumberOrNull } from './database.ts';
 import type { Db, Dialect, Trx } from './open-store.ts';
 
@@ -54,11 +54,15 @@ export type DeliveryAttempt = {
   instanceId: string;
 };
 
+export type NewAttempt = Omit<DeliveryAttempt, 'attemptNo'>;
+
 /** What the worker decided after one attempt. */
 export type AttemptTransition =
   | { status: 'delivered'; deliveredAt: number }
   | { status: 'pending'; nextAttemptAt: number; lastError: string }
   | { status: 'failed'; lastError: string };
+
+export type AttemptRecord = { attempt: NewAttempt; owner: string; transition: AttemptTransition };
 
 export type ClaimOptions = {
   owner: string;
@@ -150,6 +154,33 @@ export class OutboxRepo {
     return this.#dialect === 'postgres' ? sql<number>`(extract(epoch from clock_timestamp()) * 1000)::bigint` : sql<number>`${Date.now()}`;
   }
 
+  #dueQuery(now: number, excludePrefixes: readonly string[] = []) {
+    let due = this.#db
+      .selectFrom('outbox_events')
+      .where('status', '=', 'pending')
+      .where('next_attempt_at', '<=', now)
+      .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', this.#leaseNow())]));
+    for (const prefix of excludePrefixes) {
+      // "starts with prefix and the authority ends there": substr works the same on both stores
+      // and, unlike LIKE, needs no escaping of % and _.
+      due = due.where(
+        sql<SqlBool>`not (target_url = ${prefix} or substr(target_url, 1, ${prefix.length + 1}) in (${prefix + '/'}, ${prefix + '?'}, ${prefix + '#'}))`,
+      );
+    }
+    return due;
+  }
+
+  async #lease(ids: SelectQueryBuilder<Database, 'outbox_events', { id: string }>, owner: string, leaseMs: number): Promise<OutboxEvent[]> {
+    const locked = this.#dialect === 'postgres' ? ids.forUpdate().skipLocked() : ids;
+    const rows = await this.#db
+      .updateTable('outbox_events')
+      .set({ lease_owner: owner, lease_expires_at: sql<number>`${this.#leaseNow()} + ${leaseMs}` })
+      .where('id', 'in', locked)
+      .returningAll()
+      .execute();
+    return rows.map(eventFromRow).sort((a, b) => a.nextAttemptAt - b.nextAttemptAt || a.createdAt - b.createdAt);
+  }
+
   /**
    * Takes up to `limit` due, unleased (or lease-expired) pending events and leases them to
    * `owner`, oldest due first. PostgreSQL: FOR UPDATE SKIP LOCKED, so concurrent claims by
@@ -157,29 +188,29 @@ export class OutboxRepo {
    */
   async claimDue(options: ClaimOptions): Promise<OutboxEvent[]> {
     if (options.limit <= 0) return [];
-    const leaseNow = this.#leaseNow();
-    let due = this.#db
-      .selectFrom('outbox_events')
-      .select('id')
-      .where('status', '=', 'pending')
-      .where('next_attempt_at', '<=', options.now)
-      .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', leaseNow)]));
-    for (const prefix of options.excludePrefixes ?? []) {
-      // "starts with prefix and the authority ends there": substr works the same on both stores
-      // and, unlike LIKE, needs no escaping of % and _.
-      due = due.where(
-        sql<SqlBool>`not (target_url = ${prefix} or substr(target_url, 1, ${prefix.length + 1}) in (${prefix + '/'}, ${prefix + '?'}, ${prefix + '#'}))`,
-      );
-    }
-    due = due.orderBy('next_attempt_at').orderBy('created_at').limit(options.limit);
-    if (this.#dialect === 'postgres') due = due.forUpdate().skipLocked();
-    const rows = await this.#db
-      .updateTable('outbox_events')
-      .set({ lease_owner: options.owner, lease_expires_at: sql<number>`${leaseNow} + ${options.leaseMs}` })
-      .where('id', 'in', due)
-      .returningAll()
+    const due = this.#dueQuery(options.now, options.excludePrefixes).select('id').orderBy('next_attempt_at').orderBy('created_at').limit(options.limit);
+    return this.#lease(due, options.owner, options.leaseMs);
+  }
+
+  /**
+   * Due events without taking them (no write): the worker picks which to claim by target, so
+   * it never has to claim and then hand back events for an endpoint that is already busy.
+   */
+  async dueCandidates(options: Omit<ClaimOptions, 'owner' | 'leaseMs'>): Promise<Array<{ id: string; targetUrl: string }>> {
+    if (options.limit <= 0) return [];
+    const rows = await this.#dueQuery(options.now, options.excludePrefixes)
+      .select(['id', 'target_url'])
+      .orderBy('next_attempt_at')
+      .orderBy('created_at')
+      .limit(options.limit)
       .execute();
-    return rows.map(eventFromRow).sort((a, b) => a.nextAttemptAt - b.nextAttemptAt || a.createdAt - b.createdAt);
+    return rows.map((r) => ({ id: r.id, targetUrl: r.target_url }));
+  }
+
+  /** Leases exactly these events, those of them still due and free (another instance may have been first). */
+  async claimIds(ids: readonly string[], options: Pick<ClaimOptions, 'owner' | 'now' | 'leaseMs'>): Promise<OutboxEvent[]> {
+    if (ids.length === 0) return [];
+    return this.#lease(this.#dueQuery(options.now).select('id').where('id', 'in', ids), options.owner, options.leaseMs);
   }
 
   /** Gives leased events back untouched (claimed but not sent). */
@@ -224,58 +255,69 @@ export class OutboxRepo {
    * the event's state is left to whoever owns it now.
    * Returns whether the transition was applied.
    */
-  async recordAttempt(
-    attempt: Omit<DeliveryAttempt, 'attemptNo'>,
-    owner: string,
-    transition: AttemptTransition,
-  ): Promise<boolean> {
+  async recordAttempt(attempt: NewAttempt, owner: string, transition: AttemptTransition): Promise<boolean> {
+    const [applied] = await this.recordAttempts([{ attempt, owner, transition }]);
+    return applied ?? false;
+  }
+
+  /** Several recordAttempt()s in one database transaction (one commit, one fsync on SQLite). */
+  async recordAttempts(items: readonly AttemptRecord[]): Promise<boolean[]> {
+    if (items.length === 0) return [];
+    // Rows are locked in id order so two instances' batches can never deadlock.
+    const order = items.map((_, i) => i).sort((a, b) => (items[a]!.attempt.eventId < items[b]!.attempt.eventId ? -1 : 1));
     return this.#db.transaction().execute(async (trx) => {
-      let current = trx.selectFrom('outbox_events').select(['status', 'series', 'lease_owner']).where('id', '=', attempt.eventId);
-      // SQLite's BEGIN IMMEDIATE already serialises writers.
-      if (this.#dialect === 'postgres') current = current.forUpdate();
-      const row = await current.executeTakeFirst();
-      if (!row) throw new Error(`outbox event ${attempt.eventId} does not exist`);
-      const last = await trx
-        .selectFrom('delivery_attempts')
-        .select((eb) => eb.fn.max('attempt_no').as('n'))
-        .where('event_id', '=', attempt.eventId)
-        .executeTakeFirst();
-      await trx
-        .insertInto('delivery_attempts')
-        .values({
-          event_id: attempt.eventId,
-          attempt_no: Number(last?.n ?? 0) + 1,
-          series: attempt.series,
-          started_at: attempt.startedAt,
-          latency_ms: Math.max(0, Math.round(attempt.latencyMs)),
-          http_status: attempt.httpStatus,
-          error: storableText(attempt.error),
-          response_excerpt: storableText(attempt.responseExcerpt),
-          instance_id: attempt.instanceId,
-        })
-        .execute();
-      const owned = row.lease_owner === owner && Number(row.series) === attempt.series && row.status === 'pending';
-      if (!owned) {
-        if (row.lease_owner === owner) {
-          await trx.updateTable('outbox_events').set({ lease_owner: null, lease_expires_at: null }).where('id', '=', attempt.eventId).execute();
-        }
-        return false;
-      }
-      await trx
-        .updateTable('outbox_events')
-        .set({
-          attempts: sql<number>`attempts + 1`,
-          status: transition.status,
-          lease_owner: null,
-          lease_expires_at: null,
-          ...(transition.status === 'delivered' && { delivered_at: transition.deliveredAt, last_error: null }),
-          ...(transition.status === 'pending' && { next_attempt_at: transition.nextAttemptAt, last_error: storableText(transition.lastError) }),
-          ...(transition.status === 'failed' && { last_error: storableText(transition.lastError) }),
-        })
-        .where('id', '=', attempt.eventId)
-        .execute();
-      return true;
+      const applied: boolean[] = new Array(items.length).fill(false);
+      for (const i of order) applied[i] = await this.#recordOne(trx, items[i]!);
+      return applied;
     });
+  }
+
+  async #recordOne(trx: Trx, { attempt, owner, transition }: AttemptRecord): Promise<boolean> {
+    let current = trx.selectFrom('outbox_events').select(['status', 'series', 'lease_owner']).where('id', '=', attempt.eventId);
+    // SQLite's BEGIN IMMEDIATE already serialises writers.
+    if (this.#dialect === 'postgres') current = current.forUpdate();
+    const row = await current.executeTakeFirst();
+    if (!row) throw new Error(`outbox event ${attempt.eventId} does not exist`);
+    const last = await trx
+      .selectFrom('delivery_attempts')
+      .select((eb) => eb.fn.max('attempt_no').as('n'))
+      .where('event_id', '=', attempt.eventId)
+      .executeTakeFirst();
+    await trx
+      .insertInto('delivery_attempts')
+      .values({
+        event_id: attempt.eventId,
+        attempt_no: Number(last?.n ?? 0) + 1,
+        series: attempt.series,
+        started_at: attempt.startedAt,
+        latency_ms: Math.max(0, Math.round(attempt.latencyMs)),
+        http_status: attempt.httpStatus,
+        error: storableText(attempt.error),
+        response_excerpt: storableText(attempt.responseExcerpt),
+        instance_id: attempt.instanceId,
+      })
+      .execute();
+    const owned = row.lease_owner === owner && Number(row.series) === attempt.series && row.status === 'pending';
+    if (!owned) {
+      if (row.lease_owner === owner) {
+        await trx.updateTable('outbox_events').set({ lease_owner: null, lease_expires_at: null }).where('id', '=', attempt.eventId).execute();
+      }
+      return false;
+    }
+    await trx
+      .updateTable('outbox_events')
+      .set({
+        attempts: sql<number>`attempts + 1`,
+        status: transition.status,
+        lease_owner: null,
+        lease_expires_at: null,
+        ...(transition.status === 'delivered' && { delivered_at: transition.deliveredAt, last_error: null }),
+        ...(transition.status === 'pending' && { next_attempt_at: transition.nextAttemptAt, last_error: storableText(transition.lastError) }),
+        ...(transition.status === 'failed' && { last_error: storableText(transition.lastError) }),
+      })
+      .where('id', '=', attempt.eventId)
+      .execute();
+    return true;
   }
 
   /** Earliest next_attempt_at among pending events nobody holds, for the worker's next wake-up. */
