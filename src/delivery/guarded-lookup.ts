@@ -36,7 +36,18 @@ export type Resolver = (
   callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
 ) => void;
 
-const systemResolver: Resolver = (hostname, options, callback) => dns.lookup(hostname, options, callback);
+// RFC 2606/6761 names that can never resolve publicly (`merchant.example`, `shop.test`, …).
+// Answering them here keeps sample and test URLs from sending queries to the network's DNS.
+const NEVER_RESOLVES = /(?:^|\.)(?:test|example|invalid)\.?$/i;
+
+const systemResolver: Resolver = (hostname, options, callback) => {
+  if (NEVER_RESOLVES.test(hostname)) {
+    const notFound: NodeJS.ErrnoException = new Error(`getaddrinfo ENOTFOUND ${hostname} (a reserved name that never resolves)`);
+    notFound.code = 'ENOTFOUND';
+    return callback(notFound, []);
+  }
+  dns.lookup(hostname, options, callback);
+};
 
 export function createGuardedLookup(policy: OutboundPolicy, resolve: Resolver = systemResolver): LookupFunction {
   return (hostname, options, callback) => {

@@ -147,3 +147,12 @@ test('resolver errors and empty answers pass through as DNS errors', async () =>
     assert.equal(code, 'ENOTFOUND');
   }
 });
+
+test('reserved names (.example, .test, .invalid) fail as not found without asking DNS', async () => {
+  for (const host of ['merchant.example', 'shop.test', 'x.invalid', 'MERCHANT.EXAMPLE.']) {
+    const result = await send(guardedRequestOptions(`http://${host}:${port}/hook`, sandbox));
+    assert.ok('error' in result, host);
+    assert.equal(result.error.code, 'ENOTFOUND', host);
+    assert.match(result.error.message, /reserved name/, host);
+  }
+});
