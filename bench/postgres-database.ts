@@ -12,7 +12,11 @@ export async function createBenchDatabase(): Promise<BenchDatabase> {
   if (admin.hostname !== '127.0.0.1') throw new Error('the benchmark only uses PostgreSQL on 127.0.0.1');
   const name = `gw_bench_${process.pid}_${randomBytes(4).toString('hex')}`;
   const client = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 3000 });
-  await client.connect();
+  try {
+    await client.connect();
+  } catch (error) {
+    throw new Error(`--postgres: PostgreSQL is not reachable at ${ADMIN_URL} (set BENCH_PG_ADMIN_URL): ${error instanceof Error ? error.message : String(error)}`);
+  }
   try {
     await client.query(`create database ${name}`);
   } finally {

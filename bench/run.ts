@@ -54,6 +54,8 @@ function machineLine(): string {
 async function main(): Promise<number> {
   const options = parseBenchOptions(process.argv.slice(2), process.env);
   tmpDir = mkdtempSync(join(tmpdir(), 'gw-bench-'));
+  // Fail in the first second, not after minutes of load, when PostgreSQL is not there.
+  if (options.postgres && !options.microOnly) pgDatabase = await createBenchDatabase();
   log(`Benchmark: ${options.connections} connections, ${options.durationS} s per scenario, ${options.warmupS} s warm-up per server (hard limit ${timeLimitS(options)} s)`);
   log(`Machine: ${machineLine()}`);
   log(`The load generator (autocannon, this process) and the server under test share these ${cpus().length} cores;`);
@@ -73,8 +75,7 @@ async function main(): Promise<number> {
   const runs: GatewayRunResult[] = [];
   const common = { tmpDir, connections: options.connections, durationS: options.durationS, warmupS: options.warmupS, log };
   runs.push(await runGateway({ ...common, label: 'sqlite', databaseUrl: `sqlite:${join(tmpDir, 'gateway.db')}` }));
-  if (options.postgres) {
-    pgDatabase = await createBenchDatabase();
+  if (pgDatabase) {
     try {
       runs.push(await runGateway({ ...common, label: 'postgres', databaseUrl: pgDatabase.url }));
     } finally {
