@@ -330,11 +330,19 @@ export class DeliveryWorker implements Worker {
     if (this.#stopping || at >= this.#retryTimerAt) return;
     if (this.#retryTimer) clearTimeout(this.#retryTimer);
     this.#retryTimerAt = at;
+    this.#armRetryTimer(at);
+  }
+
+  #armRetryTimer(at: number): void {
     this.#retryTimer = setTimeout(() => {
+      // Timers run on libuv's cached loop time, so under load one can fire a few ms before the
+      // clock reaches `at`; claiming then would find nothing due and the retry would wait for
+      // the poll. Re-arm for the remainder instead.
+      if (this.#services.now() < at) return this.#armRetryTimer(at);
       this.#retryTimer = undefined;
       this.#retryTimerAt = Infinity;
       void this.wake().then(() => this.#timeNextRetry());
-    }, Math.max(0, at - this.#services.now()));
+    }, Math.max(0, Math.ceil(at - this.#services.now())));
     this.#retryTimer.unref();
   }
 
