@@ -2,7 +2,7 @@
 // per merchant and trackid); an identical retry gets the stored answer back.
 import { fingerprint, type SecretKey } from '../domain/credentials.ts';
 import { GatewayError } from '../domain/errors.ts';
-import { newRedirectId, newTransactionToken, uuidv7 } from '../domain/ids.ts';
+import { newTransactionIdentifiers } from '../domain/ids.ts';
 import type { NormalisedInitiation } from '../domain/initiation-request.ts';
 import { initiationAccepted, type InitiationResponse } from '../domain/responses.ts';
 import type { WriteRunner } from '../store/group-commit.ts';
@@ -35,12 +35,10 @@ export class InitiatePayment {
     const createdAt = now();
     const requestHash = fingerprint(key, canonicalRequest(merchantId, input));
     const candidate: TransactionRecord = {
-      id: uuidv7(createdAt),
+      ...newTransactionIdentifiers(createdAt),
       merchantId,
       trackid: input.trackid,
       requestHash,
-      token: newTransactionToken(),
-      redirectId: newRedirectId(),
       status: 'PROCESSING',
       errorCodeTag: null,
       errorText: null,

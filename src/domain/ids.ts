@@ -2,8 +2,7 @@
 // instances without coordination. Tokens and redirect ids are independent 128+ bit secrets.
 import { randomBytes } from 'node:crypto';
 
-export function uuidv7(nowMs: number = Date.now()): string {
-  const bytes = randomBytes(16);
+export function uuidv7(nowMs: number = Date.now(), bytes: Buffer = randomBytes(16)): string {
   let ms = BigInt(nowMs);
   for (let i = 5; i >= 0; i--) {
     bytes[i] = Number(ms & 0xffn);
@@ -22,4 +21,17 @@ export function randomToken(bytes: number): string {
 
 export const newTransactionToken = (): string => randomToken(32);
 export const newRedirectId = (): string => randomToken(24);
+
+/**
+ * The three identifiers of a new transaction from ONE draw of 72 random bytes (16 for the
+ * UUIDv7, 32 for the token, 24 for the redirect id): each randomBytes() is a syscall.
+ */
+export function newTransactionIdentifiers(nowMs: number): { id: string; token: string; redirectId: string } {
+  const bytes = randomBytes(72);
+  return {
+    id: uuidv7(nowMs, bytes.subarray(0, 16)),
+    token: bytes.subarray(16, 48).toString('base64url'),
+    redirectId: bytes.subarray(48, 72).toString('base64url'),
+  };
+}
 export const newEventId = (): string => `evt_${uuidv7().replaceAll('-', '')}`;

@@ -113,8 +113,9 @@ const SIX_TO_FOUR = cidr('2002::/16');
  */
 export function parseIp(text: string): IP | null {
   const bare = text.startsWith('[') && text.endsWith(']') ? text.slice(1, -1) : text;
-  if (ipaddr.IPv4.isValidFourPartDecimal(bare)) return ipaddr.IPv4.parse(bare);
-  if (ipaddr.IPv6.isValid(bare)) return ipaddr.IPv6.parse(bare);
+  // ipaddr.js rejects a host name by throwing and catching (~10 µs); most hosts are names.
+  if (/^[\d.]+$/.test(bare)) return ipaddr.IPv4.isValidFourPartDecimal(bare) ? ipaddr.IPv4.parse(bare) : null;
+  if (bare.includes(':') && ipaddr.IPv6.isValid(bare)) return ipaddr.IPv6.parse(bare);
   return null;
 }
 

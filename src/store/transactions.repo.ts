@@ -1,5 +1,6 @@
 // Transactions and their transition records: SQL only, no rules.
-import type { Insertable, Selectable } from 'kysely';
+import { CompiledQuery, type Insertable, type Selectable } from 'kysely';
+import { isDeepStrictEqual } from 'node:util';
 import type { TransactionsTable } from './database.ts';
 import { toBigInt, toNumber, toNumberOrNull } from './database.ts';
 import type { TransactionStatus } from '../domain/lifecycle.ts';
@@ -104,8 +105,28 @@ export type Transition = {
 
 export class TransactionsRepo {
   readonly #db: Db;
+  /** The hot-path INSERT compiled once (no per-request query building); see #compiledInsert. */
+  #insertSql: string | undefined;
+
   constructor(db: Db) {
     this.#db = db;
+  }
+
+  /**
+   * Kysely compiles the INSERT with one parameter per column in the row's key order. The SQL is
+   * kept after the first compilation has been checked to follow exactly that order, so later
+   * rows only need their values in the same order.
+   */
+  #compiledInsert(row: Insertable<TransactionsTable>): CompiledQuery {
+    const values = Object.values(row);
+    if (this.#insertSql !== undefined) return CompiledQuery.raw(this.#insertSql, values);
+    const compiled = this.#db
+      .insertInto('transactions')
+      .values(row)
+      .onConflict((oc) => oc.columns(['merchant_id', 'trackid']).doNothing())
+      .compile();
+    if (isDeepStrictEqual([...compiled.parameters], values)) this.#insertSql = compiled.sql;
+    return compiled;
   }
 
   /**
@@ -114,12 +135,9 @@ export class TransactionsRepo {
    */
   async insertOrGet(t: TransactionRecord, trx?: Trx): Promise<{ inserted: boolean; row: TransactionRecord }> {
     const db = trx ?? this.#db;
-    const result = await db
-      .insertInto('transactions')
-      .values(toRow(t))
-      .onConflict((oc) => oc.columns(['merchant_id', 'trackid']).doNothing())
-      .executeTakeFirst();
-    if ((result.numInsertedOrUpdatedRows ?? 0n) > 0n) return { inserted: true, row: t };
+    const row = toRow(t);
+    const result = await db.executeQuery(this.#compiledInsert(row));
+    if ((result.numAffectedRows ?? 0n) > 0n) return { inserted: true, row: t };
     const existing = await this.findByTrackid(t.merchantId, t.trackid, trx);
     if (!existing) throw new Error('transaction conflict without an existing row');
     return { inserted: false, row: existing };

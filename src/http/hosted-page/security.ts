@@ -14,7 +14,7 @@
 //     `Origin: null` on form posts, so it carries no information here.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { SecretKey } from '../../domain/credentials.ts';
+import { hmacKey, type SecretKey } from '../../domain/credentials.ts';
 
 export const CSRF_COOKIE = 'gw_csrf';
 const COOKIE_VALUE = /^[A-Za-z0-9_-]{22,64}$/;
@@ -85,7 +85,7 @@ export function ensureCsrfCookie(request: FastifyRequest, reply: FastifyReply, s
 }
 
 export function csrfToken(key: SecretKey, redirectId: string, cookie: string): string {
-  return createHmac('sha256', key).update('hosted-page-csrf\0').update(redirectId).update('\0').update(cookie).digest('base64url');
+  return createHmac('sha256', hmacKey(key)).update('hosted-page-csrf\0').update(redirectId).update('\0').update(cookie).digest('base64url');
 }
 
 /** True only for a same-origin post whose token matches the ID and the browser's cookie. */
