@@ -17,11 +17,11 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
 import { startGateway } from '../src/server.ts';
 import { deliveryWorker } from '../src/delivery/delivery-worker.ts';
+import { createBenchDatabase } from './postgres-database.ts';
 
 const { values } = parseArgs({
   options: { store: { type: 'string', default: 'sqlite' }, payments: { type: 'string', default: '1000' }, rate: { type: 'string', default: '50' }, concurrency: { type: 'string', default: '8' } },
@@ -36,23 +36,7 @@ async function database(): Promise<{ url: string; drop(): Promise<void> }> {
     const dir = mkdtempSync(join(tmpdir(), 'gw-bench-'));
     return { url: `sqlite:${join(dir, 'gateway.db')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
   }
-  const admin = process.env.BENCH_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-  const name = `gw_bench_${randomBytes(4).toString('hex')}`;
-  const client = new pg.Client({ connectionString: admin });
-  await client.connect();
-  await client.query(`create database ${name}`);
-  await client.end();
-  const url = new URL(admin);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const c = new pg.Client({ connectionString: admin });
-      await c.connect();
-      await c.query(`drop database if exists ${name} with (force)`);
-      await c.end();
-    },
-  };
+  return createBenchDatabase();
 }
 
 function percentile(sorted: number[], p: number): number {

@@ -27,7 +27,7 @@ export function resolveSecretKey(config: Config): Buffer {
 }
 
 export async function openMigratedStore(config: Config, migrate = config.migrateOnStart): Promise<Store> {
-  const store = openStore(config.databaseUrl);
+  const store = openStore(config.databaseUrl, { poolSize: config.databasePoolSize });
   try {
     if (migrate) await store.migrate();
     return store;

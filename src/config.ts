@@ -12,6 +12,8 @@ export type Config = {
   host: string;
   publicBaseUrl: string;
   databaseUrl: string;
+  /** PostgreSQL connections per instance. */
+  databasePoolSize: number;
   mode: GatewayMode;
   serviceName: string;
   logLevel: LogLevel;
@@ -176,6 +178,7 @@ export function loadConfig(env: Env): Config {
     host,
     publicBaseUrl,
     databaseUrl,
+    databasePoolSize: int('DATABASE_POOL_SIZE', 10, 1, 200),
     mode,
     serviceName,
     logLevel,

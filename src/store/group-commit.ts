@@ -3,13 +3,14 @@
 // Work items must not throw for expected outcomes (use ON CONFLICT and return a value),
 // because one throwing item aborts the batch; the batch is then retried item by item so
 // a single bad write cannot fail its neighbours.
-import type { Store, Trx } from './open-store.ts';
+import type { Db, Store, Trx } from './open-store.ts';
 
-type Item<T> = { work: (trx: Trx) => Promise<T>; resolve: (value: T) => void; reject: (error: unknown) => void };
+type Item<T> = { work: (db: Trx) => Promise<T>; resolve: (value: T) => void; reject: (error: unknown) => void };
 
 const MAX_BATCH = 512;
 
-export type WriteRunner = <T>(work: (trx: Trx) => Promise<T>) => Promise<T>;
+/** Runs one write; `db` is either a transaction shared with other writes (SQLite) or the pool. */
+export type WriteRunner = <T>(work: (db: Db) => Promise<T>) => Promise<T>;
 
 export function createGroupCommit(store: Store): WriteRunner {
   const queue: Item<any>[] = [];
@@ -56,7 +57,10 @@ export function createGroupCommit(store: Store): WriteRunner {
   };
 }
 
-/** PostgreSQL commits concurrent transactions in groups on its own; run each write directly. */
+/**
+ * PostgreSQL commits concurrent transactions in groups on its own, so each write runs directly
+ * on the pool: a single-statement write is then one autocommit round trip, not BEGIN/…/COMMIT.
+ */
 export function createDirectWriter(store: Store): WriteRunner {
-  return (work) => store.transaction(work);
+  return (work) => work(store.db);
 }

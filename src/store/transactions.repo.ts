@@ -133,12 +133,11 @@ export class TransactionsRepo {
    * Inserts unless (merchant, trackid) exists; either way returns the stored row. The unique
    * key makes concurrent identical requests produce exactly one transaction.
    */
-  async insertOrGet(t: TransactionRecord, trx?: Trx): Promise<{ inserted: boolean; row: TransactionRecord }> {
-    const db = trx ?? this.#db;
+  async insertOrGet(t: TransactionRecord, db: Db = this.#db): Promise<{ inserted: boolean; row: TransactionRecord }> {
     const row = toRow(t);
     const result = await db.executeQuery(this.#compiledInsert(row));
     if ((result.numAffectedRows ?? 0n) > 0n) return { inserted: true, row: t };
-    const existing = await this.findByTrackid(t.merchantId, t.trackid, trx);
+    const existing = await this.findByTrackid(t.merchantId, t.trackid, db);
     if (!existing) throw new Error('transaction conflict without an existing row');
     return { inserted: false, row: existing };
   }
@@ -153,8 +152,8 @@ export class TransactionsRepo {
     return row ? transactionFromRow(row) : undefined;
   }
 
-  async findByTrackid(merchantId: string, trackid: string, trx?: Trx): Promise<TransactionRecord | undefined> {
-    const row = await (trx ?? this.#db)
+  async findByTrackid(merchantId: string, trackid: string, db: Db = this.#db): Promise<TransactionRecord | undefined> {
+    const row = await db
       .selectFrom('transactions')
       .selectAll()
       .where('merchant_id', '=', merchantId)
