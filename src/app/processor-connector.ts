@@ -1,21 +1,16 @@
-// The processor connector is where a live debit would go to the payer's bank. Only the
-// sandbox connector ships: it settles by the contract's amount rule when the customer
-// confirms. A bank connector implements the same interface and declares `live: true`.
-import { outcomeFor, type FinalOutcome } from '../domain/lifecycle.ts';
-
-export interface ProcessorConnector {
+// The processor connector is where a live debit goes to the payer's bank. Only the sandbox
+// connector ships: with it, the outcome of a confirmation is the contract's amount rule
+// (domain/lifecycle.ts), decided inside the `complete` use case. A bank connector would send
+// the debit after initiation and report the bank's answer by calling `complete` (cause
+// `confirm`, with the bank's outcome) — outside any database transaction — and declares
+// `live: true`. Live mode refuses to start until such a connector is registered here.
+export type ProcessorConnector = {
   readonly name: string;
-  /** True only for connectors that move real money; live mode refuses anything else. */
+  /** True only for connectors that move real money. */
   readonly live: boolean;
-  /** Decides the outcome of a customer's confirmation. */
-  confirm(payment: { transactionId: string; amountMinor: bigint; payerBankCode: string }): Promise<FinalOutcome>;
-}
-
-export const sandboxConnector: ProcessorConnector = {
-  name: 'sandbox',
-  live: false,
-  confirm: async (payment) => outcomeFor('confirm', payment.amountMinor),
 };
+
+export const sandboxConnector: ProcessorConnector = { name: 'sandbox', live: false };
 
 const CONNECTORS: Record<string, ProcessorConnector> = { sandbox: sandboxConnector };
 
