@@ -3,6 +3,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { SecretKey } from '../domain/credentials.ts';
+import type { OutboundPolicy } from '../domain/outbound-policy.ts';
 import { createDirectWriter, createGroupCommit } from '../store/group-commit.ts';
 import { LedgerRepo } from '../store/ledger.repo.ts';
 import { MerchantsRepo } from '../store/merchants.repo.ts';
@@ -18,6 +19,8 @@ export type Services = {
   store: Store;
   key: SecretKey;
   now: () => number;
+  /** Where notifications may go (§6), from the configuration: checked at initiation and at delivery. */
+  outboundPolicy: OutboundPolicy;
   merchants: MerchantsRepo;
   transactions: TransactionsRepo;
   ledger: LedgerRepo;
@@ -41,6 +44,7 @@ export function createServices(config: Config, store: Store, key: SecretKey, opt
     store,
     key,
     now,
+    outboundPolicy: { mode: config.mode, allowHttp: config.outboundAllowHttp, allowList: config.outboundAllowList },
     merchants,
     transactions,
     ledger,

@@ -56,10 +56,6 @@ export function newInstanceId(): string {
   return `${hostname()}/${process.pid}/${randomBytes(3).toString('hex')}`;
 }
 
-export function outboundPolicyFromConfig(config: Services['config']): OutboundPolicy {
-  return { mode: config.mode, allowHttp: config.outboundAllowHttp, allowList: config.outboundAllowList };
-}
-
 export class DeliveryWorker implements Worker {
   readonly instanceId: string;
   readonly #services: Services;
@@ -97,7 +93,7 @@ export class DeliveryWorker implements Worker {
     this.#repo = new OutboxRepo(services.store.db, services.store.dialect);
     this.#recorder = new AttemptRecorder(this.#repo);
     this.instanceId = options.instanceId ?? newInstanceId();
-    this.#policy = options.policy ?? outboundPolicyFromConfig(services.config);
+    this.#policy = options.policy ?? services.outboundPolicy;
     this.#resolver = options.resolver;
     this.#schedule = {
       ladderMs: services.config.retryLadderMs,

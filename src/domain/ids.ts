@@ -19,9 +19,6 @@ export function randomToken(bytes: number): string {
   return randomBytes(bytes).toString('base64url');
 }
 
-export const newTransactionToken = (): string => randomToken(32);
-export const newRedirectId = (): string => randomToken(24);
-
 /**
  * The three identifiers of a new transaction from ONE draw of 72 random bytes (16 for the
  * UUIDv7, 32 for the token, 24 for the redirect id): each randomBytes() is a syscall.

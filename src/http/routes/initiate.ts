@@ -1,19 +1,14 @@
 // POST /transaction/s2s — start a Thai QR debit payment (contract §2).
 import type { FastifyInstance } from 'fastify';
 import { validateInitiation } from '../../domain/initiation-request.ts';
-import { checkUrl, type OutboundPolicy } from '../../domain/outbound-policy.ts';
+import { checkUrl } from '../../domain/outbound-policy.ts';
 import type { Services } from '../../app/services.ts';
 import { asObject } from '../request-body.ts';
 import { allStatuses, InitiationResponseSchema } from '../schemas.ts';
 import { authenticate } from './authenticate.ts';
 
-export function outboundPolicyOf(services: Services): OutboundPolicy {
-  const { config } = services;
-  return { mode: config.mode, allowHttp: config.outboundAllowHttp, allowList: config.outboundAllowList };
-}
-
 export function registerInitiateRoute(app: FastifyInstance, services: Services): void {
-  const policy = outboundPolicyOf(services);
+  const policy = services.outboundPolicy;
   const limits = {
     minAmountMinor: services.config.minAmountMinor,
     maxAmountMinor: services.config.maxAmountMinor,
