@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { testDialects } from '../support/dialects.ts';
 import { createTestDatabase } from '../support/test-store.ts';
 import { Receiver, type Behaviour } from './delivery-helpers.ts';
-import { cliJson, createMerchant, gatewayEnv, payThrough, spawnGateway, type GatewayProcess } from './delivery-process.ts';
+import { cliJson, createMerchant, gatewayEnv, payThrough } from './delivery-process.ts';
+import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.ts';
 
 const PAYMENTS = 30;
 
@@ -60,7 +61,7 @@ for (const { dialect, skip } of await testDialects()) {
       };
       const serverUrl = receiver.on('/hook', behaviour);
 
-      const first = await spawnGateway(env);
+      const first = await startGatewayProcess(env);
       running.push(first);
       const transactions: string[] = [];
       for (let i = 0; i < PAYMENTS; i++) transactions.push(await payThrough(first.url, creds, serverUrl, `crash-${i}`));
@@ -76,7 +77,7 @@ for (const { dialect, skip } of await testDialects()) {
       assert.equal(deliveredTx.size, 0);
 
       healthy = true;
-      const second = await spawnGateway(env);
+      const second = await startGatewayProcess(env);
       running.push(second);
       await receiver.waitFor(() => transactions.every((t) => deliveredTx.has(t)), 'every event delivered after the restart', 30_000);
 

@@ -7,7 +7,8 @@ import pg from 'pg';
 import { testDialects } from '../support/dialects.ts';
 import { createTestDatabase } from '../support/test-store.ts';
 import { Receiver, type Behaviour } from './delivery-helpers.ts';
-import { createMerchant, gatewayEnv, payThrough, spawnGateway, type GatewayProcess } from './delivery-process.ts';
+import { createMerchant, gatewayEnv, payThrough } from './delivery-process.ts';
+import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.ts';
 
 const PAYMENTS = 300;
 const KILL_AFTER = 150;
@@ -59,7 +60,7 @@ describe('three gateway instances on one PostgreSQL database [postgres]', { skip
     };
     const serverUrl = receiver.on('/hook', behaviour);
 
-    for (let i = 0; i < 3; i++) instances.push(await spawnGateway(env));
+    for (let i = 0; i < 3; i++) instances.push(await startGatewayProcess(env));
     const alive = new Set([0, 1, 2]);
 
     const transactions: string[] = [];

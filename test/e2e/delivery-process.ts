@@ -1,78 +1,29 @@
-// Real gateway processes for the crash and multi-instance delivery tests: `serve` and the CLI
-// started as children with their own environment, exactly as an operator would run them.
-import { spawn, execFile, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { join } from 'node:path';
+// Helpers for the crash and multi-instance delivery tests, over the shared process harness
+// (test/support/gateway-process.ts): their environment, CLI JSON, and a payment made end to end.
 import { TEST_SECRET_KEY_HEX } from '../support/test-gateway.ts';
+import { runCliProcess } from '../support/gateway-process.ts';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const NODE = join(ROOT, 'node_modules/.bin/node');
-const CLI = 'src/cli/index.ts';
-
+/** The gateway settings these tests share (the harness adds PATH and friends). */
 export function gatewayEnv(databaseUrl: string, extra: Record<string, string> = {}): Record<string, string> {
   return {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
     DATABASE_URL: databaseUrl,
     GATEWAY_SECRET_KEY: TEST_SECRET_KEY_HEX,
     GATEWAY_MODE: 'sandbox',
-    HOST: '127.0.0.1',
-    PORT: '0',
     PUBLIC_BASE_URL: 'http://127.0.0.1:8080',
     CREATE_DEMO_MERCHANT: 'false',
-    LOG_LEVEL: 'warn',
     ...extra,
   };
 }
 
-export type GatewayProcess = {
-  url: string;
-  child: ChildProcess;
-  /** Everything the process wrote to stderr (for failure messages). */
-  stderr(): string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-};
-
-export async function spawnGateway(env: Record<string, string>, timeoutMs = 20_000): Promise<GatewayProcess> {
-  const child = spawn(NODE, [CLI, 'serve'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stderr!.on('data', (c: Buffer) => {
-    err += c.toString();
-  });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`gateway did not start within ${timeoutMs} ms:\n${out}\n${err}`));
-    }, timeoutMs);
-    child.stdout!.on('data', (c: Buffer) => {
-      out += c.toString();
-      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]!);
-      }
-    });
-    void exited.then(({ code, signal }) => {
-      clearTimeout(timer);
-      reject(new Error(`gateway exited (${code ?? signal}) before listening:\n${out}\n${err}`));
-    });
-  });
-  return { url, child, stderr: () => err, exited };
-}
-
 /** Runs an operator CLI command and parses its --json output. */
-export function cliJson<T = any>(env: Record<string, string>, args: string[]): Promise<T> {
-  return new Promise((resolve, reject) => {
-    execFile(NODE, [CLI, ...args], { cwd: ROOT, env, timeout: 30_000 }, (error, stdout, stderr) => {
-      if (error) return reject(new Error(`${args.join(' ')} failed: ${stderr || error.message}`));
-      try {
-        resolve(JSON.parse(stdout) as T);
-      } catch {
-        reject(new Error(`${args.join(' ')} printed no JSON: ${stdout}`));
-      }
-    });
-  });
+export async function cliJson<T = any>(env: Record<string, string>, args: string[]): Promise<T> {
+  const result = await runCliProcess(args, env);
+  if (result.code !== 0) throw new Error(`${args.join(' ')} failed: ${result.stderr}`);
+  try {
+    return JSON.parse(result.stdout) as T;
+  } catch {
+    throw new Error(`${args.join(' ')} printed no JSON: ${result.stdout}`);
+  }
 }
 
 export type Creds = { merchantid: string; password: string; webhook_secret: string };

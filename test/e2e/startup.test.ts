@@ -59,7 +59,7 @@ describe('start-up and shutdown', () => {
     await once(socket, 'close');
     assert.match(answer, /^HTTP\/1\.1 200 /, answer);
     assert.match(answer, /"responsecode":"9"/);
-    assert.equal(await gateway.exited, 0, 'exit 0 after draining');
+    assert.deepEqual(await gateway.exited, { code: 0, signal: null }, 'exit 0 after draining');
     await assert.rejects(fetch(`${gateway.url}/healthz`), 'no longer accepting connections');
   });
 

@@ -11,10 +11,13 @@ export type GatewayProcess = {
   url: string;
   stdout: () => string;
   stderr: () => string;
-  /** SIGTERM and wait; resolves with the exit code. */
+  /** Sends `signal` (SIGTERM by default) and waits; resolves with the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
-  exited: Promise<number | null>;
+  /** How the process ended: an exit code, or the signal that killed it. */
+  exited: Promise<ProcessExit>;
 };
+
+export type ProcessExit = { code: number | null; signal: NodeJS.Signals | null };
 
 const running = new Set<ChildProcess>();
 
@@ -60,9 +63,12 @@ export async function startGatewayProcess(env: Record<string, string>, timeoutMs
   let err = '';
   child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const exited = new Promise<ProcessExit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`gateway did not start in ${timeoutMs} ms\nstdout: ${out}\nstderr: ${err}`)), timeoutMs);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`gateway did not start in ${timeoutMs} ms\nstdout: ${out}\nstderr: ${err}`));
+    }, timeoutMs);
     const check = () => {
       const match = /listening on (http:\/\/[^\s]+)/.exec(out);
       if (match) {
@@ -71,9 +77,9 @@ export async function startGatewayProcess(env: Record<string, string>, timeoutMs
       }
     };
     child.stdout!.on('data', check);
-    exited.then((code) => {
+    exited.then(({ code, signal }) => {
       clearTimeout(timer);
-      reject(new Error(`gateway exited with ${code} before listening\nstdout: ${out}\nstderr: ${err}`));
+      reject(new Error(`gateway exited (${code ?? signal}) before listening\nstdout: ${out}\nstderr: ${err}`));
     });
   });
   return {
@@ -84,16 +90,17 @@ export async function startGatewayProcess(env: Record<string, string>, timeoutMs
     exited,
     async stop(signal: NodeJS.Signals = 'SIGTERM') {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-      return exited;
+      return (await exited).code;
     },
   };
 }
 
 export type CliResult = { code: number | null; stdout: string; stderr: string };
 
-export function runCliProcess(args: string[], env: Record<string, string>, entry = 'src/cli/index.ts'): Promise<CliResult> {
+/** Runs a CLI command (or another entry) to completion; killed after `timeoutMs`. */
+export function runCliProcess(args: string[], env: Record<string, string>, entry = 'src/cli/index.ts', timeoutMs = 30_000): Promise<CliResult> {
   return new Promise((resolve) => {
-    const child = spawn(NODE, [entry, ...args], { cwd: ROOT, env: gatewayEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(NODE, [entry, ...args], { cwd: ROOT, env: gatewayEnv(env), stdio: ['ignore', 'pipe', 'pipe'], timeout: timeoutMs, killSignal: 'SIGKILL' });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
