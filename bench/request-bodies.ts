@@ -1,5 +1,5 @@
 // Request bodies for the scenarios, shaped like the WooCommerce client's initiation
-// (shared/fixtures/woocommerce-thai-debit.json: float amount, extra fields, empty strings).
+// (test/fixtures/woocommerce-thai-debit.json: float amount, extra fields, empty strings).
 // Bodies are built by string concatenation around a trackid so the load generator spends
 // as little of the shared CPU as possible.
 export type Credentials = { merchantid: string; password: string };

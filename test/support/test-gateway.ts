@@ -82,9 +82,9 @@ export async function addMerchant(gw: TestGateway, overrides: { id?: string; pay
   return issued;
 }
 
-const FIXTURES = new URL('../../../shared/fixtures/', import.meta.url);
+const FIXTURES = new URL('../fixtures/', import.meta.url);
 
-/** A request body from ../shared/fixtures with real credentials substituted (raw text, as clients send it). */
+/** A request body from test/fixtures (copied from the clients' real requests) with real credentials substituted (raw text, as clients send it). */
 export function fixture(name: string, creds: { merchantid: string; password: string }): string {
   return readFileSync(new URL(name, FIXTURES), 'utf8').replaceAll('TEST001', creds.merchantid).replaceAll('REPLACE_ME', creds.password);
 }
