@@ -9,7 +9,8 @@
 //   timer for our own retries, and a poll as the fallback for everything else.
 // - Fairness: at most `deliveryConcurrency` sends in flight, and at most
 //   `deliveryPerHostConcurrency` to one origin, so one slow merchant endpoint cannot occupy
-//   every slot. Events for a saturated origin are skipped by the claim, not queued here.
+//   every slot. Claims visit origins round robin (outbox-claims.repo.ts) and skip a saturated
+//   origin without reading its events, so one dead endpoint's backlog delays nobody else.
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
@@ -17,6 +18,7 @@ import type { Services } from '../app/services.ts';
 import type { OutboundPolicy } from '../domain/outbound-policy.ts';
 import type { Worker, WorkerFactory } from '../app/worker.ts';
 import { OutboxRepo, type OutboxEvent } from '../store/outbox.repo.ts';
+import { OutboxClaimsRepo } from '../store/outbox-claims.repo.ts';
 import { AttemptRecorder } from './attempt-recorder.ts';
 import type { Resolver } from './guarded-lookup.ts';
 import { sendNotification, type SendOutcome } from './http-sender.ts';
@@ -27,7 +29,7 @@ import { gatewayUserAgent } from './user-agent.ts';
 
 /** Upper bound on rows taken by one claim, whatever the concurrency setting. */
 const CLAIM_BATCH = 64;
-/** Claim rounds per wake-up before yielding (each starts sends or learns a busy origin's spelling). */
+/** Claim rounds per wake-up before yielding (each round starts sends). */
 const MAX_ROUNDS = 32;
 
 export type DeliveryWorkerOptions = {
@@ -40,18 +42,6 @@ export type DeliveryWorkerOptions = {
   random?: () => number;
 };
 
-type Target = { origin: string; prefix: string };
-
-/** `origin` groups sends for the per-host cap; `prefix` is the URL's own spelling of it, for the claim filter. */
-export function targetOf(url: string): Target {
-  const prefix = /^[a-zA-Z][a-zA-Z0-9+.-]*:\/\/[^/?#]*/.exec(url)?.[0] ?? url;
-  try {
-    return { origin: new URL(url).origin, prefix };
-  } catch {
-    return { origin: prefix, prefix };
-  }
-}
-
 export function newInstanceId(): string {
   return `${hostname()}/${process.pid}/${randomBytes(3).toString('hex')}`;
 }
@@ -61,6 +51,7 @@ export class DeliveryWorker implements Worker {
   readonly #services: Services;
   readonly #logger: Logger;
   readonly #repo: OutboxRepo;
+  readonly #claims: OutboxClaimsRepo;
   readonly #recorder: AttemptRecorder;
   readonly #policy: OutboundPolicy;
   readonly #resolver: Resolver | undefined;
@@ -68,9 +59,10 @@ export class DeliveryWorker implements Worker {
   readonly #userAgent = gatewayUserAgent();
 
   readonly #inflight = new Map<string, Promise<void>>();
+  /** Sends in flight (HTTP exchange not over yet) per origin. */
   readonly #perOrigin = new Map<string, number>();
-  /** Spellings of an origin seen while it had sends in flight; all are excluded when it is full. */
-  readonly #prefixes = new Map<string, Set<string>>();
+  /** Round robin: the next claim visits origins after this one first. */
+  #cursor: string | undefined;
 
   #started = false;
   #stopping: Promise<void> | undefined;
@@ -91,6 +83,7 @@ export class DeliveryWorker implements Worker {
     this.#services = services;
     this.#logger = logger.child({ component: 'delivery' });
     this.#repo = new OutboxRepo(services.store.db, services.store.dialect);
+    this.#claims = new OutboxClaimsRepo(services.store.db, services.store.dialect);
     this.#recorder = new AttemptRecorder(this.#repo);
     this.instanceId = options.instanceId ?? newInstanceId();
     this.#policy = options.policy ?? services.outboundPolicy;
@@ -109,7 +102,7 @@ export class DeliveryWorker implements Worker {
     this.#services.finalisedListeners.push(this.#onFinalised);
     if (store.dialect === 'sqlite') {
       // One process per SQLite file: leases still set belong to a predecessor that died.
-      this.#ready = this.#repo.releaseAll().then(
+      this.#ready = this.#claims.releaseAll().then(
         (n) => {
           if (n > 0) this.#logger.warn({ released: n }, 'released deliveries leased by a previous run');
         },
@@ -173,7 +166,7 @@ export class DeliveryWorker implements Worker {
       while (this.#inflight.size > 0) await Promise.allSettled([...this.#inflight.values()]);
       if (!this.#started) return;
       try {
-        await this.#repo.releaseAllOf(this.instanceId);
+        await this.#claims.releaseAllOf(this.instanceId);
       } catch (error) {
         this.#logger.warn({ err: error }, 'could not release delivery leases; they expire on their own');
       }
@@ -187,76 +180,42 @@ export class DeliveryWorker implements Worker {
     for (let round = 0; round < MAX_ROUNDS && !this.#stopping; round++) {
       const free = config.deliveryConcurrency - this.#inflight.size;
       if (free <= 0) return;
-      const now = this.#services.now();
-      // Read first, then lease only what can start now: no writes for events that would wait.
-      const limit = Math.min(CLAIM_BATCH, free * 4);
-      const candidates = await this.#repo.dueCandidates({ now, limit, excludePrefixes: this.#saturatedPrefixes() });
-      const planned = new Map<string, number>();
-      const chosen: string[] = [];
-      let learned = false;
-      for (const candidate of candidates) {
-        if (chosen.length >= free) break;
-        const target = targetOf(candidate.targetUrl);
-        learned = this.#rememberPrefix(target) || learned;
-        const busy = (this.#perOrigin.get(target.origin) ?? 0) + (planned.get(target.origin) ?? 0);
-        if (busy >= cap) continue;
-        planned.set(target.origin, (planned.get(target.origin) ?? 0) + 1);
-        chosen.push(candidate.id);
-      }
-      if (chosen.length === 0) {
-        // Everything due is for busy origins; a finishing send wakes us. A new spelling of a
-        // busy origin is excluded next round, which may reveal other targets behind it.
-        if (learned && candidates.length === limit) continue;
+      // Only what can start now is leased: at most `free` events, and per origin no more than
+      // its remaining share of the per-host cap. Nothing here awaits between the claim and the
+      // launches, so the allowances still hold when the sends start.
+      const claimed = await this.#claims.claim({
+        owner: this.instanceId,
+        now: this.#services.now(),
+        leaseMs: config.deliveryLeaseMs,
+        limit: Math.min(CLAIM_BATCH, free),
+        allowance: (origin) => cap - (this.#perOrigin.get(origin) ?? 0),
+        ...(this.#cursor !== undefined && { after: this.#cursor }),
+      });
+      this.#cursor = claimed.lastOrigin;
+      if (claimed.events.length === 0) return;
+      if (this.#stopping) {
+        await this.#claims.release(claimed.events.map((e) => e.id), this.instanceId);
         return;
       }
-      const claimed = await this.#repo.claimIds(chosen, { owner: this.instanceId, now, leaseMs: config.deliveryLeaseMs });
-      const giveBack: string[] = [];
-      for (const event of claimed) {
-        const target = targetOf(event.targetUrl);
-        if (this.#stopping || (this.#perOrigin.get(target.origin) ?? 0) >= cap) giveBack.push(event.id);
-        else this.#launch(event, target);
-      }
-      if (giveBack.length > 0) await this.#repo.release(giveBack, this.instanceId);
-      if (candidates.length < limit && claimed.length === chosen.length) return;
+      for (const event of claimed.events) this.#launch(event);
     }
   }
 
-  #saturatedPrefixes(): string[] {
-    const prefixes: string[] = [];
-    for (const [origin, count] of this.#perOrigin) {
-      if (count >= this.#services.config.deliveryPerHostConcurrency) prefixes.push(...(this.#prefixes.get(origin) ?? []));
-    }
-    return prefixes;
-  }
-
-  /** Returns true when this spelling of a busy origin is new. */
-  #rememberPrefix(target: Target): boolean {
-    if (!this.#perOrigin.has(target.origin)) return false;
-    const known = this.#prefixes.get(target.origin);
-    if (known?.has(target.prefix)) return false;
-    if (known) known.add(target.prefix);
-    else this.#prefixes.set(target.origin, new Set([target.prefix]));
-    return true;
-  }
-
-  #launch(event: OutboxEvent, target: Target): void {
-    this.#perOrigin.set(target.origin, (this.#perOrigin.get(target.origin) ?? 0) + 1);
-    this.#rememberPrefix(target);
+  #launch(event: OutboxEvent): void {
+    const origin = event.origin;
+    this.#perOrigin.set(origin, (this.#perOrigin.get(origin) ?? 0) + 1);
     // The origin's slot is about the merchant's endpoint, so it is freed as soon as the HTTP
     // exchange ends; the global slot (and the lease) is held until the attempt is recorded.
     let originHeld = true;
     const freeOrigin = () => {
       if (!originHeld) return;
       originHeld = false;
-      const left = (this.#perOrigin.get(target.origin) ?? 1) - 1;
-      if (left > 0) this.#perOrigin.set(target.origin, left);
-      else {
-        this.#perOrigin.delete(target.origin);
-        this.#prefixes.delete(target.origin);
-      }
+      const left = (this.#perOrigin.get(origin) ?? 1) - 1;
+      if (left > 0) this.#perOrigin.set(origin, left);
+      else this.#perOrigin.delete(origin);
       void this.wake();
     };
-    const done = this.#deliver(event, target, freeOrigin)
+    const done = this.#deliver(event, freeOrigin)
       .catch((error) => this.#logger.error({ err: error, eventId: event.id }, 'delivery attempt could not be recorded; it is retried when its lease expires'))
       .finally(() => {
         this.#inflight.delete(event.id);
@@ -266,7 +225,7 @@ export class DeliveryWorker implements Worker {
     this.#inflight.set(event.id, done);
   }
 
-  async #deliver(event: OutboxEvent, target: Target, sent: () => void): Promise<void> {
+  async #deliver(event: OutboxEvent, sent: () => void): Promise<void> {
     const { now, key } = this.#services;
     const startedAt = now();
     let outcome: SendOutcome;
@@ -311,7 +270,7 @@ export class DeliveryWorker implements Worker {
       transition,
     });
 
-    const log = { eventId: event.id, target: target.origin, attempt: attemptInSeries, series: event.series };
+    const log = { eventId: event.id, target: event.origin, attempt: attemptInSeries, series: event.series };
     if (!applied) this.#logger.warn(log, 'delivery attempt recorded, but the event changed hands meanwhile (lease expired or resent)');
     else if (transition.status === 'delivered') this.#logger.debug(log, 'notification delivered');
     else if (transition.status === 'failed') this.#logger.warn({ ...log, error: transition.lastError }, 'notification failed after the last retry');
@@ -345,7 +304,7 @@ export class DeliveryWorker implements Worker {
   /** One timer covers only the earliest retry; the store knows the next one. */
   async #timeNextRetry(): Promise<void> {
     try {
-      const at = await this.#repo.nextDueAt();
+      const at = await this.#claims.nextDueAt();
       // Due already but not claimed means its origin is full; a finishing send wakes us then.
       if (at !== null && at > this.#services.now()) this.#wakeAt(at);
     } catch (error) {

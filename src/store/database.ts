@@ -61,6 +61,8 @@ export interface OutboxEventsTable {
   transaction_id: string;
   merchant_id: string;
   target_url: string;
+  /** scheme://host[:port] of target_url (domain/url-origin.ts); null only before migration 010's backfill. */
+  origin: string | null;
   payload: string;
   status: 'pending' | 'delivered' | 'failed';
   attempts: number;

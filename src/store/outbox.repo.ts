@@ -1,15 +1,11 @@
 // Outbox events (notifications waiting to be delivered) and their delivery attempts:
 // SQL only, no rules. The delivery worker decides what an attempt means (delivered, retry
-// at T, failed); this file only claims, records and lists.
-//
-// Ownership: a claimed event carries `lease_owner` + `lease_expires_at`. Another instance may
-// claim it only once the lease has expired, so an instance that dies mid-send gives its events
-// back after the lease, and a live instance never shares an event in flight.
-// PostgreSQL leases run on the database clock (instances' clocks may drift); SQLite has one
-// process, so the caller's clock is enough.
-import { sql, type Expression, type Selectable, type SelectQueryBuilder, type SqlBool } from 'kysely';
-import type { Database, DeliveryAttemptsTable, OutboxEventsTable } from './database.ts';
+// at T, failed); this file inserts, records and lists. Claiming and leases live in
+// outbox-claims.repo.ts.
+import { sql, type Selectable } from 'kysely';
+import type { DeliveryAttemptsTable, OutboxEventsTable } from './database.ts';
 import { toNumber, toNumberOrNull } from './database.ts';
+import { originOf } from '../domain/url-origin.ts';
 import type { Db, Dialect, Trx } from './open-store.ts';
 
 export type NewOutboxEvent = {
@@ -28,6 +24,8 @@ export type OutboxEvent = {
   transactionId: string;
   merchantId: string;
   targetUrl: string;
+  /** scheme://host[:port] of targetUrl: the unit of per-endpoint fairness. */
+  origin: string;
   payload: string;
   status: OutboxStatus;
   /** Attempts made in the current series (a resend starts a new series at 0). */
@@ -64,19 +62,6 @@ export type AttemptTransition =
 
 export type AttemptRecord = { attempt: NewAttempt; owner: string; transition: AttemptTransition };
 
-export type ClaimOptions = {
-  owner: string;
-  /** Due when next_attempt_at <= now (the gateway's clock, like the rest of the lifecycle). */
-  now: number;
-  leaseMs: number;
-  limit: number;
-  /**
-   * Skip events whose target_url starts with one of these `scheme://authority` prefixes (the
-   * origins this instance already has as many sends in flight to as it allows).
-   */
-  excludePrefixes?: readonly string[];
-};
-
 export type ListOptions = { merchantId?: string; status?: OutboxStatus; limit?: number };
 
 /** Written inside the final-state transaction, so a final state always has its notification. */
@@ -88,6 +73,7 @@ export async function insertOutboxEvent(trx: Trx, event: NewOutboxEvent): Promis
       transaction_id: event.transactionId,
       merchant_id: event.merchantId,
       target_url: event.targetUrl,
+      origin: originOf(event.targetUrl),
       payload: event.payload,
       status: 'pending',
       attempts: 0,
@@ -102,12 +88,13 @@ export async function insertOutboxEvent(trx: Trx, event: NewOutboxEvent): Promis
     .execute();
 }
 
-function eventFromRow(row: Selectable<OutboxEventsTable>): OutboxEvent {
+export function eventFromRow(row: Selectable<OutboxEventsTable>): OutboxEvent {
   return {
     id: row.id,
     transactionId: row.transaction_id,
     merchantId: row.merchant_id,
     targetUrl: row.target_url,
+    origin: row.origin ?? originOf(row.target_url),
     payload: row.payload,
     status: row.status,
     attempts: Number(row.attempts),
@@ -147,105 +134,6 @@ export class OutboxRepo {
   constructor(db: Db, dialect: Dialect) {
     this.#db = db;
     this.#dialect = dialect;
-  }
-
-  /** Lease clock: the database's on PostgreSQL (shared by every instance), the caller's on SQLite. */
-  #leaseNow(): Expression<number> {
-    return this.#dialect === 'postgres' ? sql<number>`(extract(epoch from clock_timestamp()) * 1000)::bigint` : sql<number>`${Date.now()}`;
-  }
-
-  #dueQuery(now: number, excludePrefixes: readonly string[] = []) {
-    let due = this.#db
-      .selectFrom('outbox_events')
-      .where('status', '=', 'pending')
-      .where('next_attempt_at', '<=', now)
-      .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', this.#leaseNow())]));
-    for (const prefix of excludePrefixes) {
-      // "starts with prefix and the authority ends there": substr works the same on both stores
-      // and, unlike LIKE, needs no escaping of % and _.
-      due = due.where(
-        sql<SqlBool>`not (target_url = ${prefix} or substr(target_url, 1, ${prefix.length + 1}) in (${prefix + '/'}, ${prefix + '?'}, ${prefix + '#'}))`,
-      );
-    }
-    return due;
-  }
-
-  async #lease(ids: SelectQueryBuilder<Database, 'outbox_events', { id: string }>, owner: string, leaseMs: number): Promise<OutboxEvent[]> {
-    const locked = this.#dialect === 'postgres' ? ids.forUpdate().skipLocked() : ids;
-    const rows = await this.#db
-      .updateTable('outbox_events')
-      .set({ lease_owner: owner, lease_expires_at: sql<number>`${this.#leaseNow()} + ${leaseMs}` })
-      .where('id', 'in', locked)
-      .returningAll()
-      .execute();
-    return rows.map(eventFromRow).sort((a, b) => a.nextAttemptAt - b.nextAttemptAt || a.createdAt - b.createdAt);
-  }
-
-  /**
-   * Takes up to `limit` due, unleased (or lease-expired) pending events and leases them to
-   * `owner`, oldest due first. PostgreSQL: FOR UPDATE SKIP LOCKED, so concurrent claims by
-   * several instances get disjoint sets without waiting on each other.
-   */
-  async claimDue(options: ClaimOptions): Promise<OutboxEvent[]> {
-    if (options.limit <= 0) return [];
-    const due = this.#dueQuery(options.now, options.excludePrefixes).select('id').orderBy('next_attempt_at').orderBy('created_at').limit(options.limit);
-    return this.#lease(due, options.owner, options.leaseMs);
-  }
-
-  /**
-   * Due events without taking them (no write): the worker picks which to claim by target, so
-   * it never has to claim and then hand back events for an endpoint that is already busy.
-   */
-  async dueCandidates(options: Omit<ClaimOptions, 'owner' | 'leaseMs'>): Promise<Array<{ id: string; targetUrl: string }>> {
-    if (options.limit <= 0) return [];
-    const rows = await this.#dueQuery(options.now, options.excludePrefixes)
-      .select(['id', 'target_url'])
-      .orderBy('next_attempt_at')
-      .orderBy('created_at')
-      .limit(options.limit)
-      .execute();
-    return rows.map((r) => ({ id: r.id, targetUrl: r.target_url }));
-  }
-
-  /** Leases exactly these events, those of them still due and free (another instance may have been first). */
-  async claimIds(ids: readonly string[], options: Pick<ClaimOptions, 'owner' | 'now' | 'leaseMs'>): Promise<OutboxEvent[]> {
-    if (ids.length === 0) return [];
-    return this.#lease(this.#dueQuery(options.now).select('id').where('id', 'in', ids), options.owner, options.leaseMs);
-  }
-
-  /** Gives leased events back untouched (claimed but not sent). */
-  async release(ids: readonly string[], owner: string): Promise<void> {
-    if (ids.length === 0) return;
-    await this.#db
-      .updateTable('outbox_events')
-      .set({ lease_owner: null, lease_expires_at: null })
-      .where('id', 'in', ids)
-      .where('lease_owner', '=', owner)
-      .execute();
-  }
-
-  /** Every lease `owner` still holds (graceful stop). */
-  async releaseAllOf(owner: string): Promise<number> {
-    const result = await this.#db
-      .updateTable('outbox_events')
-      .set({ lease_owner: null, lease_expires_at: null })
-      .where('lease_owner', '=', owner)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows ?? 0n);
-  }
-
-  /**
-   * Every lease, whoever holds it. Only for SQLite at start-up: one process owns the file, so a
-   * lease left behind belongs to a predecessor that died, and waiting for it to expire would
-   * only delay its deliveries.
-   */
-  async releaseAll(): Promise<number> {
-    const result = await this.#db
-      .updateTable('outbox_events')
-      .set({ lease_owner: null, lease_expires_at: null })
-      .where('lease_owner', 'is not', null)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows ?? 0n);
   }
 
   /**
@@ -318,17 +206,6 @@ export class OutboxRepo {
       .where('id', '=', attempt.eventId)
       .execute();
     return true;
-  }
-
-  /** Earliest next_attempt_at among pending events nobody holds, for the worker's next wake-up. */
-  async nextDueAt(): Promise<number | null> {
-    const row = await this.#db
-      .selectFrom('outbox_events')
-      .select((eb) => eb.fn.min('next_attempt_at').as('at'))
-      .where('status', '=', 'pending')
-      .where('lease_owner', 'is', null)
-      .executeTakeFirst();
-    return row?.at === null || row?.at === undefined ? null : toNumber(row.at as number | string);
   }
 
   async findById(id: string): Promise<OutboxEvent | undefined> {

@@ -1,10 +1,11 @@
-// Outbox repository on both stores: claiming with leases, disjoint concurrent claims,
-// recording attempts, ownership rules, resend, listing.
+// Outbox repositories on both stores: claiming with leases (round robin over origins, per-origin
+// allowance), disjoint concurrent claims, recording attempts, ownership rules, resend, listing.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { testDialects } from '../support/dialects.ts';
 import { addMerchant, startTestGateway, type MerchantCredentials, type TestGateway } from '../support/test-gateway.ts';
-import { OutboxRepo } from '../../src/store/outbox.repo.ts';
+import { OutboxRepo, type OutboxEvent } from '../../src/store/outbox.repo.ts';
+import { OutboxClaimsRepo } from '../../src/store/outbox-claims.repo.ts';
 import { completePayment } from '../e2e/delivery-helpers.ts';
 
 for (const { dialect, skip } of await testDialects()) {
@@ -12,6 +13,10 @@ for (const { dialect, skip } of await testDialects()) {
     let gw: TestGateway;
     let creds: MerchantCredentials;
     let repo: OutboxRepo;
+    let claims: OutboxClaimsRepo;
+    /** A claim with no per-origin limit. */
+    const claimDue = async (o: { owner: string; now: number; leaseMs: number; limit: number }): Promise<OutboxEvent[]> =>
+      (await claims.claim({ ...o, allowance: () => Number.MAX_SAFE_INTEGER })).events;
     // No worker runs here: these URLs are never contacted.
     const A = 'http://127.0.0.1:1';
     const B = 'http://127.0.0.1:12';
@@ -20,6 +25,7 @@ for (const { dialect, skip } of await testDialects()) {
       gw = await startTestGateway(dialect);
       creds = await addMerchant(gw);
       repo = new OutboxRepo(gw.services.store.db, gw.services.store.dialect);
+      claims = new OutboxClaimsRepo(gw.services.store.db, gw.services.store.dialect);
     });
     after(() => gw?.close());
 
@@ -46,49 +52,78 @@ for (const { dialect, skip } of await testDialects()) {
 
     test('claim leases due events once; a live lease is skipped, an expired one is taken over', async () => {
       const ids = await freshEvents(3);
-      const first = await repo.claimDue({ owner: 'i1', now: gw.clock.now, leaseMs: 60_000, limit: 10 });
+      const first = await claimDue({ owner: 'i1', now: gw.clock.now, leaseMs: 60_000, limit: 10 });
       assert.deepEqual(first.map((e) => e.id).sort(), [...ids].sort());
       assert.ok(first.every((e) => e.leaseOwner === 'i1' && e.leaseExpiresAt !== null));
-      assert.deepEqual(await repo.claimDue({ owner: 'i2', now: gw.clock.now, leaseMs: 60_000, limit: 10 }), []);
+      assert.deepEqual(await claimDue({ owner: 'i2', now: gw.clock.now, leaseMs: 60_000, limit: 10 }), []);
 
       // Not due yet: a future next_attempt_at is not claimed.
-      await repo.release(ids, 'i1');
+      await claims.release(ids, 'i1');
       await gw.services.store.db.updateTable('outbox_events').set({ next_attempt_at: gw.clock.now + 1000 }).where('id', '=', ids[0]!).execute();
-      assert.deepEqual((await repo.claimDue({ owner: 'i2', now: gw.clock.now, leaseMs: 60_000, limit: 10 })).map((e) => e.id).sort(), [ids[1], ids[2]].sort());
+      assert.deepEqual((await claimDue({ owner: 'i2', now: gw.clock.now, leaseMs: 60_000, limit: 10 })).map((e) => e.id).sort(), [ids[1], ids[2]].sort());
 
       // i2's lease expires (lease of 1 ms, then wait past it): i3 takes over.
-      await repo.release(ids, 'i2');
-      await repo.claimDue({ owner: 'i2', now: gw.clock.now + 1000, leaseMs: 1, limit: 10 });
+      await claims.release(ids, 'i2');
+      await claimDue({ owner: 'i2', now: gw.clock.now + 1000, leaseMs: 1, limit: 10 });
       await new Promise((resolve) => setTimeout(resolve, 20));
-      const takeover = await repo.claimDue({ owner: 'i3', now: gw.clock.now + 1000, leaseMs: 60_000, limit: 10 });
+      const takeover = await claimDue({ owner: 'i3', now: gw.clock.now + 1000, leaseMs: 60_000, limit: 10 });
       assert.equal(takeover.length, 3);
-      assert.equal(await repo.releaseAllOf('i3'), 3);
+      assert.equal(await claims.releaseAllOf('i3'), 3);
     });
 
     test('concurrent claims by several owners get disjoint sets covering every due event', async () => {
       const ids = await freshEvents(24);
       const owners = ['a', 'b', 'c', 'd', 'e', 'f'];
-      const claims = await Promise.all(owners.map((owner) => repo.claimDue({ owner, now: gw.clock.now, leaseMs: 60_000, limit: 6 })));
-      const claimed = claims.flatMap((c) => c.map((e) => e.id));
+      const results = await Promise.all(owners.map((owner) => claimDue({ owner, now: gw.clock.now, leaseMs: 60_000, limit: 6 })));
+      const claimed = results.flatMap((c) => c.map((e) => e.id));
       assert.equal(new Set(claimed).size, claimed.length, 'no event claimed twice');
       // SKIP LOCKED may make a claim come back short under contention; a second round finds the rest.
-      const rest = await repo.claimDue({ owner: 'z', now: gw.clock.now, leaseMs: 60_000, limit: 100 });
+      const rest = await claimDue({ owner: 'z', now: gw.clock.now, leaseMs: 60_000, limit: 100 });
       assert.deepEqual([...claimed, ...rest.map((e) => e.id)].sort(), [...ids].sort());
-      for (const owner of [...owners, 'z']) await repo.releaseAllOf(owner);
+      for (const owner of [...owners, 'z']) await claims.releaseAllOf(owner);
     });
 
-    test('excluded origins are skipped by exact authority, not by string prefix', async () => {
+    test('an origin is its scheme and authority: a shared text prefix is another origin', async () => {
       const [onA] = await freshEvents(1, `${A}/hook?order=1`);
       const onB = (await repo.findByTransaction((await completePayment(gw, creds, `${B}/hook`)).transactionid))!.id;
-      const claimed = await repo.claimDue({ owner: 'x', now: gw.clock.now, leaseMs: 60_000, limit: 10, excludePrefixes: [A] });
-      assert.deepEqual(claimed.map((e) => e.id), [onB], `${B} shares the text prefix ${A} but is another origin`);
-      assert.deepEqual((await repo.claimDue({ owner: 'x', now: gw.clock.now, leaseMs: 60_000, limit: 10 })).map((e) => e.id), [onA]);
-      await repo.releaseAllOf('x');
+      assert.equal((await repo.findById(onA!))!.origin, A);
+      assert.equal((await repo.findById(onB))!.origin, B);
+      const claimed = await claims.claim({ owner: 'x', now: gw.clock.now, leaseMs: 60_000, limit: 10, allowance: (origin) => (origin === A ? 0 : 10) });
+      assert.deepEqual(claimed.events.map((e) => e.id), [onB], `${B} shares the text prefix ${A} but is another origin`);
+      assert.deepEqual((await claimDue({ owner: 'x', now: gw.clock.now, leaseMs: 60_000, limit: 10 })).map((e) => e.id), [onA]);
+      await claims.releaseAllOf('x');
+    });
+
+    test("a saturated origin's backlog is passed over: the claim still finds the other origin's event", async () => {
+      const backlog = await freshEvents(40, `${A}/dead`);
+      const onB = (await repo.findByTransaction((await completePayment(gw, creds, `${B}/alive`)).transactionid))!.id;
+      const claimed = await claims.claim({ owner: 'w', now: gw.clock.now, leaseMs: 60_000, limit: 4, allowance: (origin) => (origin === A ? 0 : 4) });
+      assert.deepEqual(claimed.events.map((e) => e.id), [onB]);
+      // With room for A again, its oldest events come first, at most the allowance.
+      const fromA = await claims.claim({ owner: 'w', now: gw.clock.now, leaseMs: 60_000, limit: 10, allowance: (origin) => (origin === A ? 3 : 0) });
+      assert.deepEqual(fromA.events.map((e) => e.id), backlog.slice(0, 3));
+      await claims.releaseAllOf('w');
+    });
+
+    test('origins take turns: a claim starts after the origin the previous one ended on', async () => {
+      const origins = ['http://127.0.0.1:21', 'http://127.0.0.1:22', 'http://127.0.0.1:23'];
+      await freshEvents(0);
+      for (const origin of origins) for (let i = 0; i < 3; i++) await completePayment(gw, creds, `${origin}/n`);
+      const rounds: string[][] = [];
+      let after: string | undefined;
+      for (let round = 0; round < 3; round++) {
+        const claim = await claims.claim({ owner: 'rr', now: gw.clock.now, leaseMs: 60_000, limit: 2, allowance: () => 1, ...(after !== undefined && { after }) });
+        after = claim.lastOrigin;
+        rounds.push(claim.events.map((e) => e.origin).sort());
+      }
+      // Rounds of two, one event per origin, cycling 21 22 | 23 21 | 22 23: every origin is served twice.
+      assert.deepEqual(rounds, [[origins[0], origins[1]], [origins[0], origins[2]], [origins[1], origins[2]]]);
+      await claims.releaseAllOf('rr');
     });
 
     test('recording: the lease holder applies the transition; a stale owner only adds to the log', async () => {
       const [id] = await freshEvents(1);
-      const [claimed] = await repo.claimDue({ owner: 'w1', now: gw.clock.now, leaseMs: 60_000, limit: 1 });
+      const [claimed] = await claimDue({ owner: 'w1', now: gw.clock.now, leaseMs: 60_000, limit: 1 });
       const attempt = { eventId: id!, series: 1, startedAt: gw.clock.now, latencyMs: 12.4, httpStatus: 500, error: null, responseExcerpt: 'no\u0000pe', instanceId: 'w1' };
       assert.equal(claimed!.id, id);
       assert.equal(await repo.recordAttempt(attempt, 'w1', { status: 'pending', nextAttemptAt: gw.clock.now + 5000, lastError: 'HTTP 500' }), true);
@@ -107,11 +142,11 @@ for (const { dialect, skip } of await testDialects()) {
 
     test('resend during a send keeps the lease; the old series result is logged, not applied, and the lease is freed', async () => {
       const [id] = await freshEvents(1);
-      await repo.claimDue({ owner: 'w1', now: gw.clock.now, leaseMs: 60_000, limit: 1 });
+      await claimDue({ owner: 'w1', now: gw.clock.now, leaseMs: 60_000, limit: 1 });
       assert.equal(await repo.resend(id!, gw.clock.now), 2);
       let event = (await repo.findById(id!))!;
       assert.equal(event.leaseOwner, 'w1', 'still in flight on w1, so nobody else may claim it');
-      assert.deepEqual(await repo.claimDue({ owner: 'w2', now: gw.clock.now, leaseMs: 60_000, limit: 1 }), []);
+      assert.deepEqual(await claimDue({ owner: 'w2', now: gw.clock.now, leaseMs: 60_000, limit: 1 }), []);
 
       const applied = await repo.recordAttempt(
         { eventId: id!, series: 1, startedAt: gw.clock.now, latencyMs: 1, httpStatus: 200, error: null, responseExcerpt: '', instanceId: 'w1' },
@@ -121,18 +156,18 @@ for (const { dialect, skip } of await testDialects()) {
       assert.equal(applied, false);
       event = (await repo.findById(id!))!;
       assert.deepEqual([event.status, event.series, event.attempts, event.leaseOwner], ['pending', 2, 0, null]);
-      assert.equal((await repo.claimDue({ owner: 'w2', now: gw.clock.now, leaseMs: 60_000, limit: 1 }))[0]?.id, id);
-      await repo.releaseAllOf('w2');
+      assert.equal((await claimDue({ owner: 'w2', now: gw.clock.now, leaseMs: 60_000, limit: 1 }))[0]?.id, id);
+      await claims.releaseAllOf('w2');
       assert.equal(await repo.resend('evt_missing', gw.clock.now), undefined);
     });
 
     test('releaseAll frees every lease; nextDueAt ignores leased events', async () => {
       const ids = await freshEvents(2);
       await gw.services.store.db.updateTable('outbox_events').set({ next_attempt_at: gw.clock.now + 7000 }).where('id', '=', ids[1]!).execute();
-      await repo.claimDue({ owner: 'dead', now: gw.clock.now, leaseMs: 60_000, limit: 10 });
-      assert.equal(await repo.nextDueAt(), gw.clock.now + 7000);
-      assert.equal(await repo.releaseAll(), 1);
-      assert.equal(await repo.nextDueAt(), gw.clock.now);
+      await claimDue({ owner: 'dead', now: gw.clock.now, leaseMs: 60_000, limit: 10 });
+      assert.equal(await claims.nextDueAt(), gw.clock.now + 7000);
+      assert.equal(await claims.releaseAll(), 1);
+      assert.equal(await claims.nextDueAt(), gw.clock.now);
     });
 
     test('list filters by merchant and status, newest first', async () => {

@@ -6,6 +6,7 @@ import * as transactions from './002-transactions.ts';
 import * as outbox from './003-outbox.ts';
 import * as ledger from './004-ledger.ts';
 import * as gatewayMeta from './005-gateway-meta.ts';
+import * as outboxOrigin from './010-outbox-origin.ts';
 
 const migrations: Record<string, Migration> = {
   '001-merchants': merchants,
@@ -13,6 +14,7 @@ const migrations: Record<string, Migration> = {
   '003-outbox': outbox,
   '004-ledger': ledger,
   '005-gateway-meta': gatewayMeta,
+  '010-outbox-origin': outboxOrigin,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -1,0 +1,152 @@
+// Claiming due outbox events for delivery, and giving leases back: SQL only.
+//
+// Ownership: a claimed event carries `lease_owner` + `lease_expires_at`. Another instance may
+// claim it only once the lease has expired, so an instance that dies mid-send gives its events
+// back after the lease, and a live instance never shares an event in flight. PostgreSQL leases
+// run on the database clock (instances' clocks may drift) and claims lock with SKIP LOCKED;
+// SQLite has one process, so the caller's clock is enough.
+//
+// Cost: a claim walks the origins that have pending events (a loose index scan over
+// `outbox_pending_origin`, one index seek per origin) and takes the oldest due events of the
+// origins it may send to. Neither a large backlog nor a saturated or dead endpoint's events are
+// ever scanned: the work is O(origins visited + events taken), whatever the backlog.
+import { sql, type RawBuilder } from 'kysely';
+import type { Selectable } from 'kysely';
+import type { OutboxEventsTable } from './database.ts';
+import { toNumber } from './database.ts';
+import { eventFromRow, type OutboxEvent } from './outbox.repo.ts';
+import type { Db, Dialect } from './open-store.ts';
+
+/** Origins looked at per claim; a cursor carries on from the last one next time. */
+const MAX_ORIGINS_PER_CLAIM = 256;
+
+export type FairClaimOptions = {
+  owner: string;
+  /** Due when next_attempt_at <= now (the gateway's clock, like the rest of the lifecycle). */
+  now: number;
+  leaseMs: number;
+  /** Events to take at most. */
+  limit: number;
+  /** How many events of this origin may start now (the per-host cap minus its sends in flight). */
+  allowance: (origin: string) => number;
+  /** Origins are visited in order starting after this one, wrapping around (round robin). */
+  after?: string;
+};
+
+export type FairClaim = {
+  /** Leased to the owner, at most `allowance(origin)` per origin, oldest due first per origin. */
+  events: OutboxEvent[];
+  /** The last origin planned; pass it as `after` next time so every origin gets its turn. */
+  lastOrigin: string | undefined;
+};
+
+export class OutboxClaimsRepo {
+  readonly #db: Db;
+  readonly #dialect: Dialect;
+
+  constructor(db: Db, dialect: Dialect) {
+    this.#db = db;
+    this.#dialect = dialect;
+  }
+
+  /** Lease clock: the database's on PostgreSQL (shared by every instance), the caller's on SQLite. */
+  #leaseNow(): RawBuilder<number> {
+    return this.#dialect === 'postgres' ? sql<number>`(extract(epoch from clock_timestamp()) * 1000)::bigint` : sql<number>`${Date.now()}`;
+  }
+
+  /** "Due and free" for the row alias `e`. */
+  #dueAndFree(now: number): RawBuilder<boolean> {
+    return sql<boolean>`e.status = 'pending' and e.next_attempt_at <= ${now} and (e.lease_expires_at is null or e.lease_expires_at <= ${this.#leaseNow()})`;
+  }
+
+  /**
+   * Origins with at least one due, free event, in origin order after `after` (exclusive), at
+   * most `max`. Each step of the recursion is one seek in the partial origin index; the EXISTS
+   * is one more, past at most the origin's in-flight (leased) rows.
+   */
+  async dueOrigins(now: number, after: string, max = MAX_ORIGINS_PER_CLAIM): Promise<string[]> {
+    const result = await sql<{ origin: string }>`
+      with recursive o(origin, n) as (
+        select (select origin from outbox_events where status = 'pending' and origin > ${after} order by origin limit 1), 1
+        union all
+        select (select e.origin from outbox_events e where e.status = 'pending' and e.origin > o.origin order by e.origin limit 1), o.n + 1
+        from o where o.origin is not null and o.n < ${sql.lit(max)}
+      )
+      select origin from o
+      where origin is not null
+        and exists (select 1 from outbox_events e where e.origin = o.origin and ${this.#dueAndFree(now)})`.execute(this.#db);
+    return result.rows.map((r) => r.origin);
+  }
+
+  /**
+   * Leases up to `limit` due events, visiting origins round robin from `after` and taking from
+   * each at most what `allowance` permits. PostgreSQL: FOR UPDATE SKIP LOCKED, so concurrent
+   * claims by several instances get disjoint sets without waiting on each other.
+   */
+  async claim(options: FairClaimOptions): Promise<FairClaim> {
+    if (options.limit <= 0) return { events: [], lastOrigin: options.after };
+    const after = options.after ?? '';
+    let origins = await this.dueOrigins(options.now, after);
+    if (after !== '' && origins.length < MAX_ORIGINS_PER_CLAIM) {
+      const wrapped = await this.dueOrigins(options.now, '', MAX_ORIGINS_PER_CLAIM - origins.length);
+      origins = [...origins, ...wrapped.filter((o) => o <= after)];
+    }
+    const plan: Array<{ origin: string; take: number }> = [];
+    let left = options.limit;
+    for (const origin of origins) {
+      if (left <= 0) break;
+      const take = Math.min(options.allowance(origin), left);
+      if (take <= 0) continue;
+      plan.push({ origin, take });
+      left -= take;
+    }
+    if (plan.length === 0) return { events: [], lastOrigin: options.after };
+    const lock = this.#dialect === 'postgres' ? sql` for update skip locked` : sql``;
+    const picks = plan.map(
+      ({ origin, take }, i) =>
+        sql`select id from (select e.id from outbox_events e where e.origin = ${origin} and ${this.#dueAndFree(options.now)} order by e.next_attempt_at, e.id limit ${sql.lit(take)}${lock}) as ${sql.ref(`p${i}`)}`,
+    );
+    const result = await sql<Selectable<OutboxEventsTable>>`
+      update outbox_events
+      set lease_owner = ${options.owner}, lease_expires_at = ${this.#leaseNow()} + ${options.leaseMs}
+      where id in (${sql.join(picks, sql` union all `)})
+      returning *`.execute(this.#db);
+    const events = result.rows.map(eventFromRow).sort((a, b) => a.nextAttemptAt - b.nextAttemptAt || (a.id < b.id ? -1 : 1));
+    return { events, lastOrigin: plan[plan.length - 1]!.origin };
+  }
+
+  /** Gives leased events back untouched (claimed but not sent). */
+  async release(ids: readonly string[], owner: string): Promise<void> {
+    if (ids.length === 0) return;
+    await this.#db.updateTable('outbox_events').set({ lease_owner: null, lease_expires_at: null }).where('id', 'in', ids).where('lease_owner', '=', owner).execute();
+  }
+
+  /** Every lease `owner` still holds (graceful stop). */
+  async releaseAllOf(owner: string): Promise<number> {
+    const result = await this.#db.updateTable('outbox_events').set({ lease_owner: null, lease_expires_at: null }).where('lease_owner', '=', owner).executeTakeFirst();
+    return Number(result.numUpdatedRows ?? 0n);
+  }
+
+  /**
+   * Every lease, whoever holds it. Only for SQLite at start-up: one process owns the file, so a
+   * lease left behind belongs to a predecessor that died, and waiting for it to expire would
+   * only delay its deliveries.
+   */
+  async releaseAll(): Promise<number> {
+    const result = await this.#db.updateTable('outbox_events').set({ lease_owner: null, lease_expires_at: null }).where('lease_owner', 'is not', null).executeTakeFirst();
+    return Number(result.numUpdatedRows ?? 0n);
+  }
+
+  /**
+   * Earliest next_attempt_at among pending events nobody holds, for the worker's next wake-up:
+   * the partial due index in order, past at most the leased (in-flight) rows.
+   */
+  async nextDueAt(): Promise<number | null> {
+    const result = await sql<{ at: number | string }>`
+      select e.next_attempt_at as at from outbox_events e
+      where e.status = 'pending' and e.lease_owner is null
+      order by e.next_attempt_at limit 1`.execute(this.#db);
+    const at = result.rows[0]?.at;
+    return at === undefined ? null : toNumber(at);
+  }
+}
