@@ -54,6 +54,15 @@ export class OutboxClaimsRepo {
     return this.#dialect === 'postgres' ? sql<number>`(extract(epoch from clock_timestamp()) * 1000)::bigint` : sql<number>`${Date.now()}`;
   }
 
+  /**
+   * SQLite's planner, without statistics, prefers a (status, …) listing index for these
+   * queries and then sorts every pending row; name the partial index it must use. PostgreSQL
+   * picks the partial indexes by itself.
+   */
+  #use(index: 'outbox_pending_origin' | 'outbox_pending_due'): RawBuilder<unknown> {
+    return this.#dialect === 'sqlite' ? sql.raw(` indexed by ${index}`) : sql``;
+  }
+
   /** "Due and free" for the row alias `e`. */
   #dueAndFree(now: number): RawBuilder<boolean> {
     return sql<boolean>`e.status = 'pending' and e.next_attempt_at <= ${now} and (e.lease_expires_at is null or e.lease_expires_at <= ${this.#leaseNow()})`;
@@ -67,14 +76,14 @@ export class OutboxClaimsRepo {
   async dueOrigins(now: number, after: string, max = MAX_ORIGINS_PER_CLAIM): Promise<string[]> {
     const result = await sql<{ origin: string }>`
       with recursive o(origin, n) as (
-        select (select origin from outbox_events where status = 'pending' and origin > ${after} order by origin limit 1), 1
+        select (select e.origin from outbox_events e${this.#use('outbox_pending_origin')} where e.status = 'pending' and e.origin > ${after} order by e.origin limit 1), 1
         union all
-        select (select e.origin from outbox_events e where e.status = 'pending' and e.origin > o.origin order by e.origin limit 1), o.n + 1
+        select (select e.origin from outbox_events e${this.#use('outbox_pending_origin')} where e.status = 'pending' and e.origin > o.origin order by e.origin limit 1), o.n + 1
         from o where o.origin is not null and o.n < ${sql.lit(max)}
       )
       select origin from o
       where origin is not null
-        and exists (select 1 from outbox_events e where e.origin = o.origin and ${this.#dueAndFree(now)})`.execute(this.#db);
+        and exists (select 1 from outbox_events e${this.#use('outbox_pending_origin')} where e.origin = o.origin and ${this.#dueAndFree(now)})`.execute(this.#db);
     return result.rows.map((r) => r.origin);
   }
 
@@ -104,7 +113,7 @@ export class OutboxClaimsRepo {
     const lock = this.#dialect === 'postgres' ? sql` for update skip locked` : sql``;
     const picks = plan.map(
       ({ origin, take }, i) =>
-        sql`select id from (select e.id from outbox_events e where e.origin = ${origin} and ${this.#dueAndFree(options.now)} order by e.next_attempt_at, e.id limit ${sql.lit(take)}${lock}) as ${sql.ref(`p${i}`)}`,
+        sql`select id from (select e.id from outbox_events e${this.#use('outbox_pending_origin')} where e.origin = ${origin} and ${this.#dueAndFree(options.now)} order by e.next_attempt_at, e.id limit ${sql.lit(take)}${lock}) as ${sql.ref(`p${i}`)}`,
     );
     const result = await sql<Selectable<OutboxEventsTable>>`
       update outbox_events
@@ -143,7 +152,7 @@ export class OutboxClaimsRepo {
    */
   async nextDueAt(): Promise<number | null> {
     const result = await sql<{ at: number | string }>`
-      select e.next_attempt_at as at from outbox_events e
+      select e.next_attempt_at as at from outbox_events e${this.#use('outbox_pending_due')}
       where e.status = 'pending' and e.lease_owner is null
       order by e.next_attempt_at limit 1`.execute(this.#db);
     const at = result.rows[0]?.at;

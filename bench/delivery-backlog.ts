@@ -1,0 +1,217 @@
+// Notification backlogs (issue 14): what a claim costs with a large backlog, with and without
+// one saturated (dead) endpoint, and how fast a backlog drains to a healthy local receiver, with
+// and without a dead endpoint's backlog beside it. Each figure has a bare baseline from the
+// same run: a primary-key read of one outbox row for claims, a bare HTTP POST loop to the same
+// receiver at the same concurrency for drains.
+//
+//   node_modules/.bin/node bench/delivery-backlog.ts [--store sqlite|postgres] [--backlog 20000] [--history 100000] [--explain]
+//
+// Rows are generated in SQL (a recursive CTE), not through the API, so a 1M-row history takes
+// seconds. The dead endpoint is a closed port on 127.0.0.1 (connection refused at once).
+import http from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { parseArgs } from 'node:util';
+import { sql } from 'kysely';
+import { loadConfig } from '../src/config.ts';
+import { createLogger } from '../src/logger.ts';
+import { startGateway, type RunningGateway } from '../src/server.ts';
+import { deliveryWorker } from '../src/delivery/delivery-worker.ts';
+import { OutboxClaimsRepo } from '../src/store/outbox-claims.repo.ts';
+import type { Db } from '../src/store/open-store.ts';
+import { createBenchDatabase } from './postgres-database.ts';
+
+const { values } = parseArgs({
+  options: {
+    store: { type: 'string', default: 'sqlite' },
+    backlog: { type: 'string', default: '20000' },
+    history: { type: 'string', default: '100000' },
+    explain: { type: 'boolean', default: false },
+  },
+});
+const store = values.store === 'postgres' ? 'postgres' : 'sqlite';
+const backlog = Math.max(100, Math.min(1_000_000, Number(values.backlog)));
+const history = Math.max(0, Math.min(2_000_000, Number(values.history)));
+const CONCURRENCY = 16;
+const PER_HOST = 4;
+
+async function database(): Promise<{ url: string; drop(): Promise<void> }> {
+  if (store === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'gw-bench-'));
+    return { url: `sqlite:${join(dir, 'gateway.db')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+  }
+  return createBenchDatabase();
+}
+
+// --- receiver and a closed port ------------------------------------------------------------
+let received = 0;
+let onReceived: () => void = () => {};
+const receiver = http.createServer((req, res) => {
+  req.resume();
+  req.on('end', () => {
+    received++;
+    res.writeHead(204).end();
+    onReceived();
+  });
+});
+await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+const healthy = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+const closed = http.createServer();
+await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+const dead = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
+await new Promise<void>((resolve) => closed.close(() => resolve()));
+
+// --- rows ----------------------------------------------------------------------------------
+/** Inserts `count` SUCCESS transactions with one outbox event each, generated in SQL. */
+async function insertEvents(db: Db, merchantId: string, tag: string, count: number, target: string, status: 'pending' | 'delivered', dueAt: number): Promise<void> {
+  const chunk = 50_000;
+  for (let from = 0; from < count; from += chunk) {
+    const n = Math.min(chunk, count - from);
+    const seq = sql`with recursive s(i) as (select ${sql.lit(from + 1)} union all select i + 1 from s where i < ${sql.lit(from + n)})`;
+    await sql`${seq}
+      insert into transactions (id, merchant_id, trackid, request_hash, token, redirect_id, status, amount_minor, currency, payment_method,
+        bill_country, bill_customerip, bill_email, return_url, server_url, payer_account_no, payer_account_name, payer_bank_code, created_at, expires_at, completed_at)
+      select ${tag} || cast(i as text), ${merchantId}, ${tag} || cast(i as text), 'h', 'tok' || ${tag} || cast(i as text), 'rid' || ${tag} || cast(i as text), 'SUCCESS', 10000000, 'THB', 'THAI_DEBIT',
+        'TH', '127.0.0.1', 'payer@example.com', 'https://shop.example/r', ${target + '/hook'}, '1234567890', 'Bench Payer', '014', ${dueAt}, ${dueAt + 900_000}, ${dueAt}
+      from s`.execute(db);
+    await sql`${seq}
+      insert into outbox_events (id, transaction_id, merchant_id, target_url, origin, payload, status, attempts, next_attempt_at, series, created_at)
+      select 'evt_' || ${tag} || cast(i as text), ${tag} || cast(i as text), ${merchantId}, ${target + '/hook'}, ${target},
+        '{"type":"valid","transactionid":"' || ${tag} || cast(i as text) || '"}', ${status}, 0, ${dueAt} + i, 1, ${dueAt} + i
+      from s`.execute(db);
+  }
+}
+
+function usPerOp(fn: () => Promise<unknown>, iterations: number): Promise<number> {
+  return (async () => {
+    for (let i = 0; i < Math.min(20, iterations); i++) await fn(); // warm-up
+    const started = process.hrtime.bigint();
+    for (let i = 0; i < iterations; i++) await fn();
+    return Number(process.hrtime.bigint() - started) / 1000 / iterations;
+  })();
+}
+
+async function barePostRate(count: number): Promise<number> {
+  const agent = new http.Agent({ keepAlive: false });
+  let next = 0;
+  const started = Date.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < count) {
+        next++;
+        await new Promise<void>((resolve, reject) => {
+          const req = http.request(`${healthy}/bare`, { method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (res) => {
+            res.resume();
+            res.on('end', resolve);
+          });
+          req.on('error', reject);
+          req.end('{"type":"valid"}');
+        });
+      }
+    }),
+  );
+  return (count / (Date.now() - started)) * 1000;
+}
+
+async function withGateway<T>(work: (gateway: RunningGateway, db: Db, merchantId: string) => Promise<T>, withWorker: boolean): Promise<T> {
+  const db = await database();
+  const config = loadConfig({
+    DATABASE_URL: db.url,
+    GATEWAY_SECRET_KEY: randomBytes(32).toString('hex'),
+    PORT: '0',
+    CREATE_DEMO_MERCHANT: 'false',
+    LOG_LEVEL: 'silent',
+    DELIVERY_CONCURRENCY: String(CONCURRENCY),
+    DELIVERY_PER_HOST_CONCURRENCY: String(PER_HOST),
+    RETRY_LADDER: '0,1h',
+  });
+  const gateway = await startGateway(config, { logger: createLogger('silent'), workers: [] });
+  try {
+    const merchant = await gateway.services.manageMerchants.create({ name: 'Bench Shop', payoutCurrency: 'THB', payoutAccount: '1234567890' });
+    const result = await (async () => {
+      if (!withWorker) return work(gateway, gateway.services.store.db, merchant.merchantid);
+      return work(gateway, gateway.services.store.db, merchant.merchantid);
+    })();
+    return result;
+  } finally {
+    await gateway.stop();
+    await db.drop();
+  }
+}
+
+const log = (line: string) => console.log(line);
+log(`Delivery backlog benchmark (${store}): backlog ${backlog}, delivered history ${history}, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+
+// 1. Claim cost with a backlog, against a primary-key read in the same store.
+await withGateway(async (gateway, db, merchantId) => {
+  const now = Date.now();
+  await insertEvents(db, merchantId, 'h', history, healthy, 'delivered', now - 86_400_000);
+  await insertEvents(db, merchantId, 'd', backlog, dead, 'pending', now - 3_600_000);
+  await insertEvents(db, merchantId, 'a', backlog, healthy, 'pending', now - 3_600_000);
+  if (store === 'postgres') await sql`analyze outbox_events`.execute(db);
+  const claims = new OutboxClaimsRepo(db, gateway.services.store.dialect);
+  let k = 0;
+  const pk = await usPerOp(() => db.selectFrom('outbox_events').selectAll().where('id', '=', `evt_a${(k++ % backlog) + 1}`).executeTakeFirst(), 2000);
+  const claimAll = await usPerOp(async () => {
+    const c = await claims.claim({ owner: 'bench', now, leaseMs: 60_000, limit: CONCURRENCY, allowance: () => PER_HOST });
+    await claims.release(c.events.map((e) => e.id), 'bench');
+  }, 300);
+  const claimDeadSaturated = await usPerOp(async () => {
+    const c = await claims.claim({ owner: 'bench', now, leaseMs: 60_000, limit: CONCURRENCY, allowance: (o) => (o === dead ? 0 : PER_HOST) });
+    await claims.release(c.events.map((e) => e.id), 'bench');
+  }, 300);
+  const onlyDead = await usPerOp(async () => {
+    const c = await claims.claim({ owner: 'bench', now, leaseMs: 60_000, limit: CONCURRENCY, allowance: (o) => (o === dead ? 0 : PER_HOST) });
+    await claims.release(c.events.map((e) => e.id), 'bench');
+  }, 1);
+  void onlyDead;
+  const next = await usPerOp(() => claims.nextDueAt(), 1000);
+  log(`Claims with ${2 * backlog} due events on 2 origins and ${history} delivered rows (µs per call, × primary-key read):`);
+  log(`  primary-key read of one outbox row (baseline) ${pk.toFixed(0)} µs`);
+  log(`  claim 16 (lease + release), both origins open   ${claimAll.toFixed(0)} µs  (${(claimAll / pk).toFixed(1)}×)`);
+  log(`  claim 16, dead origin saturated (skipped)       ${claimDeadSaturated.toFixed(0)} µs  (${(claimDeadSaturated / pk).toFixed(1)}×)`);
+  log(`  next due time                                   ${next.toFixed(0)} µs  (${(next / pk).toFixed(1)}×)`);
+  if (values.explain) {
+    const explain = store === 'postgres' ? sql`explain (analyze, buffers, costs off)` : sql`explain query plan`;
+    const ix = store === 'sqlite' ? sql.raw('indexed by outbox_pending_origin') : sql``;
+    const origins = await sql<Record<string, unknown>>`${explain} with recursive o(origin, n) as (
+        select (select origin from outbox_events ${ix} where status = 'pending' and origin > '' order by origin limit 1), 1
+        union all
+        select (select e.origin from outbox_events e ${ix} where e.status = 'pending' and e.origin > o.origin order by e.origin limit 1), o.n + 1 from o where o.origin is not null and o.n < 256)
+      select origin from o where origin is not null
+        and exists (select 1 from outbox_events e where e.origin = o.origin and e.status = 'pending' and e.next_attempt_at <= ${now} and (e.lease_expires_at is null or e.lease_expires_at <= ${now}))`.execute(db);
+    log('  EXPLAIN due origins:');
+    for (const row of origins.rows) log(`    ${Object.values(row).join(' ')}`);
+    const pick = await sql<Record<string, unknown>>`${explain} select e.id from outbox_events e ${ix} where e.origin = ${healthy} and e.status = 'pending' and e.next_attempt_at <= ${now}
+        and (e.lease_expires_at is null or e.lease_expires_at <= ${now}) order by e.next_attempt_at, e.id limit 4`.execute(db);
+    log('  EXPLAIN take one origin\'s oldest due events:');
+    for (const row of pick.rows) log(`    ${Object.values(row).join(' ')}`);
+  }
+}, false);
+
+// 2. Drains to the healthy receiver, alone and beside a dead endpoint's backlog.
+const bare = await barePostRate(Math.min(backlog, 5000));
+log(`Drain to a local receiver answering 204 (${CONCURRENCY} in flight, ${PER_HOST} per origin; bare POST loop at the same concurrency: ${bare.toFixed(0)}/s):`);
+for (const withDead of [false, true]) {
+  await withGateway(async (gateway, db, merchantId) => {
+    const now = Date.now();
+    if (withDead) await insertEvents(db, merchantId, 'd', backlog, dead, 'pending', now - 1000);
+    await insertEvents(db, merchantId, 'a', backlog, healthy, 'pending', now - 1000);
+    received = 0;
+    const done = new Promise<void>((resolve) => (onReceived = () => received >= backlog && resolve()));
+    const worker = deliveryWorker(gateway.services, createLogger('silent'));
+    const started = Date.now();
+    worker.start();
+    const timeout = setTimeout(() => onReceived = () => {}, 600_000);
+    await Promise.race([done, new Promise((resolve) => setTimeout(resolve, 600_000))]);
+    clearTimeout(timeout);
+    const seconds = (Date.now() - started) / 1000;
+    await worker.stop();
+    const rate = received / seconds;
+    log(`  ${backlog} healthy events${withDead ? ` beside ${backlog} for a dead endpoint` : ''}: ${received} delivered in ${seconds.toFixed(1)} s = ${rate.toFixed(0)}/s (${(rate / bare).toFixed(2)}× bare)`);
+  }, true);
+}
+receiver.close();
