@@ -62,7 +62,10 @@ export type AttemptTransition =
 
 export type AttemptRecord = { attempt: NewAttempt; owner: string; transition: AttemptTransition };
 
-export type ListOptions = { merchantId?: string; status?: OutboxStatus; limit?: number };
+/** Where a newest-first page ends: the last row's (created_at, id). */
+export type ListCursor = { createdAt: number; id: string };
+
+export type ListOptions = { merchantId?: string; status?: OutboxStatus; limit?: number; before?: ListCursor };
 
 /** Written inside the final-state transaction, so a final state always has its notification. */
 export async function insertOutboxEvent(trx: Trx, event: NewOutboxEvent): Promise<void> {
@@ -218,11 +221,16 @@ export class OutboxRepo {
     return row ? eventFromRow(row) : undefined;
   }
 
-  /** Newest first. */
+  /**
+   * Newest first, one page: keyset pagination on (created_at, id) after an optional merchant or
+   * status filter, each served by an index of migration 010, so page N costs what page 1 does.
+   */
   async list(options: ListOptions = {}): Promise<OutboxEvent[]> {
     let query = this.#db.selectFrom('outbox_events').selectAll();
     if (options.merchantId !== undefined) query = query.where('merchant_id', '=', options.merchantId);
     if (options.status !== undefined) query = query.where('status', '=', options.status);
+    const before = options.before;
+    if (before) query = query.where(sql<boolean>`(created_at, id) < (${before.createdAt}, ${before.id})`);
     const rows = await query
       .orderBy('created_at', 'desc')
       .orderBy('id', 'desc')

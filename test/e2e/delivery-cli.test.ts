@@ -50,14 +50,23 @@ for (const { dialect, skip } of await testDialects()) {
       assert.equal(rows[0].merchantid, creds.merchantid);
 
       assert.equal(JSON.parse((await cli('delivery', 'list', '--status', 'failed', '--merchant', creds.merchantid, '--json')).out).deliveries.length, 1);
-      assert.deepEqual(JSON.parse((await cli('delivery', 'list', '--status', 'delivered', '--json')).out), { deliveries: [] });
-      assert.deepEqual(JSON.parse((await cli('delivery', 'list', '--merchant', 'someone-else', '--json')).out), { deliveries: [] });
+      assert.deepEqual(JSON.parse((await cli('delivery', 'list', '--status', 'delivered', '--json')).out), { deliveries: [], next_cursor: null });
+      assert.deepEqual(JSON.parse((await cli('delivery', 'list', '--merchant', 'someone-else', '--json')).out), { deliveries: [], next_cursor: null });
 
       const human = await cli('delivery', 'list', '--status', 'failed');
       assert.match(human.out, /^EVENT_ID\tSTATUS\t/, 'a header row names the columns');
       assert.match(human.out, new RegExp(`\n${eventId}\\tfailed`));
       assert.match(human.out, /HTTP 503/);
       assert.equal((await cli('delivery', 'list', '--status', 'lost')).code, 2);
+    });
+
+    test('list pages with --cursor: next_cursor is null on the last page, a bad cursor is a usage error', async () => {
+      const first = JSON.parse((await cli('delivery', 'list', '--limit', '1', '--json')).out);
+      assert.equal(first.deliveries.length, 1);
+      assert.equal(first.next_cursor, null, 'one notification in this store: no further page');
+      assert.equal((await cli('delivery', 'list', '--cursor', 'nonsense')).code, 2);
+      const past = JSON.parse((await cli('delivery', 'list', '--cursor', `0.${first.deliveries[0].event_id}`, '--json')).out);
+      assert.deepEqual(past, { deliveries: [], next_cursor: null }, 'nothing is older than created_at 0');
     });
 
     test('show lists every attempt with status, latency, answer excerpt and instance', async () => {

@@ -170,6 +170,28 @@ for (const { dialect, skip } of await testDialects()) {
       assert.equal(await claims.nextDueAt(), gw.clock.now);
     });
 
+    test('list pages newest first by (created_at, id): every event once, ties broken by id', async () => {
+      const pager = await addMerchant(gw);
+      const made: string[] = [];
+      for (let i = 0; i < 5; i++) {
+        const p = await completePayment(gw, pager, `${A}/page`);
+        made.push((await repo.findByTransaction(p.transactionid))!.id);
+        if (i === 2) gw.clock.now += 1; // two distinct created_at values, several rows sharing one
+      }
+      const seen: string[] = [];
+      let before: { createdAt: number; id: string } | undefined;
+      for (;;) {
+        const page = await repo.list({ merchantId: pager.merchantid, limit: 2, ...(before && { before }) });
+        if (page.length === 0) break;
+        seen.push(...page.map((e) => e.id));
+        before = { createdAt: page.at(-1)!.createdAt, id: page.at(-1)!.id };
+      }
+      const expected = (await repo.list({ merchantId: pager.merchantid, limit: 100 })).map((e) => e.id);
+      assert.deepEqual(seen, expected, 'the pages together are the whole list, in order');
+      assert.deepEqual([...seen].sort(), [...made].sort());
+      assert.deepEqual(seen.slice(0, 2).sort(), made.slice(3).sort(), 'the newest created_at comes first');
+    });
+
     test('list filters by merchant and status, newest first', async () => {
       const other = await addMerchant(gw);
       const mine = await completePayment(gw, other, `${A}/x`);
