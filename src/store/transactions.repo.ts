@@ -64,7 +64,7 @@ export function transactionFromRow(row: Selectable<TransactionsTable>): Transact
   };
 }
 
-function toRow(t: TransactionRecord): Insertable<TransactionsTable> {
+export function transactionToRow(t: TransactionRecord): Insertable<TransactionsTable> {
   return {
     id: t.id,
     merchant_id: t.merchantId,
@@ -134,7 +134,7 @@ export class TransactionsRepo {
    * key makes concurrent identical requests produce exactly one transaction.
    */
   async insertOrGet(t: TransactionRecord, db: Db = this.#db): Promise<{ inserted: boolean; row: TransactionRecord }> {
-    const row = toRow(t);
+    const row = transactionToRow(t);
     const result = await db.executeQuery(this.#compiledInsert(row));
     if ((result.numAffectedRows ?? 0n) > 0n) return { inserted: true, row: t };
     const existing = await this.findByTrackid(t.merchantId, t.trackid, db);
