@@ -107,6 +107,12 @@ export class TransactionsRepo {
   readonly #db: Db;
   /** The hot-path INSERT compiled once (no per-request query building); see #compiledInsert. */
   #insertSql: string | undefined;
+  /**
+   * The replay lookup (every initiation reads first), compiled once the same way. The whole
+   * compiled query is kept, not just its SQL: the SQLite driver routes by its node (a SELECT
+   * runs on the main thread's read connection; raw SQL would go to the writer thread).
+   */
+  #byTrackid: CompiledQuery | undefined;
 
   constructor(db: Db) {
     this.#db = db;
@@ -153,13 +159,15 @@ export class TransactionsRepo {
   }
 
   async findByTrackid(merchantId: string, trackid: string, db: Db = this.#db): Promise<TransactionRecord | undefined> {
-    const row = await db
-      .selectFrom('transactions')
-      .selectAll()
-      .where('merchant_id', '=', merchantId)
-      .where('trackid', '=', trackid)
-      .executeTakeFirst();
-    return row ? transactionFromRow(row) : undefined;
+    let compiled: CompiledQuery;
+    if (this.#byTrackid !== undefined) {
+      compiled = { ...this.#byTrackid, parameters: [merchantId, trackid] };
+    } else {
+      compiled = db.selectFrom('transactions').selectAll().where('merchant_id', '=', merchantId).where('trackid', '=', trackid).compile();
+      if (isDeepStrictEqual([...compiled.parameters], [merchantId, trackid])) this.#byTrackid = compiled;
+    }
+    const { rows } = await db.executeQuery<Selectable<TransactionsTable>>(compiled);
+    return rows[0] ? transactionFromRow(rows[0]) : undefined;
   }
 
   async findByRedirectId(redirectId: string): Promise<TransactionRecord | undefined> {

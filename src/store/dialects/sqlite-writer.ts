@@ -47,8 +47,10 @@ export class SqliteWriter {
       this.#outgoing.push({ sql, params: parameters.map(toSqliteValue), resolve, reject });
       if (this.#flushScheduled) return;
       this.#flushScheduled = true;
-      // setImmediate, not a microtask: everything the poll phase (all ready sockets) issued goes together.
-      setImmediate(() => this.#flush());
+      // process.nextTick from inside promise jobs runs once the whole microtask queue has drained,
+      // so every statement that concurrent work issues in this burst goes together, and a
+      // transaction's next statement does not wait for the event loop's check phase.
+      process.nextTick(() => this.#flush());
     });
   }
 
