@@ -3,6 +3,9 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { randomBytes } from 'node:crypto';
 import { dirname } from 'node:path';
 import type { Config } from './config.ts';
+import type { SecretKey } from './domain/credentials.ts';
+import { SecretKeyMismatchError, secretKeyCheckValue, secretKeyMatches } from './domain/secret-key-check.ts';
+import { GatewayMetaRepo } from './store/gateway-meta.repo.ts';
 import { openStore, type Store } from './store/open-store.ts';
 
 /**
@@ -26,13 +29,32 @@ export function resolveSecretKey(config: Config): Buffer {
   return key;
 }
 
-export async function openMigratedStore(config: Config, migrate = config.migrateOnStart): Promise<Store> {
+/**
+ * Opens the store every process (server or CLI) works on: migrated (unless told not to) and
+ * checked against the secret key the database was first started with, so instances or a CLI
+ * with another key refuse to start instead of answering every merchant 401.
+ * `onMigrated` receives the names of the migrations this call applied.
+ */
+export async function openMigratedStore(config: Config, migrate = config.migrateOnStart, onMigrated?: (applied: string[]) => void): Promise<Store> {
+  const key = resolveSecretKey(config);
   const store = openStore(config.databaseUrl, { poolSize: config.databasePoolSize });
   try {
-    if (migrate) await store.migrate();
+    if (migrate) {
+      const applied = await store.migrate();
+      onMigrated?.(applied);
+    }
+    await verifySecretKey(store, key);
     return store;
   } catch (error) {
     await store.close();
     throw error;
   }
+}
+
+const KEY_CHECK = 'secret_key_check';
+
+/** The first process to start records the key's check value; every later one must match it. */
+export async function verifySecretKey(store: Store, key: SecretKey, now = Date.now()): Promise<void> {
+  const stored = await new GatewayMetaRepo(store.db).getOrInsert(KEY_CHECK, secretKeyCheckValue(key), now);
+  if (!secretKeyMatches(key, stored)) throw new SecretKeyMismatchError();
 }

@@ -1,4 +1,6 @@
-// Process entry for `npm start`: sandbox gateway on SQLite with no setup.
+// Process entry for `npm start` and the container: sandbox gateway on SQLite with no setup.
+import { ignoreClosedPipes } from './cli/closed-pipe.ts';
 import { runCli } from './cli/run-cli.ts';
 
+ignoreClosedPipes();
 process.exitCode = await runCli(['serve', ...process.argv.slice(2)]);

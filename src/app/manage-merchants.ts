@@ -2,7 +2,7 @@
 import { generatePassword, hashPassword, type SecretKey } from '../domain/credentials.ts';
 import { GatewayError, invalidField } from '../domain/errors.ts';
 import { CURRENCY_CODE } from '../domain/money.ts';
-import { sealSecret } from '../domain/secret-box.ts';
+import { openSecret, sealSecret } from '../domain/secret-box.ts';
 import { generateWebhookSecret } from '../domain/webhook-signature.ts';
 import { randomToken } from '../domain/ids.ts';
 import type { MerchantRecord, MerchantsRepo } from '../store/merchants.repo.ts';
@@ -84,17 +84,31 @@ export class ManageMerchants {
     return { merchantid: id, password };
   }
 
-  /** The old secret keeps signing alongside the new one for the overlap window (Standard Webhooks rotation). */
-  async rotateWebhookSecret(id: string): Promise<{ merchantid: string; webhook_secret: string; previous_valid_until: string }> {
+  /**
+   * The old secret keeps signing alongside the new one for the overlap window (Standard Webhooks
+   * rotation). A current secret that this key cannot open (sealed under another key) is dropped
+   * instead: it could never sign, and keeping it would block every notification.
+   */
+  async rotateWebhookSecret(id: string): Promise<{ merchantid: string; webhook_secret: string; previous_valid_until: string | null }> {
     const merchant = await this.#require(id);
     const secret = generateWebhookSecret();
-    const until = this.#now() + this.#webhookOverlapMs;
+    const keepPrevious = this.#canOpen(merchant.webhookSecretSealed);
+    const until = keepPrevious ? this.#now() + this.#webhookOverlapMs : null;
     await this.#update(id, {
       webhookSecretSealed: sealSecret(this.#key, secret),
-      previousWebhookSecretSealed: merchant.webhookSecretSealed,
+      previousWebhookSecretSealed: keepPrevious ? merchant.webhookSecretSealed : null,
       previousWebhookSecretExpiresAt: until,
     });
-    return { merchantid: id, webhook_secret: secret, previous_valid_until: new Date(until).toISOString() };
+    return { merchantid: id, webhook_secret: secret, previous_valid_until: until === null ? null : new Date(until).toISOString() };
+  }
+
+  #canOpen(sealed: string): boolean {
+    try {
+      openSecret(this.#key, sealed);
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   async setStatus(id: string, status: 'active' | 'disabled'): Promise<void> {

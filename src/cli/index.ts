@@ -1,4 +1,6 @@
-// Entry for `npm run gateway -- <command>`.
+// Entry for `npm run -s gateway -- <command>`.
+import { ignoreClosedPipes } from './closed-pipe.ts';
 import { runCli } from './run-cli.ts';
 
+ignoreClosedPipes();
 process.exitCode = await runCli(process.argv.slice(2));

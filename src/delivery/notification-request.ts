@@ -8,14 +8,25 @@ import type { MerchantRecord } from '../store/merchants.repo.ts';
 
 /**
  * The secrets to sign with now: the current one, plus the previous one while its overlap after a
- * rotation lasts, so a merchant still holding the old secret keeps verifying.
+ * rotation lasts, so a merchant still holding the old secret keeps verifying. A previous secret
+ * this key cannot open (rotated under another key, before rotation learned to drop it) is left
+ * out rather than blocking every notification: the current one still signs.
  */
 export function signingSecrets(merchant: MerchantRecord, key: SecretKey, nowMs: number): string[] {
   const secrets = [openSecret(key, merchant.webhookSecretSealed)];
   if (merchant.previousWebhookSecretSealed && merchant.previousWebhookSecretExpiresAt !== null && merchant.previousWebhookSecretExpiresAt > nowMs) {
-    secrets.push(openSecret(key, merchant.previousWebhookSecretSealed));
+    const previous = openIfPossible(key, merchant.previousWebhookSecretSealed);
+    if (previous !== undefined) secrets.push(previous);
   }
   return secrets;
+}
+
+function openIfPossible(key: SecretKey, sealed: string): string | undefined {
+  try {
+    return openSecret(key, sealed);
+  } catch {
+    return undefined;
+  }
 }
 
 export function notificationHeaders(input: { eventId: string; payload: string; secrets: readonly string[]; nowMs: number; userAgent: string }): Record<string, string> {

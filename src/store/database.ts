@@ -118,7 +118,15 @@ export interface PostingsTable {
   created_at: Int64;
 }
 
+/** Facts about the deployment itself, e.g. the check value of the secret key it was first started with. */
+export interface GatewayMetaTable {
+  name: string;
+  value: string;
+  created_at: Int64;
+}
+
 export interface Database {
+  gateway_meta: GatewayMetaTable;
   merchants: MerchantsTable;
   transactions: TransactionsTable;
   transaction_transitions: TransactionTransitionsTable;

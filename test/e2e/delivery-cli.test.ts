@@ -41,7 +41,7 @@ for (const { dialect, skip } of await testDialects()) {
     test('list shows the failed notification, filtered by status and merchant', async () => {
       const all = await cli('delivery', 'list', '--json');
       assert.equal(all.code, 0, all.err);
-      const rows = JSON.parse(all.out);
+      const { deliveries: rows } = JSON.parse(all.out);
       assert.equal(rows.length, 1);
       assert.equal(rows[0].event_id, eventId);
       assert.equal(rows[0].status, 'failed');
@@ -49,12 +49,13 @@ for (const { dialect, skip } of await testDialects()) {
       assert.equal(rows[0].last_error, 'HTTP 503');
       assert.equal(rows[0].merchantid, creds.merchantid);
 
-      assert.equal(JSON.parse((await cli('delivery', 'list', '--status', 'failed', '--merchant', creds.merchantid, '--json')).out).length, 1);
-      assert.deepEqual(JSON.parse((await cli('delivery', 'list', '--status', 'delivered', '--json')).out), []);
-      assert.deepEqual(JSON.parse((await cli('delivery', 'list', '--merchant', 'someone-else', '--json')).out), []);
+      assert.equal(JSON.parse((await cli('delivery', 'list', '--status', 'failed', '--merchant', creds.merchantid, '--json')).out).deliveries.length, 1);
+      assert.deepEqual(JSON.parse((await cli('delivery', 'list', '--status', 'delivered', '--json')).out), { deliveries: [] });
+      assert.deepEqual(JSON.parse((await cli('delivery', 'list', '--merchant', 'someone-else', '--json')).out), { deliveries: [] });
 
       const human = await cli('delivery', 'list', '--status', 'failed');
-      assert.match(human.out, new RegExp(`^${eventId}\\tfailed`));
+      assert.match(human.out, /^EVENT_ID\tSTATUS\t/, 'a header row names the columns');
+      assert.match(human.out, new RegExp(`\n${eventId}\\tfailed`));
       assert.match(human.out, /HTTP 503/);
       assert.equal((await cli('delivery', 'list', '--status', 'lost')).code, 2);
     });

@@ -71,7 +71,8 @@ for (const { dialect, skip } of await testDialects()) {
       first.child.kill('SIGKILL');
       assert.equal((await first.exited).signal, 'SIGKILL');
       assert.ok(inFlight > 0, 'some deliveries were in flight at the kill');
-      const beforeRestart = await cliJson<Array<{ status: string; event_id: string }>>(env, ['delivery', 'list', '--json', '--limit', '1000']);
+      type Listed = { deliveries: Array<{ status: string; event_id: string }> };
+      const beforeRestart = (await cliJson<Listed>(env, ['delivery', 'list', '--json', '--limit', '1000'])).deliveries;
       assert.equal(beforeRestart.length, PAYMENTS, 'every final state has its outbox event');
       assert.ok(beforeRestart.every((e) => e.status === 'pending'), 'nothing was delivered before the crash');
       assert.equal(deliveredTx.size, 0);
@@ -85,7 +86,7 @@ for (const { dialect, skip } of await testDialects()) {
       let events = beforeRestart;
       for (let i = 0; i < 50 && events.some((e) => e.status !== 'delivered'); i++) {
         await new Promise((resolve) => setTimeout(resolve, 100));
-        events = await cliJson(env, ['delivery', 'list', '--json', '--limit', '1000']);
+        events = (await cliJson<Listed>(env, ['delivery', 'list', '--json', '--limit', '1000'])).deliveries;
       }
       assert.deepEqual(events.filter((e) => e.status !== 'delivered'), []);
       const shown = await cliJson<{ attempt_log: Array<{ http_status: number | null }>; status: string }>(env, ['delivery', 'show', events[0]!.event_id, '--json']);

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { testDialects } from '../support/dialects.ts';
 import { addMerchant, type MerchantCredentials } from '../support/test-gateway.ts';
 import { resendDelivery } from '../../src/delivery/resend.ts';
+import { sealSecret } from '../../src/domain/secret-box.ts';
 import {
   Receiver,
   answer,
@@ -186,6 +187,24 @@ for (const { dialect, skip } of await testDialects()) {
       const b = receiver.to('/hook/rotation')[1]!;
       const id2 = (await eventOf(d.outbox, afterOverlap.transactionid)).id;
       assert.deepEqual(signaturesOf(b), [independentSignature(rotated.webhook_secret, id2, String(b.headers['webhook-timestamp']), b.body)]);
+    });
+
+    test('rotating a secret sealed under another key drops it, and notifications flow signed with the new one', async () => {
+      const stale = await addMerchant(d.gw);
+      // A merchant row written under another GATEWAY_SECRET_KEY: this key cannot open its secret.
+      await d.gw.services.merchants.update(stale.merchantid, { webhookSecretSealed: sealSecret(Buffer.alloc(32, 7), 'whsec_c2VhbGVkIHVuZGVyIGFub3RoZXIga2V5') }, d.gw.clock.now);
+      const rotated = await d.gw.services.manageMerchants.rotateWebhookSecret(stale.merchantid);
+      assert.equal(rotated.previous_valid_until, null, 'the unopenable secret is not kept for the overlap');
+      const record = await d.gw.services.merchants.findById(stale.merchantid);
+      assert.equal(record?.previousWebhookSecretSealed, null);
+      await d.gw.services.directory.refresh();
+
+      const url = receiver.on('/hook/stale-key', answer(200));
+      const paid = await completePayment(d.gw, stale, url);
+      await receiver.waitFor(() => receiver.to('/hook/stale-key').length === 1, 'the notification after the rotation');
+      const got = receiver.to('/hook/stale-key')[0]!;
+      const id = (await eventOf(d.outbox, paid.transactionid)).id;
+      assert.deepEqual(signaturesOf(got), [independentSignature(rotated.webhook_secret, id, String(got.headers['webhook-timestamp']), got.body)]);
     });
   });
 

@@ -46,7 +46,7 @@ for (const { dialect, skip } of await testDialects()) {
     test('merchant list shows the merchant without any secret', async () => {
       const listed = await runCliProcess(['merchant', 'list', '--json'], env);
       assert.equal(listed.code, 0, listed.stderr);
-      const rows = JSON.parse(listed.stdout);
+      const rows = JSON.parse(listed.stdout).merchants;
       const row = rows.find((r: { merchantid: string }) => r.merchantid === 'cli-shop');
       assert.equal(row.status, 'active');
       assert.equal(row.payout_account, '••••4242');

@@ -1,10 +1,19 @@
+// The CLI's shared types and flag parsing, imported by every command and by run-cli.ts.
 import { parseArgs } from 'node:util';
 import type { Config } from '../../config.ts';
-import type { CliIo } from '../run-cli.ts';
-import { UsageError } from '../run-cli.ts';
 
+export type CliIo = { out: (text: string) => void; err: (text: string) => void };
 export type CommandContext = { config: Config; io: CliIo; env: Record<string, string | undefined> };
-export type Command = { summary: string; run(args: string[], ctx: CommandContext): Promise<number> };
+export type Command = {
+  /** One line for the command list. */
+  summary: string;
+  /** Arguments and flags, shown by `<command> --help` (e.g. `<merchantid> [--json]`). */
+  usage?: string;
+  run(args: string[], ctx: CommandContext): Promise<number>;
+};
+
+/** A mistake in the command line: printed with the command's help, exit 2. */
+export class UsageError extends Error {}
 
 type FlagSpec = Record<string, { type: 'string' | 'boolean'; required?: boolean }>;
 
@@ -26,4 +35,10 @@ export function requirePositional(positionals: string[], what: string): string {
   const value = positionals[0];
   if (!value) throw new UsageError(`${what} is required`);
   return value;
+}
+
+/** Tab-separated rows under a header row, for people (scripts use --json). */
+export function table(io: CliIo, header: readonly string[], rows: readonly (readonly string[])[]): void {
+  io.out(header.join('\t'));
+  for (const row of rows) io.out(row.join('\t'));
 }

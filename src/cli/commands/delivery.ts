@@ -4,9 +4,8 @@ import { GatewayError } from '../../domain/errors.ts';
 import { resendDelivery } from '../../delivery/resend.ts';
 import type { Store } from '../../store/open-store.ts';
 import { OutboxRepo, type DeliveryAttempt, type OutboxEvent, type OutboxStatus } from '../../store/outbox.repo.ts';
-import { UsageError } from '../run-cli.ts';
 import type { Command, CommandContext } from './context.ts';
-import { flags, requirePositional } from './context.ts';
+import { UsageError, flags, requirePositional, table } from './context.ts';
 
 const STATUSES: readonly OutboxStatus[] = ['pending', 'delivered', 'failed'];
 const MAX_LIMIT = 10_000;
@@ -59,7 +58,8 @@ function outcomeText(a: DeliveryAttempt): string {
 
 export const deliveryCommands: Record<string, Command> = {
   'delivery list': {
-    summary: '[--merchant <id>] [--status failed|pending|delivered] [--limit N] [--json]: notifications, newest first',
+    summary: 'result notifications, newest first',
+    usage: '[--merchant <id>] [--status failed|pending|delivered] [--limit N] [--json]',
     async run(args, ctx) {
       const { values } = flags(args, { merchant: { type: 'string' }, status: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' } });
       const status = values.status;
@@ -74,19 +74,24 @@ export const deliveryCommands: Record<string, Command> = {
         }),
       );
       const rows = events.map(eventJson);
-      if (values.json) ctx.io.out(JSON.stringify(rows));
+      if (values.json) ctx.io.out(JSON.stringify({ deliveries: rows }));
       else if (rows.length === 0) ctx.io.out('No notifications.');
       else {
-        for (const r of rows) {
-          const when = r.status === 'delivered' ? `delivered ${r.delivered_at}` : r.status === 'pending' ? `next ${r.next_attempt_at}` : 'gave up';
-          ctx.io.out([r.event_id, r.status.padEnd(9), `attempts ${r.attempts}`, r.merchantid, r.created_at, when, r.last_error ?? ''].join('\t'));
-        }
+        table(
+          ctx.io,
+          ['EVENT_ID', 'STATUS', 'ATTEMPTS', 'MERCHANTID', 'CREATED_AT', 'NEXT_OR_DONE', 'LAST_ERROR'],
+          rows.map((r) => {
+            const when = r.status === 'delivered' ? `delivered ${r.delivered_at}` : r.status === 'pending' ? `next ${r.next_attempt_at}` : 'gave up';
+            return [r.event_id, r.status, String(r.attempts), r.merchantid, r.created_at ?? '', when, r.last_error ?? ''];
+          }),
+        );
       }
       return 0;
     },
   },
   'delivery show': {
-    summary: '<event_id> [--json]: one notification and every attempt made',
+    summary: 'one notification and every attempt made',
+    usage: '<event_id> [--json]',
     async run(args, ctx) {
       const { values, positionals } = flags(args, { json: { type: 'boolean' } });
       const id = requirePositional(positionals, 'event_id');
@@ -120,7 +125,8 @@ export const deliveryCommands: Record<string, Command> = {
     },
   },
   'delivery resend': {
-    summary: '<event_id> [--json]: deliver again (new attempt series, same webhook-id and body)',
+    summary: 'deliver again (new attempt series, same webhook-id and body)',
+    usage: '<event_id> [--json]',
     async run(args, ctx) {
       const { values, positionals } = flags(args, { json: { type: 'boolean' } });
       const id = requirePositional(positionals, 'event_id');

@@ -6,8 +6,7 @@ import { formatMinor } from '../../domain/money.ts';
 import { LedgerRepo, type EntryWithPostings } from '../../store/ledger.repo.ts';
 import { MerchantsRepo } from '../../store/merchants.repo.ts';
 import type { Command, CommandContext } from './context.ts';
-import { flags } from './context.ts';
-import { UsageError } from '../run-cli.ts';
+import { UsageError, flags } from './context.ts';
 
 async function withLedger<T>(ctx: CommandContext, work: (ops: LedgerOperations) => Promise<T>): Promise<T> {
   const store = await openMigratedStore(ctx.config);
@@ -45,7 +44,8 @@ function entryLines(e: EntryWithPostings): string[] {
 
 function adjustmentCommand(direction: 'credit' | 'debit'): Command {
   return {
-    summary: `--merchant --amount --currency --reason --idempotency-key: ${direction} a merchant account (once per key)`,
+    summary: `${direction} a merchant account (once per idempotency key)`,
+    usage: '--merchant <id> --amount <100.00> --currency <ISO 4217> --reason <text> --idempotency-key <key> [--json]',
     async run(args, ctx) {
       const { values } = flags(args, {
         merchant: { type: 'string', required: true },
@@ -109,7 +109,8 @@ export const ledgerCommands: Record<string, Command> = {
   'ledger credit': adjustmentCommand('credit'),
   'ledger debit': adjustmentCommand('debit'),
   'ledger show': {
-    summary: "--merchant <id> [--limit n] [--json]: a merchant's balances and recent entries",
+    summary: "a merchant's balances and recent entries",
+    usage: '--merchant <id> [--limit N] [--json]',
     async run(args, ctx) {
       const { values } = flags(args, { merchant: { type: 'string', required: true }, limit: { type: 'string' }, json: { type: 'boolean' } });
       let limit: number | undefined;
@@ -134,7 +135,8 @@ export const ledgerCommands: Record<string, Command> = {
     },
   },
   'ledger verify': {
-    summary: '[--json]: re-derive every ledger invariant from the stored rows (exit 1 on a violation)',
+    summary: 're-derive every ledger invariant from the stored rows (exit 1 on a violation)',
+    usage: '[--json]',
     async run(args, ctx) {
       const { values } = flags(args, { json: { type: 'boolean' } });
       const check = await withLedger(ctx, (ops) => ops.verify());

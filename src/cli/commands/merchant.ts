@@ -3,7 +3,7 @@ import { openMigratedStore, resolveSecretKey } from '../../bootstrap.ts';
 import { ManageMerchants } from '../../app/manage-merchants.ts';
 import { MerchantsRepo } from '../../store/merchants.repo.ts';
 import type { Command, CommandContext } from './context.ts';
-import { flags, requirePositional } from './context.ts';
+import { flags, requirePositional, table } from './context.ts';
 
 async function withMerchants<T>(ctx: CommandContext, work: (manage: ManageMerchants) => Promise<T>): Promise<T> {
   const key = resolveSecretKey(ctx.config);
@@ -19,9 +19,24 @@ function print(ctx: CommandContext, json: boolean | undefined, value: Record<str
   ctx.io.out(json ? JSON.stringify(value) : human);
 }
 
+function statusCommand(status: 'active' | 'disabled', summary: string): Command {
+  return {
+    summary,
+    usage: '<merchantid> [--json]',
+    async run(args, ctx) {
+      const { values, positionals } = flags(args, { json: { type: 'boolean' } });
+      const id = requirePositional(positionals, 'merchantid');
+      await withMerchants(ctx, (m) => m.setStatus(id, status));
+      print(ctx, values.json, { merchantid: id, status }, `Merchant ${id} ${status === 'active' ? 'enabled' : 'disabled'}.`);
+      return 0;
+    },
+  };
+}
+
 export const merchantCommands: Record<string, Command> = {
   'merchant create': {
     summary: 'create a merchant; prints its password and webhook secret once',
+    usage: '--name <name> --payout-currency <ISO 4217> --payout-account <card or account number> [--id <merchantid>] [--fee-rate 0.025] [--json]',
     async run(args, ctx) {
       const { values } = flags(args, {
         name: { type: 'string', required: true },
@@ -51,6 +66,7 @@ export const merchantCommands: Record<string, Command> = {
   },
   'merchant list': {
     summary: 'list merchants (no secrets)',
+    usage: '[--json]',
     async run(args, ctx) {
       const { values } = flags(args, { json: { type: 'boolean' } });
       const all = await withMerchants(ctx, (m) => m.list());
@@ -63,14 +79,15 @@ export const merchantCommands: Record<string, Command> = {
         fee_rate_ppm: m.feeRatePpm.toString(),
         created_at: new Date(m.createdAt).toISOString(),
       }));
-      if (values.json) ctx.io.out(JSON.stringify(rows));
+      if (values.json) ctx.io.out(JSON.stringify({ merchants: rows }));
       else if (rows.length === 0) ctx.io.out('No merchants.');
-      else for (const r of rows) ctx.io.out(`${r.merchantid}\t${r.status}\t${r.payout_currency}\t${r.payout_account}\t${r.name}`);
+      else table(ctx.io, ['MERCHANTID', 'STATUS', 'PAYOUT', 'ACCOUNT', 'NAME'], rows.map((r) => [r.merchantid, r.status, r.payout_currency, r.payout_account, r.name]));
       return 0;
     },
   },
   'merchant rotate-password': {
-    summary: '<merchantid>: issue a new API password (the old one stops working)',
+    summary: 'issue a new API password (the old one stops working)',
+    usage: '<merchantid> [--json]',
     async run(args, ctx) {
       const { values, positionals } = flags(args, { json: { type: 'boolean' } });
       const id = requirePositional(positionals, 'merchantid');
@@ -80,33 +97,19 @@ export const merchantCommands: Record<string, Command> = {
     },
   },
   'merchant rotate-webhook-secret': {
-    summary: '<merchantid>: new signing secret; the old one also signs until the overlap ends',
+    summary: 'new signing secret; the old one also signs until the overlap ends',
+    usage: '<merchantid> [--json]',
     async run(args, ctx) {
       const { values, positionals } = flags(args, { json: { type: 'boolean' } });
       const id = requirePositional(positionals, 'merchantid');
       const issued = await withMerchants(ctx, (m) => m.rotateWebhookSecret(id));
-      print(ctx, values.json, issued, `New webhook secret for ${id} (shown once): ${issued.webhook_secret}\nThe previous secret keeps signing until ${issued.previous_valid_until}.`);
+      const previous = issued.previous_valid_until
+        ? `The previous secret keeps signing until ${issued.previous_valid_until}.`
+        : 'The previous secret could not be opened with this GATEWAY_SECRET_KEY and was dropped; only the new one signs.';
+      print(ctx, values.json, issued, `New webhook secret for ${id} (shown once): ${issued.webhook_secret}\n${previous}`);
       return 0;
     },
   },
-  'merchant disable': {
-    summary: '<merchantid>: refuse all of the merchant\'s requests (MERCHANT_DISABLED)',
-    async run(args, ctx) {
-      const { positionals } = flags(args, {});
-      const id = requirePositional(positionals, 'merchantid');
-      await withMerchants(ctx, (m) => m.setStatus(id, 'disabled'));
-      ctx.io.out(`Merchant ${id} disabled.`);
-      return 0;
-    },
-  },
-  'merchant enable': {
-    summary: '<merchantid>: accept the merchant\'s requests again',
-    async run(args, ctx) {
-      const { positionals } = flags(args, {});
-      const id = requirePositional(positionals, 'merchantid');
-      await withMerchants(ctx, (m) => m.setStatus(id, 'active'));
-      ctx.io.out(`Merchant ${id} enabled.`);
-      return 0;
-    },
-  },
+  'merchant disable': statusCommand('disabled', "refuse all of the merchant's requests (MERCHANT_DISABLED)"),
+  'merchant enable': statusCommand('active', "accept the merchant's requests again"),
 };

@@ -40,13 +40,10 @@ export const serveCommands: Record<string, Command> = {
     summary: 'apply database migrations and exit',
     async run(args, ctx) {
       flags(args, {});
-      const store = await openMigratedStore(ctx.config, false);
-      try {
-        const applied = await store.migrate();
-        ctx.io.out(applied.length ? `Applied: ${applied.join(', ')}` : 'Already up to date.');
-      } finally {
-        await store.close();
-      }
+      let applied: string[] = [];
+      const store = await openMigratedStore(ctx.config, true, (names) => (applied = names));
+      await store.close();
+      ctx.io.out(applied.length ? `Applied: ${applied.join(', ')}` : 'Already up to date.');
       return 0;
     },
   },

@@ -5,12 +5,14 @@ import * as merchants from './001-merchants.ts';
 import * as transactions from './002-transactions.ts';
 import * as outbox from './003-outbox.ts';
 import * as ledger from './004-ledger.ts';
+import * as gatewayMeta from './005-gateway-meta.ts';
 
 const migrations: Record<string, Migration> = {
   '001-merchants': merchants,
   '002-transactions': transactions,
   '003-outbox': outbox,
   '004-ledger': ledger,
+  '005-gateway-meta': gatewayMeta,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
