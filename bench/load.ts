@@ -31,6 +31,8 @@ export type LoadResult = {
   rps: number;
   p50Ms: number;
   p99Ms: number;
+  /** The slowest answer. */
+  maxMs: number;
   non2xx: number;
   /** Socket errors and timeouts (no HTTP answer at all). */
   errors: number;
@@ -91,6 +93,7 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
     rps: requests / result.duration,
     p50Ms: latencyUs.count > 0 ? latencyUs.percentile(50) / 1000 : 0,
     p99Ms: latencyUs.count > 0 ? latencyUs.percentile(99) / 1000 : 0,
+    maxMs: latencyUs.count > 0 ? latencyUs.max / 1000 : 0,
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
     statusCodes,

@@ -29,7 +29,7 @@ const USAGE = `usage: npm run bench -- [--duration S] [--warmup S] [--connection
                           [--existing-rows N] [--gateway-dir DIR]
   --duration S      measured seconds per HTTP scenario (default 10, env BENCH_DURATION, max 120)
   --warmup S        warm-up seconds per server (default 2, env BENCH_WARMUP, max 30)
-  --connections N   concurrent connections (default 64, env BENCH_CONNECTIONS, max 1024)
+  --connections N   concurrent connections (default 64, env BENCH_CONNECTIONS, max 4096)
   --micro S         seconds per SQLite commit phase and round (3 rounds; default 1, env BENCH_MICRO, max 30)
   --postgres        also run the gateway on PostgreSQL (fresh database on 127.0.0.1:5432, dropped after)
   --profile         run the SQLite gateway under --cpu-prof and print where its time went
@@ -79,7 +79,7 @@ export function parseBenchOptions(argv: string[], env: Record<string, string | u
   return {
     durationS: bounded('--duration', values.duration ?? env.BENCH_DURATION, 10, 1, 120),
     warmupS: bounded('--warmup', values.warmup ?? env.BENCH_WARMUP, 2, 0, 30),
-    connections: Math.trunc(bounded('--connections', values.connections ?? env.BENCH_CONNECTIONS, 64, 1, 1024)),
+    connections: Math.trunc(bounded('--connections', values.connections ?? env.BENCH_CONNECTIONS, 64, 1, 4096)),
     microS: bounded('--micro', values.micro ?? env.BENCH_MICRO, 1, 0.5, 30),
     postgres: values.postgres ?? false,
     profile: values.profile ?? false,

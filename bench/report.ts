@@ -17,12 +17,13 @@ const ms = (x: number) => x.toFixed(x < 10 ? 2 : 1);
 export function httpTable(rows: Row[], baselineRps: number, baselineUsPerRequest: number | undefined, baselineMainUs?: number): string {
   const cores = (x: number | undefined) => (x === undefined ? '?' : x.toFixed(2));
   return table(
-    ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'vs bare', 'srv cores', 'gen cores', 'srv µs/req', 'CPU vs bare', 'main µs/req', 'main vs bare'],
+    ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'non-2xx', 'errors', 'vs bare', 'srv cores', 'gen cores', 'srv µs/req', 'CPU vs bare', 'main µs/req', 'main vs bare'],
     rows.map(({ scenario, load }) => [
       scenario,
       int(load.rps),
       ms(load.p50Ms),
       ms(load.p99Ms),
+      ms(load.maxMs),
       int(load.non2xx),
       int(load.errors),
       baselineRps > 0 ? `${(load.rps / baselineRps).toFixed(2)}×` : '-',
@@ -33,7 +34,7 @@ export function httpTable(rows: Row[], baselineRps: number, baselineUsPerRequest
       load.mainThreadUsPerRequest === undefined ? '?' : load.mainThreadUsPerRequest.toFixed(0),
       load.mainThreadUsPerRequest !== undefined && baselineMainUs ? `${(load.mainThreadUsPerRequest / baselineMainUs).toFixed(1)}×` : '-',
     ]),
-    [false, true, true, true, true, true, true, true, true, true, true, true, true],
+    [false, true, true, true, true, true, true, true, true, true, true, true, true, true],
   );
 }
 
