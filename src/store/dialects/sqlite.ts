@@ -87,10 +87,8 @@ class RoutedConnection implements DatabaseConnection {
  * statements issued together inside that transaction travel to the writer thread together.
  */
 class WriterPassThroughDriver implements Driver {
-  readonly #writer: SqliteWriter;
   readonly #connection: DatabaseConnection;
   constructor(writer: SqliteWriter) {
-    this.#writer = writer;
     this.#connection = {
       executeQuery: async <R>(compiled: CompiledQuery) => (await writer.execute(compiled.sql, compiled.parameters)) as QueryResult<R>,
       streamQuery: () => {
@@ -108,9 +106,8 @@ class WriterPassThroughDriver implements Driver {
   async commitTransaction(): Promise<void> {}
   async rollbackTransaction(): Promise<void> {}
   async releaseConnection(): Promise<void> {}
-  async destroy(): Promise<void> {
-    void this.#writer;
-  }
+  /** The writer belongs to the main driver, which closes it. */
+  async destroy(): Promise<void> {}
 }
 
 class NodeSqliteDriver implements Driver {
