@@ -4,7 +4,7 @@
 // same run: a primary-key read of one outbox row for claims, a bare HTTP POST loop to the same
 // receiver at the same concurrency for drains.
 //
-//   node_modules/.bin/node bench/delivery-backlog.ts [--store sqlite|postgres] [--backlog 20000] [--history 100000] [--explain]
+//   node_modules/.bin/node bench/delivery-backlog.ts [--store sqlite|postgres] [--backlog 20000] [--history 100000] [--explain] [--no-drain]
 //
 // Rows are generated in SQL (a recursive CTE), not through the API, so a 1M-row history takes
 // seconds. The dead endpoint is a closed port on 127.0.0.1 (connection refused at once).
@@ -30,6 +30,7 @@ const { values } = parseArgs({
     backlog: { type: 'string', default: '20000' },
     history: { type: 'string', default: '100000' },
     explain: { type: 'boolean', default: false },
+    'no-drain': { type: 'boolean', default: false },
   },
 });
 const store = values.store === 'postgres' ? 'postgres' : 'sqlite';
@@ -75,12 +76,12 @@ async function insertEvents(db: Db, merchantId: string, tag: string, count: numb
       insert into transactions (id, merchant_id, trackid, request_hash, token, redirect_id, status, amount_minor, currency, payment_method,
         bill_country, bill_customerip, bill_email, return_url, server_url, payer_account_no, payer_account_name, payer_bank_code, created_at, expires_at, completed_at)
       select ${tag} || cast(i as text), ${merchantId}, ${tag} || cast(i as text), 'h', 'tok' || ${tag} || cast(i as text), 'rid' || ${tag} || cast(i as text), 'SUCCESS', 10000000, 'THB', 'THAI_DEBIT',
-        'TH', '127.0.0.1', 'payer@example.com', 'https://shop.example/r', ${target + '/hook'}, '1234567890', 'Bench Payer', '014', ${dueAt}, ${dueAt + 900_000}, ${dueAt}
+        'TH', '127.0.0.1', 'payer@example.com', 'https://shop.example/r', ${target + '/hook'}, '1234567890', 'Bench Payer', '014', cast(${dueAt} as bigint), cast(${dueAt + 900_000} as bigint), cast(${dueAt} as bigint)
       from s`.execute(db);
     await sql`${seq}
       insert into outbox_events (id, transaction_id, merchant_id, target_url, origin, payload, status, attempts, next_attempt_at, series, created_at)
       select 'evt_' || ${tag} || cast(i as text), ${tag} || cast(i as text), ${merchantId}, ${target + '/hook'}, ${target},
-        '{"type":"valid","transactionid":"' || ${tag} || cast(i as text) || '"}', ${status}, 0, ${dueAt} + i, 1, ${dueAt} + i
+        '{"type":"valid","transactionid":"' || ${tag} || cast(i as text) || '"}', ${status}, 0, cast(${dueAt} as bigint) + i, 1, cast(${dueAt} as bigint) + i
       from s`.execute(db);
   }
 }
@@ -193,6 +194,10 @@ await withGateway(async (gateway, db, merchantId) => {
 }, false);
 
 // 2. Drains to the healthy receiver, alone and beside a dead endpoint's backlog.
+if (values['no-drain']) {
+  receiver.close();
+  process.exit(0);
+}
 const bare = await barePostRate(Math.min(backlog, 5000));
 log(`Drain to a local receiver answering 204 (${CONCURRENCY} in flight, ${PER_HOST} per origin; bare POST loop at the same concurrency: ${bare.toFixed(0)}/s):`);
 for (const withDead of [false, true]) {
