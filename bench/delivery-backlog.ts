@@ -150,8 +150,10 @@ log(`Delivery backlog benchmark (${store}): backlog ${backlog}, delivered histor
 await withGateway(async (gateway, db, merchantId) => {
   const now = Date.now();
   await insertEvents(db, merchantId, 'h', history, healthy, 'delivered', now - 86_400_000);
+  // The dead endpoint's backlog is older than the healthy one's: a claim reading the global due
+  // order would meet all of it first.
   await insertEvents(db, merchantId, 'd', backlog, dead, 'pending', now - 3_600_000);
-  await insertEvents(db, merchantId, 'a', backlog, healthy, 'pending', now - 3_600_000);
+  await insertEvents(db, merchantId, 'a', backlog, healthy, 'pending', now - 1_800_000);
   if (store === 'postgres') await sql`analyze outbox_events`.execute(db);
   const claims = new OutboxClaimsRepo(db, gateway.services.store.dialect);
   let k = 0;
@@ -187,7 +189,7 @@ await withGateway(async (gateway, db, merchantId) => {
     log('  EXPLAIN due origins:');
     for (const row of origins.rows) log(`    ${Object.values(row).join(' ')}`);
     const pick = await sql<Record<string, unknown>>`${explain} select e.id from outbox_events e ${ix} where e.origin = ${healthy} and e.status = 'pending' and e.next_attempt_at <= ${now}
-        and (e.lease_expires_at is null or e.lease_expires_at <= ${now}) order by e.next_attempt_at, e.id limit 4`.execute(db);
+        and (e.lease_expires_at is null or e.lease_expires_at <= ${now}) order by e.origin, e.next_attempt_at, e.id limit 4`.execute(db);
     log('  EXPLAIN take one origin\'s oldest due events:');
     for (const row of pick.rows) log(`    ${Object.values(row).join(' ')}`);
   }

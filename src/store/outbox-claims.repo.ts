@@ -111,9 +111,12 @@ export class OutboxClaimsRepo {
     }
     if (plan.length === 0) return { events: [], lastOrigin: options.after };
     const lock = this.#dialect === 'postgres' ? sql` for update skip locked` : sql``;
+    // Ordered exactly as outbox_pending_origin (origin is fixed here, so the order is the same):
+    // the planner then reads the origin's rows in index order and stops at the limit, instead of
+    // walking the global due index past other origins' rows.
     const picks = plan.map(
       ({ origin, take }, i) =>
-        sql`select id from (select e.id from outbox_events e${this.#use('outbox_pending_origin')} where e.origin = ${origin} and ${this.#dueAndFree(options.now)} order by e.next_attempt_at, e.id limit ${sql.lit(take)}${lock}) as ${sql.ref(`p${i}`)}`,
+        sql`select id from (select e.id from outbox_events e${this.#use('outbox_pending_origin')} where e.origin = ${origin} and ${this.#dueAndFree(options.now)} order by e.origin, e.next_attempt_at, e.id limit ${sql.lit(take)}${lock}) as ${sql.ref(`p${i}`)}`,
     );
     const result = await sql<Selectable<OutboxEventsTable>>`
       update outbox_events
