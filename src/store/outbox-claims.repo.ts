@@ -57,9 +57,9 @@ export class OutboxClaimsRepo {
   /**
    * SQLite's planner, without statistics, prefers a (status, …) listing index for these
    * queries and then sorts every pending row; name the partial index it must use. PostgreSQL
-   * picks the partial indexes by itself.
+   * has no other index on pending rows by due time, so it picks this one by itself.
    */
-  #use(index: 'outbox_pending_origin' | 'outbox_pending_due'): RawBuilder<unknown> {
+  #use(index: 'outbox_pending_origin'): RawBuilder<unknown> {
     return this.#dialect === 'sqlite' ? sql.raw(` indexed by ${index}`) : sql``;
   }
 
@@ -68,19 +68,24 @@ export class OutboxClaimsRepo {
     return sql<boolean>`e.status = 'pending' and e.next_attempt_at <= ${now} and (e.lease_expires_at is null or e.lease_expires_at <= ${this.#leaseNow()})`;
   }
 
+  /** The origins that have pending events, in order after `after`: one index seek each. */
+  #pendingOrigins(after: RawBuilder<unknown> | string, max: number): RawBuilder<unknown> {
+    const ix = this.#use('outbox_pending_origin');
+    return sql`with recursive o(origin, n) as (
+        select (select e.origin from outbox_events e${ix} where e.status = 'pending' and e.origin > ${after} order by e.origin limit 1), 1
+        union all
+        select (select e.origin from outbox_events e${ix} where e.status = 'pending' and e.origin > o.origin order by e.origin limit 1), o.n + 1
+        from o where o.origin is not null and o.n < ${sql.lit(max)}
+      )`;
+  }
+
   /**
    * Origins with at least one due, free event, in origin order after `after` (exclusive), at
    * most `max`. Each step of the recursion is one seek in the partial origin index; the EXISTS
    * is one more, past at most the origin's in-flight (leased) rows.
    */
   async dueOrigins(now: number, after: string, max = MAX_ORIGINS_PER_CLAIM): Promise<string[]> {
-    const result = await sql<{ origin: string }>`
-      with recursive o(origin, n) as (
-        select (select e.origin from outbox_events e${this.#use('outbox_pending_origin')} where e.status = 'pending' and e.origin > ${after} order by e.origin limit 1), 1
-        union all
-        select (select e.origin from outbox_events e${this.#use('outbox_pending_origin')} where e.status = 'pending' and e.origin > o.origin order by e.origin limit 1), o.n + 1
-        from o where o.origin is not null and o.n < ${sql.lit(max)}
-      )
+    const result = await sql<{ origin: string }>`${this.#pendingOrigins(after, max)}
       select origin from o
       where origin is not null
         and exists (select 1 from outbox_events e${this.#use('outbox_pending_origin')} where e.origin = o.origin and ${this.#dueAndFree(now)})`.execute(this.#db);
@@ -151,14 +156,16 @@ export class OutboxClaimsRepo {
 
   /**
    * Earliest next_attempt_at among pending events nobody holds, for the worker's next wake-up:
-   * the partial due index in order, past at most the leased (in-flight) rows.
+   * each origin's first unleased pending event (index order, past at most its in-flight rows),
+   * and the earliest of those. O(origins with pending events), whatever the backlog.
    */
   async nextDueAt(): Promise<number | null> {
-    const result = await sql<{ at: number | string }>`
-      select e.next_attempt_at as at from outbox_events e${this.#use('outbox_pending_due')}
-      where e.status = 'pending' and e.lease_owner is null
-      order by e.next_attempt_at limit 1`.execute(this.#db);
+    const result = await sql<{ at: number | string | null }>`${this.#pendingOrigins('', 100_000)}
+      select min((select e.next_attempt_at from outbox_events e${this.#use('outbox_pending_origin')}
+                  where e.origin = o.origin and e.status = 'pending' and e.lease_owner is null
+                  order by e.origin, e.next_attempt_at limit 1)) as at
+      from o where origin is not null`.execute(this.#db);
     const at = result.rows[0]?.at;
-    return at === undefined ? null : toNumber(at);
+    return at === undefined || at === null ? null : toNumber(at);
   }
 }

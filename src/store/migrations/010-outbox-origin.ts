@@ -5,8 +5,10 @@ import { originOf } from '../../domain/url-origin.ts';
 // - `origin` groups events by endpoint; a partial index on (origin, next_attempt_at, id) over
 //   pending events lets a claim hop from origin to origin (a loose index scan) and take the
 //   oldest due events of each, so a saturated or dead endpoint's backlog is never scanned.
-// - The due index becomes partial (pending only): delivered and failed events, the vast
-//   majority, no longer live in it, and updates of finished rows do not touch it.
+// - The old (status, next_attempt_at) due index goes. The origin index alone serves "what is due"
+//   (a second, global due index tempted PostgreSQL's planner into walking it past a dead
+//   endpoint's whole backlog, filtering by origin, whenever one origin's rows were older), and
+//   delivered and failed events, the vast majority, are not in it at all.
 // - Listings page newest-first on (created_at, id), alone or after a status or merchant filter.
 // Partial indexes use the literal 'pending'; queries must say status = 'pending' literally too.
 const BACKFILL_BATCH = 1000;
@@ -34,7 +36,6 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.dropIndex('outbox_events_due').execute();
   await db.schema.dropIndex('outbox_events_merchant').execute();
   const pending = sql<boolean>`status = 'pending'`;
-  await db.schema.createIndex('outbox_pending_due').on('outbox_events').columns(['next_attempt_at']).where(pending).execute();
   await db.schema.createIndex('outbox_pending_origin').on('outbox_events').columns(['origin', 'next_attempt_at', 'id']).where(pending).execute();
   await db.schema.createIndex('outbox_events_created').on('outbox_events').columns(['created_at', 'id']).execute();
   await db.schema.createIndex('outbox_events_status_created').on('outbox_events').columns(['status', 'created_at', 'id']).execute();
