@@ -59,7 +59,8 @@ export async function startGateway(config: Config, options: StartOptions): Promi
       stopping ??= (async () => {
         draining = true;
         services.directory.stop();
-        await app.close(); // stops accepting, waits for in-flight requests
+        await drainIdleConnections(app, config.shutdownIdleGraceMs);
+        await app.close(); // stops accepting, closes idle connections, waits for in-flight requests
         await Promise.allSettled(workers.map((w) => w.stop())); // in-flight deliveries finish
         if (!options.store) await store.close();
         logger.info('gateway stopped');
@@ -67,6 +68,21 @@ export async function startGateway(config: Config, options: StartOptions): Promi
       return stopping;
     },
   };
+}
+
+/**
+ * Closing the server at once would destroy idle keep-alive connections, and with them any
+ * request a client had just sent on one (it sees a reset for a request the gateway received).
+ * So first, for a short grace, every request — on old connections and new — is answered 503
+ * with `Connection: close` (and /readyz says unavailable, so a load balancer stops routing
+ * here); busy keep-alive clients thus learn to go elsewhere and close cleanly. Only then are
+ * the remaining idle connections closed.
+ */
+async function drainIdleConnections(app: FastifyInstance, graceMs: number): Promise<void> {
+  if (graceMs <= 0 || !app.server.listening) return;
+  const open = await new Promise<number>((resolve) => app.server.getConnections((error, count) => resolve(error ? 1 : count)));
+  if (open === 0) return;
+  await new Promise((resolve) => setTimeout(resolve, graceMs));
 }
 
 const DEMO_ID = 'demo';
