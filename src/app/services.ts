@@ -13,6 +13,7 @@ import { CompletePayment } from './complete-payment.ts';
 import { InitiatePayment } from './initiate-payment.ts';
 import { ManageMerchants } from './manage-merchants.ts';
 import { MerchantDirectory } from './merchant-directory.ts';
+import { StoreHealth } from './store-health.ts';
 
 export type Services = {
   config: Config;
@@ -28,6 +29,8 @@ export type Services = {
   manageMerchants: ManageMerchants;
   initiate: InitiatePayment;
   complete: CompletePayment;
+  /** Readiness: reachable, and writable again after a reported failure. */
+  storeHealth: StoreHealth;
   /** Listeners told after a transaction reached its final state (the delivery worker subscribes). */
   finalisedListeners: Array<(transactionId: string, eventId: string) => void>;
 };
@@ -48,6 +51,7 @@ export function createServices(config: Config, store: Store, key: SecretKey, opt
     merchants,
     transactions,
     ledger,
+    storeHealth: new StoreHealth(store, now),
     directory: new MerchantDirectory(merchants, {
       key,
       refreshMs: config.merchantRefreshMs,

@@ -67,7 +67,11 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     if (noHost) throw noHost;
   });
   registerLoadShedding(app, config.maxInFlight);
-  app.setErrorHandler((error, request, reply) => sendError(toGatewayError(error as Error, request), request, reply));
+  app.setErrorHandler((error, request, reply) => {
+    const gatewayError = toGatewayError(error as Error, request);
+    if (gatewayError.tag === 'SERVICE_UNAVAILABLE' && !isGatewayError(error)) services.storeHealth.reportUnavailable();
+    return sendError(gatewayError, request, reply);
+  });
   app.setNotFoundHandler((request, reply) =>
     sendError(new GatewayError('NOT_FOUND', `There is no operation ${request.method} ${request.url.split('?')[0]}.`), request, reply),
   );

@@ -138,6 +138,10 @@ class NodeSqliteDriver implements Driver {
   }
 
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    // On SQLITE_FULL, IOERR, BUSY or NOMEM SQLite has already rolled the transaction back; a
+    // second ROLLBACK would fail ("no transaction is active") and hide the real error (disk
+    // full → 503) behind one that looks like a bug (→ 500).
+    if (!this.#db.isTransaction) return;
     await connection.executeQuery(CompiledQuery.raw('rollback'));
   }
 
