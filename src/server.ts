@@ -7,6 +7,7 @@ import { createServices, type Services } from './app/services.ts';
 import { buildApp } from './http/build-app.ts';
 import type { Store } from './store/open-store.ts';
 import { connectorFor } from './app/processor-connector.ts';
+import { startMetricsServer, type MetricsServer } from './http/metrics-server.ts';
 
 /** Something that runs in the background and finishes its in-flight work on stop(). */
 export type Worker = { start(): void; stop(): Promise<void> };
@@ -16,6 +17,8 @@ export type RunningGateway = {
   app: FastifyInstance;
   services: Services;
   url: string;
+  /** The separate metrics listener's URL when METRICS_PORT is set. */
+  metricsUrl: string | undefined;
   stop(): Promise<void>;
 };
 
@@ -45,16 +48,26 @@ export async function startGateway(config: Config, options: StartOptions): Promi
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  let metricsServer: MetricsServer | undefined;
+  if (config.metricsPort !== undefined) {
+    try {
+      metricsServer = await startMetricsServer(services, config.metricsHost, config.metricsPort);
+    } catch (error) {
+      await app.close();
+      throw error;
+    }
+  }
 
   const workers = (options.workers ?? []).map((factory) => factory(services, logger));
   for (const worker of workers) worker.start();
-  logger.info({ url, mode: config.mode, store: store.dialect }, 'gateway listening');
+  logger.info({ url, metricsUrl: metricsServer?.url, mode: config.mode, store: store.dialect }, 'gateway listening');
 
   let stopping: Promise<void> | undefined;
   return {
     app,
     services,
     url,
+    metricsUrl: metricsServer?.url,
     stop() {
       stopping ??= (async () => {
         draining = true;
@@ -62,6 +75,7 @@ export async function startGateway(config: Config, options: StartOptions): Promi
         await drainIdleConnections(app, config.shutdownIdleGraceMs);
         await app.close(); // stops accepting, closes idle connections, waits for in-flight requests
         await Promise.allSettled(workers.map((w) => w.stop())); // in-flight deliveries finish
+        await metricsServer?.close();
         if (!options.store) await store.close();
         logger.info('gateway stopped');
       })();

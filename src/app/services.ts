@@ -14,6 +14,7 @@ import { InitiatePayment } from './initiate-payment.ts';
 import { ManageMerchants } from './manage-merchants.ts';
 import { MerchantDirectory } from './merchant-directory.ts';
 import { StoreHealth } from './store-health.ts';
+import { GatewayMetrics } from './gateway-metrics.ts';
 
 export type Services = {
   config: Config;
@@ -29,6 +30,8 @@ export type Services = {
   manageMerchants: ManageMerchants;
   initiate: InitiatePayment;
   complete: CompletePayment;
+  /** In-memory counters and histograms behind /metrics (O(1) per scrape). */
+  metrics: GatewayMetrics;
   /** Readiness: reachable, and writable again after a reported failure. */
   storeHealth: StoreHealth;
   /** Listeners told after a transaction reached its final state (the delivery worker subscribes). */
@@ -42,6 +45,7 @@ export function createServices(config: Config, store: Store, key: SecretKey, opt
   const ledger = new LedgerRepo(store.db);
   const finalisedListeners: Services['finalisedListeners'] = [];
   const write = store.dialect === 'sqlite' ? createGroupCommit(store) : createDirectWriter(store);
+  const metrics = new GatewayMetrics({ mode: config.mode, store: store.dialect });
   return {
     config,
     store,
@@ -51,6 +55,7 @@ export function createServices(config: Config, store: Store, key: SecretKey, opt
     merchants,
     transactions,
     ledger,
+    metrics,
     storeHealth: new StoreHealth(store, now),
     directory: new MerchantDirectory(merchants, {
       key,
@@ -69,6 +74,7 @@ export function createServices(config: Config, store: Store, key: SecretKey, opt
       ledger,
       now,
       onFinalised: (t, eventId) => {
+        metrics.finalised(t.status, t.errorCodeTag);
         for (const listener of finalisedListeners) {
           try {
             listener(t.id, eventId);

@@ -66,7 +66,8 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     const noHost = missingHost(request);
     if (noHost) throw noHost;
   });
-  registerLoadShedding(app, config.maxInFlight);
+  const inFlight = registerLoadShedding(app, config.maxInFlight, () => services.metrics.requestShed());
+  services.metrics.trackInFlight(() => inFlight.current);
   app.setErrorHandler((error, request, reply) => {
     const gatewayError = toGatewayError(error as Error, request);
     if (gatewayError.tag === 'SERVICE_UNAVAILABLE' && !isGatewayError(error)) services.storeHealth.reportUnavailable();
