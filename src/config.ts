@@ -157,7 +157,9 @@ export function loadConfig(env: Env): Config {
   const mode = oneOf<GatewayMode>('GATEWAY_MODE', 'sandbox', ['sandbox', 'live']);
   const port = int('PORT', 8080, 0, 65535);
   const host = str('HOST', '127.0.0.1');
-  const defaultBase = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  // Listening on every interface says nothing about the address browsers use; localhost at least works on this machine.
+  const baseHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
+  const defaultBase = `http://${baseHost.includes(':') ? `[${baseHost}]` : baseHost}:${port}`;
   const publicBaseUrl = str('PUBLIC_BASE_URL', defaultBase).replace(/\/+$/, '');
   try {
     const url = new URL(publicBaseUrl);

@@ -9,9 +9,9 @@ import type { Store } from './store/open-store.ts';
 import { connectorFor } from './app/processor-connector.ts';
 import { startMetricsServer, type MetricsServer } from './http/metrics-server.ts';
 
-/** Something that runs in the background and finishes its in-flight work on stop(). */
-export type Worker = { start(): void; stop(): Promise<void> };
-export type WorkerFactory = (services: Services, logger: Logger) => Worker;
+import type { WorkerFactory } from './app/worker.ts';
+
+export type { Worker, WorkerFactory } from './app/worker.ts';
 
 export type RunningGateway = {
   app: FastifyInstance;

@@ -1,5 +1,5 @@
 // Background workers started by `serve` (delivery of notifications, expiry sweeper).
-import type { WorkerFactory } from './server.ts';
+import type { WorkerFactory } from './app/worker.ts';
 import { expirySweeperWorker } from './app/expiry-sweeper.ts';
 import { deliveryWorker } from './delivery/delivery-worker.ts';
 

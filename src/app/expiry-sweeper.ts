@@ -6,7 +6,7 @@
 import type { Logger } from 'pino';
 import { isGatewayError } from '../domain/errors.ts';
 import type { TransactionsRepo } from '../store/transactions.repo.ts';
-import type { Worker, WorkerFactory } from '../server.ts';
+import type { Worker, WorkerFactory } from './worker.ts';
 import type { CompletePayment } from './complete-payment.ts';
 
 export type ExpirySweeperDeps = {

@@ -15,7 +15,7 @@ import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { Services } from '../app/services.ts';
 import type { OutboundPolicy } from '../domain/outbound-policy.ts';
-import type { Worker, WorkerFactory } from '../server.ts';
+import type { Worker, WorkerFactory } from '../app/worker.ts';
 import { OutboxRepo, type OutboxEvent } from '../store/outbox.repo.ts';
 import { AttemptRecorder } from './attempt-recorder.ts';
 import type { Resolver } from './guarded-lookup.ts';

@@ -1,0 +1,24 @@
+// config.ts: defaults, and the rule that every problem is reported at once.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ConfigError, loadConfig } from '../src/config.ts';
+
+describe('configuration', () => {
+  test('PUBLIC_BASE_URL defaults to HOST:PORT', () => {
+    assert.equal(loadConfig({ HOST: '127.0.0.1', PORT: '9090' }).publicBaseUrl, 'http://127.0.0.1:9090');
+    assert.equal(loadConfig({ HOST: '::1', PORT: '9090' }).publicBaseUrl, 'http://[::1]:9090');
+  });
+
+  test('listening on every interface does not make 0.0.0.0 the URL browsers are sent to', () => {
+    assert.equal(loadConfig({ HOST: '0.0.0.0' }).publicBaseUrl, 'http://localhost:8080');
+    assert.equal(loadConfig({ HOST: '::', PORT: '80' }).publicBaseUrl, 'http://localhost:80');
+    assert.equal(loadConfig({ HOST: '0.0.0.0', PUBLIC_BASE_URL: 'https://pay.example/' }).publicBaseUrl, 'https://pay.example');
+  });
+
+  test('every bad key is named in one error', () => {
+    assert.throws(
+      () => loadConfig({ PORT: 'x', LOG_LEVEL: 'loud', GATEWAY_SECRET_KEY: 'short' }),
+      (error: unknown) => error instanceof ConfigError && error.problems.length === 3 && /PORT/.test(error.message) && /LOG_LEVEL/.test(error.message) && /GATEWAY_SECRET_KEY/.test(error.message),
+    );
+  });
+});
