@@ -20,6 +20,7 @@ import { createBenchDatabase, type BenchDatabase } from './postgres-database.ts'
 import { formatProfileSummary, summariseProfile } from './profile-summary.ts';
 import { httpTable, microTable, type Row } from './report.ts';
 import { initiationBodyFactory } from './request-bodies.ts';
+import { parseHardeningOptions, runHardening } from './hardening.ts';
 
 const log = (line: string) => console.log(line);
 
@@ -158,6 +159,11 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 
 let watchdog: NodeJS.Timeout | undefined;
 try {
+  // `npm run bench -- --hardening metrics|overload …`: issue #10's figures (bench/hardening.ts).
+  if (process.argv[2] === '--hardening') {
+    await runHardening(parseHardeningOptions(process.argv.slice(3)));
+    process.exit(0);
+  }
   const options = parseBenchOptions(process.argv.slice(2), process.env);
   const limitS = timeLimitS(options);
   watchdog = setTimeout(() => {
