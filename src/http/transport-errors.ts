@@ -37,9 +37,11 @@ export function answerClientError(error: Error & { code?: string }, socket: Sock
   socket.destroy();
 }
 
-/** Fastify's `frameworkErrors` (a URL it cannot decode, e.g. `%zz`). */
-export function answerFrameworkError(_error: Error, _request: FastifyRequest, reply: FastifyReply): void {
-  const error = new GatewayError('MALFORMED_REQUEST', 'The request path is not a valid URL (bad percent-encoding).', 'syntax');
+/** Fastify's `frameworkErrors`: a URL it cannot decode (e.g. `%zz`) or a path parameter over its length limit. */
+export function answerFrameworkError(cause: Error & { code?: string }, _request: FastifyRequest, reply: FastifyReply): void {
+  const error = cause.code === 'FST_ERR_BAD_URL'
+    ? new GatewayError('MALFORMED_REQUEST', 'The request path is not a valid URL (bad percent-encoding).', 'syntax')
+    : new GatewayError('MALFORMED_REQUEST', 'The request path could not be routed (too long or malformed).', 'syntax');
   reply.code(httpStatusOf(error)).header('content-type', 'application/json; charset=utf-8').send(initiationError(error, undefined));
 }
 
