@@ -14,6 +14,8 @@ import { gatewayPackage } from '../version.ts';
 const REQUEST_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const DELIVERY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
+const RENDER_REUSE_MS = 1000;
+
 export type DeliveryOutcome = 'delivered' | 'retry' | 'failed';
 
 export class GatewayMetrics {
@@ -27,6 +29,8 @@ export class GatewayMetrics {
   readonly #attemptSeconds: Histogram<'result'>;
   #processMetrics = false;
   #inFlight: () => number = () => 0;
+  #rendered: Promise<{ contentType: string; body: string }> | undefined;
+  #renderedAt = 0;
 
   constructor(labels: { mode: string; store: string }) {
     const registers = [this.registry];
@@ -85,7 +89,24 @@ export class GatewayMetrics {
     this.#attemptSeconds.observe({ result }, seconds);
   }
 
-  async text(): Promise<{ contentType: string; body: string }> {
-    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  /**
+   * The exposition text. prom-client's process collectors cost ~2 ms of CPU per render (they
+   * read /proc and list handles), so a render is reused for up to a second: however many
+   * scrapers poll however often, rendering costs at most one per second (Prometheus scrapes
+   * every 15 s or so; a figure at most 1 s old is as good).
+   */
+  text(): Promise<{ contentType: string; body: string }> {
+    const now = performance.now();
+    if (!this.#rendered || now - this.#renderedAt >= RENDER_REUSE_MS) {
+      this.#renderedAt = now;
+      this.#rendered = this.registry.metrics().then(
+        (body) => ({ contentType: this.registry.contentType, body }),
+        (error: unknown) => {
+          this.#rendered = undefined;
+          throw error;
+        },
+      );
+    }
+    return this.#rendered;
   }
 }
