@@ -118,7 +118,7 @@ async function scrapeOnce(url: string): Promise<number> {
 function loadLine(label: string, r: LoadResult): string {
   const codes = Object.entries(r.statusCodes).map(([c, n]) => `${c}:${n}`).join(' ');
   const cpu = r.serverUsPerRequest === undefined ? '' : `, gateway ${r.serverUsPerRequest.toFixed(0)} µs CPU/request`;
-  return `  ${label}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50Ms.toFixed(1)} ms, p99 ${r.p99Ms.toFixed(1)} ms, timeouts/errors ${r.errors}, statuses ${codes}${cpu}`;
+  return `  ${label}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50Ms.toFixed(1)} ms, p99 ${r.p99Ms.toFixed(1)} ms (2xx only: ${r.p99Ms2xx.toFixed(1)} ms), timeouts/errors ${r.errors}, statuses ${codes}${cpu}`;
 }
 
 async function metricsScenario(options: HardeningOptions, dir: string): Promise<void> {

@@ -23,6 +23,8 @@ export type LoadResult = {
   rps: number;
   p50Ms: number;
   p99Ms: number;
+  /** p99 of 2xx answers only (under load shedding the 503s are fast and would hide the rest). */
+  p99Ms2xx: number;
   non2xx: number;
   /** Socket errors and timeouts (no HTTP answer at all). */
   errors: number;
@@ -49,6 +51,7 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
   };
   // autocannon's own latency histogram has 1 ms resolution; keep ours in microseconds.
   const latencyUs = createHistogram();
+  const latency2xxUs = createHistogram();
   const serverCpuBefore = spec.serverPid === undefined ? undefined : processCpuSeconds(spec.serverPid);
   const ownCpuBefore = ownCpuSeconds();
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
@@ -56,7 +59,11 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
       { url: url.origin, connections: spec.connections, duration: spec.durationS, pipelining: 1, timeout: 10, requests: [request] },
       (error, done) => (error ? reject(error) : resolve(done)),
     );
-    instance.on('response', (_client, _status, _bytes, ms) => latencyUs.record(Math.max(1, Math.round(ms * 1000))));
+    instance.on('response', (_client, status, _bytes, ms) => {
+      const us = Math.max(1, Math.round(ms * 1000));
+      latencyUs.record(us);
+      if (status >= 200 && status < 300) latency2xxUs.record(us);
+    });
   });
   const statusCodes: Record<string, number> = {};
   for (const [code, stat] of Object.entries(result.statusCodeStats ?? {})) statusCodes[code] = Number((stat as { count: number | string }).count);
@@ -69,6 +76,7 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
     rps: requests / result.duration,
     p50Ms: latencyUs.count > 0 ? latencyUs.percentile(50) / 1000 : 0,
     p99Ms: latencyUs.count > 0 ? latencyUs.percentile(99) / 1000 : 0,
+    p99Ms2xx: latency2xxUs.count > 0 ? latency2xxUs.percentile(99) / 1000 : 0,
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
     statusCodes,
