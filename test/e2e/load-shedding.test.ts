@@ -51,6 +51,13 @@ for (const { dialect, skip } of await testDialects()) {
       const stored = await gw.services.store.db.selectFrom('transactions').select('id').where('trackid', '=', 'shed-1').execute();
       assert.equal(stored.length, 0, 'a shed request writes nothing');
 
+      const shedStatus = await httpPost(`${url}/transaction/status`, { ...creds, trackid: 'held-1' });
+      assertErrorBody({ ...shedStatus, headers: Object.fromEntries(shedStatus.headers), raw: JSON.stringify(shedStatus.body) }, { status: 503, code: '5003', tag: 'SERVICE_UNAVAILABLE', shape: 'status' });
+      const shedBalance = await httpPost(`${url}/GatewayInstaPay/QueryPayoutBalance`, creds);
+      assert.equal(shedBalance.status, 503);
+      assert.equal(shedBalance.body.result, 'Failed', 'the balance operation keeps its own error shape');
+      assert.equal(shedBalance.body.responsecode, '5003');
+
       for (const probe of ['/healthz', '/readyz', '/metrics']) {
         assert.equal((await fetch(`${url}${probe}`)).status, 200, `${probe} is never shed`);
       }
