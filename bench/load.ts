@@ -3,19 +3,27 @@
 // `onResponse` sees every answer (for the accounting check). Only 127.0.0.1 is ever targeted.
 import { createHistogram } from 'node:perf_hooks';
 import autocannon from 'autocannon';
-import { ownCpuSeconds, processCpuSeconds } from './cpu-usage.ts';
+import { mainThreadCpuSeconds, ownCpuSeconds, processCpuSeconds } from './cpu-usage.ts';
 
 export type LoadSpec = {
   url: string;
   path: string;
   connections: number;
   durationS: number;
-  /** A fixed body, or a function called once per request. */
-  body: string | (() => string);
-  onResponse?: (status: number, body: string) => void;
+  /**
+   * A fixed body, a function called once per request, or (mixed load) a function choosing each
+   * request's path and body, with a tag handed back to `onResponse` with that request's answer.
+   */
+  body: string | (() => string) | (() => NextRequest);
+  onResponse?: (status: number, body: string, tag: string | undefined) => void;
   /** The server's process id, to report its CPU use during the run. */
   serverPid?: number | undefined;
 };
+
+export type NextRequest = { path: string; body: string; tag: string };
+
+/** autocannon's per-connection context: with pipelining 1 it holds the tag of the one request in flight. */
+type ConnectionContext = { tag?: string };
 
 export type LoadResult = {
   requests: number;
@@ -25,6 +33,8 @@ export type LoadResult = {
   p99Ms: number;
   /** p99 of 2xx answers only (under load shedding the 503s are fast and would hide the rest). */
   p99Ms2xx: number;
+  /** The slowest answer. */
+  maxMs: number;
   non2xx: number;
   /** Socket errors and timeouts (no HTTP answer at all). */
   errors: number;
@@ -33,8 +43,10 @@ export type LoadResult = {
   serverCores: number | undefined;
   /** The load generator's (this process's) CPU in cores. */
   generatorCores: number;
-  /** Server CPU microseconds per answered request. */
+  /** Server CPU microseconds per answered request (all threads). */
   serverUsPerRequest: number | undefined;
+  /** CPU microseconds per answered request of the server's main thread alone (the HTTP thread). */
+  mainThreadUsPerRequest: number | undefined;
 };
 
 export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
@@ -46,13 +58,23 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
     method: 'POST',
     path: url.pathname,
     headers: { 'content-type': 'application/json' },
-    ...(typeof nextBody === 'string' ? { body: nextBody } : { setupRequest: (req: autocannon.Request) => ({ ...req, body: nextBody() }) }),
-    ...(onResponse && { onResponse: (status: number, body: string) => onResponse(status, body) }),
+    ...(typeof nextBody === 'string'
+      ? { body: nextBody }
+      : {
+          setupRequest: (req: autocannon.Request, context: ConnectionContext) => {
+            const next = nextBody();
+            if (typeof next === 'string') return { ...req, body: next };
+            context.tag = next.tag;
+            return { ...req, path: next.path, body: next.body };
+          },
+        }),
+    ...(onResponse && { onResponse: (status: number, body: string, context: ConnectionContext) => onResponse(status, body, context.tag) }),
   };
   // autocannon's own latency histogram has 1 ms resolution; keep ours in microseconds.
   const latencyUs = createHistogram();
   const latency2xxUs = createHistogram();
   const serverCpuBefore = spec.serverPid === undefined ? undefined : processCpuSeconds(spec.serverPid);
+  const mainCpuBefore = spec.serverPid === undefined ? undefined : mainThreadCpuSeconds(spec.serverPid);
   const ownCpuBefore = ownCpuSeconds();
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
     const instance = autocannon(
@@ -70,6 +92,8 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
   const requests = Object.values(statusCodes).reduce((a, b) => a + b, 0);
   const serverCpuAfter = spec.serverPid === undefined ? undefined : processCpuSeconds(spec.serverPid);
   const serverCpu = serverCpuBefore !== undefined && serverCpuAfter !== undefined ? serverCpuAfter - serverCpuBefore : undefined;
+  const mainCpuAfter = spec.serverPid === undefined ? undefined : mainThreadCpuSeconds(spec.serverPid);
+  const mainCpu = mainCpuBefore !== undefined && mainCpuAfter !== undefined ? mainCpuAfter - mainCpuBefore : undefined;
   return {
     requests,
     durationS: result.duration,
@@ -77,11 +101,13 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
     p50Ms: latencyUs.count > 0 ? latencyUs.percentile(50) / 1000 : 0,
     p99Ms: latencyUs.count > 0 ? latencyUs.percentile(99) / 1000 : 0,
     p99Ms2xx: latency2xxUs.count > 0 ? latency2xxUs.percentile(99) / 1000 : 0,
+    maxMs: latencyUs.count > 0 ? latencyUs.max / 1000 : 0,
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
     statusCodes,
     serverCores: serverCpu === undefined ? undefined : serverCpu / result.duration,
     generatorCores: (ownCpuSeconds() - ownCpuBefore) / result.duration,
     serverUsPerRequest: serverCpu === undefined || requests === 0 ? undefined : (serverCpu * 1e6) / requests,
+    mainThreadUsPerRequest: mainCpu === undefined || requests === 0 ? undefined : (mainCpu * 1e6) / requests,
   };
 }
