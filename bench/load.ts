@@ -1,5 +1,5 @@
 // Drives one scenario with autocannon (pure JS) in this process: fixed connections, fixed
-// duration, keep-alive, no pipelining. `nextBody` builds each request body (unique trackids);
+// duration, keep-alive, no pipelining. POST bodies or GET paths may be built per request (unique trackids, cycling page ids);
 // `onResponse` sees every answer (for the accounting check). Only 127.0.0.1 is ever targeted.
 import { createHistogram } from 'node:perf_hooks';
 import autocannon from 'autocannon';
@@ -7,11 +7,14 @@ import { ownCpuSeconds, processCpuSeconds } from './cpu-usage.ts';
 
 export type LoadSpec = {
   url: string;
-  path: string;
+  /** The path of every request, or a function called once per request (e.g. cycling page ids). */
+  path: string | (() => string);
   connections: number;
   durationS: number;
-  /** A fixed body, or a function called once per request. */
-  body: string | (() => string);
+  /** POST (the default) sends `body`; GET sends none. */
+  method?: 'GET' | 'POST';
+  /** A fixed body, or a function called once per request; ignored for GET. */
+  body?: string | (() => string);
   onResponse?: (status: number, body: string) => void;
   /** The server's process id, to report its CPU use during the run. */
   serverPid?: number | undefined;
@@ -36,17 +39,19 @@ export type LoadResult = {
 };
 
 export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
-  const url = new URL(spec.path, spec.url);
+  const nextPath = spec.path;
+  const url = new URL(typeof nextPath === 'string' ? nextPath : nextPath(), spec.url);
   if (url.hostname !== '127.0.0.1') throw new Error(`the benchmark only targets 127.0.0.1 (got ${url.hostname})`);
-  const nextBody = spec.body;
   const onResponse = spec.onResponse;
-  const request: autocannon.Request = {
-    method: 'POST',
-    path: url.pathname,
-    headers: { 'content-type': 'application/json' },
-    ...(typeof nextBody === 'string' ? { body: nextBody } : { setupRequest: (req: autocannon.Request) => ({ ...req, body: nextBody() }) }),
-    ...(onResponse && { onResponse: (status: number, body: string) => onResponse(status, body) }),
-  };
+  const request: autocannon.Request =
+    spec.method === 'GET'
+      ? {
+          method: 'GET',
+          path: url.pathname + url.search,
+          ...(typeof nextPath !== 'string' && { setupRequest: (req: autocannon.Request) => ({ ...req, path: nextPath() }) }),
+        }
+      : postRequest(url.pathname, spec.body ?? '');
+  if (onResponse) request.onResponse = (status: number, body: string) => onResponse(status, body);
   // autocannon's own latency histogram has 1 ms resolution; keep ours in microseconds.
   const latencyUs = createHistogram();
   const serverCpuBefore = spec.serverPid === undefined ? undefined : processCpuSeconds(spec.serverPid);
@@ -75,5 +80,14 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
     serverCores: serverCpu === undefined ? undefined : serverCpu / result.duration,
     generatorCores: (ownCpuSeconds() - ownCpuBefore) / result.duration,
     serverUsPerRequest: serverCpu === undefined || requests === 0 ? undefined : (serverCpu * 1e6) / requests,
+  };
+}
+
+function postRequest(path: string, nextBody: string | (() => string)): autocannon.Request {
+  return {
+    method: 'POST',
+    path,
+    headers: { 'content-type': 'application/json' },
+    ...(typeof nextBody === 'string' ? { body: nextBody } : { setupRequest: (req: autocannon.Request) => ({ ...req, body: nextBody() }) }),
   };
 }

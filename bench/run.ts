@@ -2,7 +2,7 @@
 //   1. SQLite commit micro-benchmark (raw node:sqlite vs the project's store vs group commit)
 //   2. bare node:http JSON POST server (the ceiling)       — before the gateway
 //   3. bare Fastify JSON POST route (framework cost)
-//   4. the gateway on SQLite: unique initiations, idempotent replays, status queries
+//   4. the gateway on SQLite: unique initiations, idempotent replays, status queries, hosted page GETs
 //   5. optionally the gateway on PostgreSQL (--postgres)
 //   6. the bare node:http server again                     — after, to show drift/noise
 //   7. optionally a profiled gateway run (--profile)
