@@ -151,7 +151,7 @@ async function storeSinglePhase(dir: string, file: string, seconds: number): Pro
 async function groupPhase(dir: string, file: string, seconds: number, writers: number): Promise<MicroResult> {
   const { store, merchantId, path, commits } = await freshStore(dir, file);
   const repo = new TransactionsRepo(store.db);
-  const write = createGroupCommit(store);
+  const { write } = createGroupCommit(store);
   const nextRow = rowFactory(merchantId, file);
   const before = commits();
   let rows = 0;

@@ -1,12 +1,15 @@
 // Runs the real gateway (`node src/cli/index.ts serve`) as a child process on a given store and
-// drives its scenarios: unique initiations, idempotent replays, status queries and hosted page GETs. Afterwards it
-// stops the gateway and checks the accounting: every acknowledged initiation is stored, and no
-// row exists that no request asked for.
+// drives its scenarios: unique initiations, idempotent replays, status queries, hosted page GETs and
+// the mixed load (bench/mixed-load.ts). Afterwards it stops the gateway and checks the accounting: every
+// acknowledged initiation is stored, no row exists that no request asked for, and every
+// acknowledged completion is final with its outbox event and a sound ledger.
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { openStore } from '../src/store/open-store.ts';
 import { runNode, startServer, type ServerChild } from './children.ts';
 import { runLoad, type LoadResult } from './load.ts';
+import { accountCompletions, mixedTracker, startReceiver, type CompletionAccounting } from './mixed-load.ts';
+import { seedRows } from './seed-rows.ts';
 import { echoedTrackid, initiationBodyFactory, statusBody, type Credentials } from './request-bodies.ts';
 
 export type ScenarioResult = { name: string; what: string; load: LoadResult; sampleFailure: string | undefined };
@@ -23,7 +26,16 @@ export type Accounting = {
   ok: boolean;
 };
 
-export type GatewayRunResult = { store: string; scenarios: ScenarioResult[]; accounting: Accounting; exitCode: number | null; replayHeaderSeen: boolean };
+export type GatewayRunResult = {
+  store: string;
+  scenarios: ScenarioResult[];
+  accounting: Accounting;
+  /** Present when the mixed scenario ran. */
+  completions: CompletionAccounting | undefined;
+  exitCode: number | null;
+  replayHeaderSeen: boolean;
+  initiationOnly: boolean;
+};
 
 export type GatewayRunOptions = {
   label: string;
@@ -34,12 +46,16 @@ export type GatewayRunOptions = {
   warmupS: number;
   /** Extra node flags (e.g. --cpu-prof) for the gateway process. */
   nodeFlags?: string[];
-  /** Only the unique-initiation scenario (used for the profiled run). */
+  /** Only the unique-initiation scenario (the profiled run, the run over existing rows). */
   initiationOnly?: boolean;
+  /** Finished transactions to put in the store before the gateway starts. */
+  existingRows?: number;
+  /** The checkout whose gateway runs (default: this one); for before/after comparisons. */
+  gatewayDir?: string;
   log: (line: string) => void;
 };
 
-const CLI = 'src/cli/index.ts';
+const CLI_PATH = 'src/cli/index.ts';
 /** How many distinct payment pages the hosted page scenario cycles through. */
 const HOSTED_PAGES = 500;
 
@@ -75,15 +91,22 @@ class Ledger {
 
 export async function runGateway(options: GatewayRunOptions): Promise<GatewayRunResult> {
   const env = gatewayEnv(options.databaseUrl, options.tmpDir);
+  const CLI = join(options.gatewayDir ?? '.', CLI_PATH);
   const created = await runNode([CLI, 'merchant', 'create', '--name', 'Bench', '--payout-currency', 'THB', '--payout-account', '1234567890', '--json'], env);
   const creds = JSON.parse(created.trim().split('\n').filter((l) => l.startsWith('{')).at(-1) ?? '{}') as Credentials;
   if (!creds.merchantid || !creds.password) throw new Error(`merchant create printed no credentials:\n${created}`);
 
+  if (options.existingRows) {
+    options.log(`  ${options.label}: seeding ${options.existingRows.toLocaleString('en-US')} existing transactions`);
+    await seedRows(options.databaseUrl, creds.merchantid, options.existingRows);
+  }
+  const receiver = await startReceiver();
   const server = await startServer([...(options.nodeFlags ?? []), CLI, 'serve'], env, /listening on (http:\/\/127\.0\.0\.1:\d+)/);
   const ledger = new Ledger();
   const scenarios: ScenarioResult[] = [];
   let exitCode: number | null = null;
   let replayHeaderSeen = false;
+  let completed: string[] | undefined;
   try {
     const makeBody = initiationBodyFactory(creds);
     const runId = randomBytes(3).toString('hex');
@@ -182,7 +205,8 @@ export async function runGateway(options: GatewayRunOptions): Promise<GatewayRun
         const page = await runLoad({
           url: server.url,
           method: 'GET',
-          path: () => pagePaths[i++ % pagePaths.length]!,
+          path: pagePaths[0]!,
+          nextPath: () => pagePaths[i++ % pagePaths.length]!,
           connections: options.connections,
           serverPid: server.process.pid,
           durationS: options.durationS,
@@ -192,13 +216,50 @@ export async function runGateway(options: GatewayRunOptions): Promise<GatewayRun
         });
         scenarios.push({ name: 'gateway hosted page GET', what: `GET /transaction/Redirect?ID=… over ${pagePaths.length} open payments: one read + the HTML page with its QR`, load: page, sampleFailure: pageFailure });
       }
+
+      // Mixed: 70 % new initiations, 20 % status, 10 % completions of this scenario's payments.
+      options.log(`  ${options.label}: mixed load ${options.durationS} s`);
+      const makeMixedBody = initiationBodyFactory(creds, receiver.url);
+      let m = 0;
+      const tracker = mixedTracker(
+        creds,
+        () => {
+          const trackid = `m${runId}-${++m}`;
+          ledger.built.push(trackid);
+          return { trackid, body: makeMixedBody(trackid) };
+        },
+        (status, body) => {
+          const trackid = echoedTrackid(body);
+          if (trackid) ledger.answered.add(trackid);
+          if (status === 200 && trackid) ledger.acknowledged.add(trackid);
+        },
+      );
+      const mixed = await runLoad({
+        url: server.url,
+        path: '/transaction/s2s',
+        connections: options.connections,
+        serverPid: server.process.pid,
+        durationS: options.durationS,
+        body: tracker.next,
+        onResponse: tracker.onResponse,
+      });
+      completed = tracker.completed;
+      const c = tracker.counts;
+      scenarios.push({
+        name: 'gateway mixed 70/20/10',
+        what: `initiate / status / sandbox complete (sent ${c.init} / ${c.status} / ${c.complete}; notifications to a loopback receiver)`,
+        load: mixed,
+        sampleFailure: tracker.sampleFailure(),
+      });
     }
   } finally {
     exitCode = await stopGateway(server, options.log);
+    await receiver.close();
   }
 
   const accounting = await account(options.databaseUrl, creds.merchantid, ledger);
-  return { store: options.label, scenarios, accounting, exitCode, replayHeaderSeen };
+  const completions = completed ? await accountCompletions(options.databaseUrl, completed) : undefined;
+  return { store: options.label, scenarios, accounting, completions, exitCode, replayHeaderSeen, initiationOnly: options.initiationOnly ?? false };
 }
 
 async function stopGateway(server: ServerChild, log: (line: string) => void): Promise<number | null> {
@@ -217,7 +278,7 @@ async function account(databaseUrl: string, merchantId: string, ledger: Ledger):
   const store = openStore(databaseUrl);
   let stored: Set<string>;
   try {
-    const rows = await store.db.selectFrom('transactions').select('trackid').where('merchant_id', '=', merchantId).execute();
+    const rows = await store.db.selectFrom('transactions').select('trackid').where('merchant_id', '=', merchantId).where('trackid', 'not like', 'seed-%').execute();
     stored = new Set(rows.map((r) => r.trackid));
   } finally {
     await store.close();

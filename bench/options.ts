@@ -18,18 +18,27 @@ export type BenchOptions = {
   skipFastify: boolean;
   /** Only the SQLite commit micro-benchmark. */
   microOnly: boolean;
+  /** When > 0: one more initiation run per store over this many existing transactions. */
+  existingRows: number;
+  /** The checkout whose gateway is measured (default '.'), e.g. a `git worktree` of main for "before". */
+  gatewayDir: string;
 };
 
 const USAGE = `usage: npm run bench -- [--duration S] [--warmup S] [--connections N] [--micro S]
                           [--postgres] [--profile] [--skip-fastify] [--micro-only]
+                          [--existing-rows N] [--gateway-dir DIR]
   --duration S      measured seconds per HTTP scenario (default 10, env BENCH_DURATION, max 120)
   --warmup S        warm-up seconds per server (default 2, env BENCH_WARMUP, max 30)
-  --connections N   concurrent connections (default 64, env BENCH_CONNECTIONS, max 1024)
+  --connections N   concurrent connections (default 64, env BENCH_CONNECTIONS, max 4096)
   --micro S         seconds per SQLite commit phase and round (3 rounds; default 1, env BENCH_MICRO, max 30)
   --postgres        also run the gateway on PostgreSQL (fresh database on 127.0.0.1:5432, dropped after)
   --profile         run the SQLite gateway under --cpu-prof and print where its time went
   --skip-fastify    skip the bare Fastify baseline
-  --micro-only      run only the SQLite commit micro-benchmark`;
+  --micro-only      run only the SQLite commit micro-benchmark
+  --existing-rows N also measure initiation over N existing transactions per store (e.g. 1000000;
+                    env BENCH_EXISTING_ROWS, default 0 = skip, max 5000000)
+  --gateway-dir DIR measure the gateway of another checkout (e.g. git worktree add /tmp/before main;
+                    env BENCH_GATEWAY_DIR; it must have node_modules and the same schema)`;
 
 function bounded(name: string, raw: string | undefined, fallback: number, min: number, max: number): number {
   if (raw === undefined || raw === '') return fallback;
@@ -55,6 +64,8 @@ export function parseBenchOptions(argv: string[], env: Record<string, string | u
         profile: { type: 'boolean' },
         'skip-fastify': { type: 'boolean' },
         'micro-only': { type: 'boolean' },
+        'existing-rows': { type: 'string' },
+        'gateway-dir': { type: 'string' },
         help: { type: 'boolean' },
       },
     }));
@@ -68,18 +79,24 @@ export function parseBenchOptions(argv: string[], env: Record<string, string | u
   return {
     durationS: bounded('--duration', values.duration ?? env.BENCH_DURATION, 10, 1, 120),
     warmupS: bounded('--warmup', values.warmup ?? env.BENCH_WARMUP, 2, 0, 30),
-    connections: Math.trunc(bounded('--connections', values.connections ?? env.BENCH_CONNECTIONS, 64, 1, 1024)),
+    connections: Math.trunc(bounded('--connections', values.connections ?? env.BENCH_CONNECTIONS, 64, 1, 4096)),
     microS: bounded('--micro', values.micro ?? env.BENCH_MICRO, 1, 0.5, 30),
     postgres: values.postgres ?? false,
     profile: values.profile ?? false,
     skipFastify: values['skip-fastify'] ?? false,
     microOnly: values['micro-only'] ?? false,
+    existingRows: Math.trunc(bounded('--existing-rows', values['existing-rows'] ?? env.BENCH_EXISTING_ROWS, 0, 0, 5_000_000)),
+    gatewayDir: values['gateway-dir'] ?? env.BENCH_GATEWAY_DIR ?? '.',
   };
 }
 
 /** A hard wall-clock limit for the whole run: generous, but the run always ends by itself. */
 export function timeLimitS(options: BenchOptions): number {
-  const httpRuns = 3 + (options.skipFastify ? 0 : 1) + 3 + (options.postgres ? 3 : 0) + (options.profile ? 1 : 0);
-  const warmups = 4 + (options.postgres ? 1 : 0) + (options.profile ? 1 : 0);
-  return Math.ceil(120 + 24 * options.microS + 1.5 * (httpRuns * options.durationS + warmups * options.warmupS));
+  const stores = options.postgres ? 2 : 1;
+  const bigRuns = options.existingRows > 0 ? stores : 0;
+  const httpRuns = 3 + (options.skipFastify ? 0 : 1) + 4 * stores + bigRuns + (options.profile ? 1 : 0);
+  const warmups = 4 + (options.postgres ? 1 : 0) + bigRuns + (options.profile ? 1 : 0);
+  // Seeding: budget 20 s per million rows and store.
+  const seedingS = (bigRuns * 20 * options.existingRows) / 1_000_000;
+  return Math.ceil(120 + 24 * options.microS + seedingS + 1.5 * (httpRuns * options.durationS + warmups * options.warmupS));
 }

@@ -14,15 +14,16 @@ const int = (x: number) => Math.round(x).toLocaleString('en-US');
 const ms = (x: number) => x.toFixed(x < 10 ? 2 : 1);
 
 /** req/s, latency, failures and the ratio to the bare node:http baseline measured in the same run. */
-export function httpTable(rows: Row[], baselineRps: number, baselineUsPerRequest: number | undefined): string {
+export function httpTable(rows: Row[], baselineRps: number, baselineUsPerRequest: number | undefined, baselineMainUs?: number): string {
   const cores = (x: number | undefined) => (x === undefined ? '?' : x.toFixed(2));
   return table(
-    ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'vs bare', 'srv cores', 'gen cores', 'srv µs/req', 'CPU vs bare'],
+    ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'non-2xx', 'errors', 'vs bare', 'srv cores', 'gen cores', 'srv µs/req', 'CPU vs bare', 'main µs/req', 'main vs bare'],
     rows.map(({ scenario, load }) => [
       scenario,
       int(load.rps),
       ms(load.p50Ms),
       ms(load.p99Ms),
+      ms(load.maxMs),
       int(load.non2xx),
       int(load.errors),
       baselineRps > 0 ? `${(load.rps / baselineRps).toFixed(2)}×` : '-',
@@ -30,8 +31,10 @@ export function httpTable(rows: Row[], baselineRps: number, baselineUsPerRequest
       cores(load.generatorCores),
       load.serverUsPerRequest === undefined ? '?' : load.serverUsPerRequest.toFixed(0),
       load.serverUsPerRequest !== undefined && baselineUsPerRequest ? `${(load.serverUsPerRequest / baselineUsPerRequest).toFixed(1)}×` : '-',
+      load.mainThreadUsPerRequest === undefined ? '?' : load.mainThreadUsPerRequest.toFixed(0),
+      load.mainThreadUsPerRequest !== undefined && baselineMainUs ? `${(load.mainThreadUsPerRequest / baselineMainUs).toFixed(1)}×` : '-',
     ]),
-    [false, true, true, true, true, true, true, true, true, true, true],
+    [false, true, true, true, true, true, true, true, true, true, true, true, true, true],
   );
 }
 

@@ -6,7 +6,7 @@ export type Credentials = { merchantid: string; password: string };
 
 const TRACKID_SLOT = '\u0000TRACKID\u0000';
 
-function initiationTemplate(creds: Credentials): [string, string] {
+function initiationTemplate(creds: Credentials, serverUrl: string): [string, string] {
   const body = {
     payment_method: { type: 'THAI_DEBIT' },
     trackid: TRACKID_SLOT,
@@ -16,7 +16,7 @@ function initiationTemplate(creds: Credentials): [string, string] {
     bill_customerip: '203.150.10.24',
     bill_email: 'somchai@example.co.th',
     returnUrl: 'https://shop.example.co.th/checkout/order-received/4711/?key=wc_order_AbC123xyz',
-    serverUrl: 'https://shop.example.co.th/wc-api/key2pay_thai_debit',
+    serverUrl,
     payer_account_no: '1234567890',
     payer_account_name: 'สมชาย ใจดี',
     payer_bank_code: '014',
@@ -35,9 +35,12 @@ function initiationTemplate(creds: Credentials): [string, string] {
   return [before!, after!];
 }
 
-/** The initiation body for one trackid (a JSON-safe string: letters, digits, '-'). */
-export function initiationBodyFactory(creds: Credentials): (trackid: string) => string {
-  const [before, after] = initiationTemplate(creds);
+/**
+ * The initiation body for one trackid (a JSON-safe string: letters, digits, '-'). Scenarios that
+ * complete payments pass a loopback `serverUrl`, so notifications never leave the machine.
+ */
+export function initiationBodyFactory(creds: Credentials, serverUrl = 'https://shop.example.co.th/wc-api/key2pay_thai_debit'): (trackid: string) => string {
+  const [before, after] = initiationTemplate(creds, serverUrl);
   return (trackid) => `${before}"${trackid}"${after}`;
 }
 

@@ -7,6 +7,7 @@ import { paymentPostings } from '../domain/ledger.ts';
 import { FAILURE_TEXT, alreadyFinal, assertCanComplete, decideCompletion, type CompletionCause, type SandboxOutcome } from '../domain/lifecycle.ts';
 import { notificationBody } from '../domain/notification.ts';
 import type { LedgerRepo } from '../store/ledger.repo.ts';
+import type { TransactionRunner } from '../store/group-commit.ts';
 import type { MerchantsRepo } from '../store/merchants.repo.ts';
 import type { Store } from '../store/open-store.ts';
 import { insertOutboxEvent } from '../store/outbox.repo.ts';
@@ -14,6 +15,8 @@ import type { TransactionRecord, TransactionsRepo } from '../store/transactions.
 
 export type CompletePaymentDeps = {
   store: Store;
+  /** Runs the completion atomically; on SQLite inside a group commit shared with other writes. */
+  transaction: TransactionRunner;
   transactions: TransactionsRepo;
   merchants: MerchantsRepo;
   ledger: LedgerRepo;
@@ -30,9 +33,9 @@ export class CompletePayment {
 
   /** `merchantId` scopes the lookup when a merchant asks (sandbox API); omitted for page and sweeper. */
   async execute(transactionId: string, cause: CompletionCause, options: { override?: SandboxOutcome; merchantId?: string } = {}): Promise<TransactionRecord> {
-    const { store, transactions, merchants, ledger, now } = this.#deps;
+    const { store, transaction, transactions, merchants, ledger, now } = this.#deps;
     const eventId = newEventId();
-    const finalised = await store.transaction(async (trx) => {
+    const finalised = await transaction(async (trx) => {
       const current = await transactions.lockById(trx, transactionId, store.dialect);
       if (!current || (options.merchantId !== undefined && current.merchantId !== options.merchantId)) {
         throw new GatewayError('NOT_FOUND', 'No transaction with that transactionid exists for this merchant.');

@@ -1,16 +1,17 @@
 // Use case: start a Thai QR debit payment. One durable write (the transaction row, unique
-// per merchant and trackid); an identical retry gets the stored answer back.
+// per merchant and trackid); an identical retry gets the stored answer back. How the write is
+// grouped with others (SQLite group commit, PostgreSQL multi-row INSERT) is the store's
+// business: see store/transaction-inserter.ts.
 import { fingerprint, type SecretKey } from '../domain/credentials.ts';
 import { GatewayError } from '../domain/errors.ts';
 import { newTransactionIdentifiers } from '../domain/ids.ts';
 import type { NormalisedInitiation } from '../domain/initiation-request.ts';
 import { initiationAccepted, type InitiationResponse } from '../domain/responses.ts';
-import type { WriteRunner } from '../store/group-commit.ts';
-import type { TransactionRecord, TransactionsRepo } from '../store/transactions.repo.ts';
+import type { InsertOrGet } from '../store/transaction-inserter.ts';
+import type { TransactionRecord } from '../store/transactions.repo.ts';
 
 export type InitiatePaymentDeps = {
-  transactions: TransactionsRepo;
-  write: WriteRunner;
+  insertOrGet: InsertOrGet;
   key: SecretKey;
   publicBaseUrl: string;
   ttlMs: number;
@@ -31,7 +32,7 @@ export class InitiatePayment {
   }
 
   async execute(merchantId: string, input: NormalisedInitiation): Promise<InitiationOutcome> {
-    const { transactions, write, key, publicBaseUrl, ttlMs, now } = this.#deps;
+    const { insertOrGet, key, publicBaseUrl, ttlMs, now } = this.#deps;
     const createdAt = now();
     const requestHash = fingerprint(key, canonicalRequest(merchantId, input));
     const candidate: TransactionRecord = {
@@ -59,7 +60,7 @@ export class InitiatePayment {
       expiresAt: createdAt + ttlMs,
       completedAt: null,
     };
-    const { inserted, row } = await write((trx) => transactions.insertOrGet(candidate, trx));
+    const { inserted, row } = await insertOrGet(candidate);
     if (!inserted && row.requestHash !== requestHash) {
       throw new GatewayError('DUPLICATE_TRACKID', `The trackid '${input.trackid}' was already used for a different payment request.`);
     }

@@ -8,6 +8,7 @@ import { createDirectWriter, createGroupCommit } from '../store/group-commit.ts'
 import { LedgerRepo } from '../store/ledger.repo.ts';
 import { MerchantsRepo } from '../store/merchants.repo.ts';
 import type { Store } from '../store/open-store.ts';
+import { createTransactionInserter } from '../store/transaction-inserter.ts';
 import { TransactionsRepo } from '../store/transactions.repo.ts';
 import { CompletePayment } from './complete-payment.ts';
 import { InitiatePayment } from './initiate-payment.ts';
@@ -38,7 +39,7 @@ export function createServices(config: Config, store: Store, key: SecretKey, opt
   const transactions = new TransactionsRepo(store.db);
   const ledger = new LedgerRepo(store.db);
   const finalisedListeners: Services['finalisedListeners'] = [];
-  const write = store.dialect === 'sqlite' ? createGroupCommit(store) : createDirectWriter(store);
+  const writer = store.dialect === 'sqlite' ? createGroupCommit(store) : createDirectWriter(store);
   return {
     config,
     store,
@@ -57,9 +58,10 @@ export function createServices(config: Config, store: Store, key: SecretKey, opt
       now,
     }),
     manageMerchants: new ManageMerchants(merchants, key, config.webhookSecretOverlapMs, now),
-    initiate: new InitiatePayment({ transactions, write, key, publicBaseUrl: config.publicBaseUrl, ttlMs: config.transactionTtlMs, now }),
+    initiate: new InitiatePayment({ insertOrGet: createTransactionInserter(store, transactions, writer), key, publicBaseUrl: config.publicBaseUrl, ttlMs: config.transactionTtlMs, now }),
     complete: new CompletePayment({
       store,
+      transaction: writer.transaction,
       transactions,
       merchants,
       ledger,

@@ -1,22 +1,37 @@
 // Group commit for SQLite: writes that arrive in the same event-loop turn share one
-// transaction and so one fsync; each caller is answered only after that commit.
-// Work items must not throw for expected outcomes (use ON CONFLICT and return a value),
-// because one throwing item aborts the batch; the batch is then retried item by item so
-// a single bad write cannot fail its neighbours.
+// transaction and so one fsync (on the writer thread, see dialects/sqlite.ts); each caller is
+// answered only after that commit. Two kinds of work share a group:
+//   - `write`: independent single-row writes (an initiation's INSERT … ON CONFLICT DO NOTHING).
+//     They run concurrently inside the group's transaction, so their statements travel to the
+//     writer thread together: one message for the whole group, not one per row.
+//   - `transaction`: read-modify-write units (a completion with its ledger postings). They run
+//     one after another inside the group's transaction, each seeing the ones before it, which
+//     is exactly what running them in separate transactions in that order would give.
+// A work item that throws aborts the group (nothing of it commits); the group is then run again
+// item by item, each in its own transaction, so one failure cannot fail its neighbours.
 import type { Db, Store, Trx } from './open-store.ts';
 
-type Item<T> = { work: (db: Trx) => Promise<T>; resolve: (value: T) => void; reject: (error: unknown) => void };
+/** A queued unit of work; `D` is what it runs on (a Kysely handle, or the group's transaction). */
+type Item<T, D> = { work: (db: D) => Promise<T>; resolve: (value: T) => void; reject: (error: unknown) => void };
+type Independent = Item<any, Db>;
+type Sequential = Item<any, Trx>;
 
 const MAX_BATCH = 512;
 
 /** Runs one write; `db` is either a transaction shared with other writes (SQLite) or the pool. */
 export type WriteRunner = <T>(work: (db: Db) => Promise<T>) => Promise<T>;
+/** Runs one unit of work atomically: SQLite inside the group's transaction, PostgreSQL in its own. */
+export type TransactionRunner = <T>(work: (trx: Trx) => Promise<T>) => Promise<T>;
 
-export function createGroupCommit(store: Store): WriteRunner {
-  const queue: Item<any>[] = [];
+export type Writer = { write: WriteRunner; transaction: TransactionRunner };
+
+export function createGroupCommit(store: Store): Writer {
+  const independent: Independent[] = [];
+  const sequential: Sequential[] = [];
+  let scheduled = false;
   let flushing = false;
 
-  async function runAlone(item: Item<any>): Promise<void> {
+  async function runAlone(item: Independent | Sequential): Promise<void> {
     try {
       item.resolve(await store.transaction(item.work));
     } catch (error) {
@@ -24,36 +39,58 @@ export function createGroupCommit(store: Store): WriteRunner {
     }
   }
 
+  async function runGroup(together: Independent[], inOrder: Sequential[]): Promise<void> {
+    const all = [...together, ...inOrder];
+    if (all.length === 1) return runAlone(all[0]!);
+    try {
+      const results = await store.transaction(async (trx) => {
+        // Independent writes go through the store's pass-through handle so their statements travel
+        // together (Kysely would queue them one by one on `trx`). allSettled, not all: every
+        // statement must have finished before COMMIT or ROLLBACK is sent.
+        const direct = store.insideTransactionDb ?? trx;
+        const settled = await Promise.allSettled(together.map((item) => item.work(direct)));
+        const out: unknown[] = [];
+        for (const s of settled) {
+          if (s.status === 'rejected') throw s.reason;
+          out.push(s.value);
+        }
+        for (const item of inOrder) out.push(await item.work(trx));
+        return out;
+      });
+      all.forEach((item, i) => item.resolve(results[i]));
+    } catch {
+      for (const item of all) await runAlone(item);
+    }
+  }
+
   async function flush(): Promise<void> {
+    scheduled = false;
     flushing = true;
     try {
-      while (queue.length > 0) {
-        const batch = queue.splice(0, MAX_BATCH);
-        if (batch.length === 1) {
-          await runAlone(batch[0]!);
-          continue;
-        }
-        try {
-          const results = await store.transaction(async (trx) => {
-            const out: unknown[] = [];
-            for (const item of batch) out.push(await item.work(trx));
-            return out;
-          });
-          batch.forEach((item, i) => item.resolve(results[i]));
-        } catch {
-          for (const item of batch) await runAlone(item);
-        }
+      while (independent.length > 0 || sequential.length > 0) {
+        const together = independent.splice(0, MAX_BATCH);
+        const inOrder = sequential.splice(0, MAX_BATCH - together.length);
+        await runGroup(together, inOrder);
       }
     } finally {
       flushing = false;
     }
   }
 
-  return function runInGroup<T>(work: (trx: Trx) => Promise<T>): Promise<T> {
+  function enqueue<T, D>(queue: Item<any, D>[], work: (db: D) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       queue.push({ work, resolve, reject });
-      if (!flushing && queue.length === 1) setImmediate(() => void flush());
+      // While a group is committing, newcomers wait and form the next group.
+      if (!flushing && !scheduled) {
+        scheduled = true;
+        setImmediate(() => void flush());
+      }
     });
+  }
+
+  return {
+    write: (work) => enqueue(independent, work),
+    transaction: (work) => enqueue(sequential, work),
   };
 }
 
@@ -61,6 +98,6 @@ export function createGroupCommit(store: Store): WriteRunner {
  * PostgreSQL commits concurrent transactions in groups on its own, so each write runs directly
  * on the pool: a single-statement write is then one autocommit round trip, not BEGIN/…/COMMIT.
  */
-export function createDirectWriter(store: Store): WriteRunner {
-  return (work) => work(store.db);
+export function createDirectWriter(store: Store): Writer {
+  return { write: (work) => work(store.db), transaction: (work) => store.transaction(work) };
 }

@@ -4,7 +4,8 @@ import { dirname } from 'node:path';
 import { Kysely, sql, type Transaction } from 'kysely';
 import type pg from 'pg';
 import type { Database } from './database.ts';
-import { NodeSqliteDialect, openSqlite } from './dialects/sqlite.ts';
+import { NodeSqliteDialect } from './dialects/sqlite.ts';
+import type { WriterStats } from './dialects/sqlite-writer.ts';
 import { createPostgresDialect, createPostgresPool } from './dialects/postgres.ts';
 import { migrateToLatest } from './migrations/index.ts';
 
@@ -19,6 +20,14 @@ export type Store = {
   readonly pgPool: pg.Pool | undefined;
   /** Runs `work` in one database transaction (SQLite: BEGIN IMMEDIATE). */
   transaction<T>(work: (trx: Trx) => Promise<T>): Promise<T>;
+  /**
+   * SQLite only: statements through this Kysely go straight to the writer connection. Valid only
+   * inside a transaction the caller holds (group commit), where statements issued together then
+   * travel to the writer thread together; Kysely's Transaction object would run them one by one.
+   */
+  readonly insideTransactionDb: Db | undefined;
+  /** SQLite only: messages and statements sent to the writer thread so far. */
+  sqliteWriterStats(): WriterStats | undefined;
   migrate(): Promise<string[]>;
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -30,20 +39,26 @@ export function openStore(databaseUrl: string, options: OpenStoreOptions = {}): 
   if (databaseUrl.startsWith('sqlite:')) {
     const path = databaseUrl.slice('sqlite:'.length);
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-    const db = new Kysely<Database>({ dialect: new NodeSqliteDialect(openSqlite({ path })) });
-    return makeStore('sqlite', db, undefined);
+    const dialect = new NodeSqliteDialect({ path });
+    const db = new Kysely<Database>({ dialect });
+    const insideTransactionDb = new Kysely<Database>({ dialect: dialect.insideTransaction() });
+    return makeStore('sqlite', db, { insideTransactionDb, sqliteWriterStats: () => dialect.writerStats() });
   }
   const pool = createPostgresPool(databaseUrl, options.poolSize);
   const db = new Kysely<Database>({ dialect: createPostgresDialect(pool) });
-  return makeStore('postgres', db, pool);
+  return makeStore('postgres', db, { pgPool: pool });
 }
 
-function makeStore(dialect: Dialect, db: Db, pgPool: pg.Pool | undefined): Store {
+type DialectExtras = { pgPool?: pg.Pool; insideTransactionDb?: Db; sqliteWriterStats?: () => WriterStats | undefined };
+
+function makeStore(dialect: Dialect, db: Db, extras: DialectExtras): Store {
   let closed = false;
   return {
     dialect,
     db,
-    pgPool,
+    pgPool: extras.pgPool,
+    insideTransactionDb: extras.insideTransactionDb,
+    sqliteWriterStats: extras.sqliteWriterStats ?? (() => undefined),
     transaction: (work) => db.transaction().execute(work),
     migrate: () => migrateToLatest(db),
     async ping() {

@@ -64,7 +64,7 @@ export function transactionFromRow(row: Selectable<TransactionsTable>): Transact
   };
 }
 
-function toRow(t: TransactionRecord): Insertable<TransactionsTable> {
+export function transactionToRow(t: TransactionRecord): Insertable<TransactionsTable> {
   return {
     id: t.id,
     merchant_id: t.merchantId,
@@ -107,6 +107,12 @@ export class TransactionsRepo {
   readonly #db: Db;
   /** The hot-path INSERT compiled once (no per-request query building); see #compiledInsert. */
   #insertSql: string | undefined;
+  /**
+   * The replay lookup (every initiation reads first), compiled once the same way. The whole
+   * compiled query is kept, not just its SQL: the SQLite driver routes by its node (a SELECT
+   * runs on the main thread's read connection; raw SQL would go to the writer thread).
+   */
+  #byTrackid: CompiledQuery | undefined;
 
   constructor(db: Db) {
     this.#db = db;
@@ -134,7 +140,7 @@ export class TransactionsRepo {
    * key makes concurrent identical requests produce exactly one transaction.
    */
   async insertOrGet(t: TransactionRecord, db: Db = this.#db): Promise<{ inserted: boolean; row: TransactionRecord }> {
-    const row = toRow(t);
+    const row = transactionToRow(t);
     const result = await db.executeQuery(this.#compiledInsert(row));
     if ((result.numAffectedRows ?? 0n) > 0n) return { inserted: true, row: t };
     const existing = await this.findByTrackid(t.merchantId, t.trackid, db);
@@ -153,13 +159,15 @@ export class TransactionsRepo {
   }
 
   async findByTrackid(merchantId: string, trackid: string, db: Db = this.#db): Promise<TransactionRecord | undefined> {
-    const row = await db
-      .selectFrom('transactions')
-      .selectAll()
-      .where('merchant_id', '=', merchantId)
-      .where('trackid', '=', trackid)
-      .executeTakeFirst();
-    return row ? transactionFromRow(row) : undefined;
+    let compiled: CompiledQuery;
+    if (this.#byTrackid !== undefined) {
+      compiled = { ...this.#byTrackid, parameters: [merchantId, trackid] };
+    } else {
+      compiled = db.selectFrom('transactions').selectAll().where('merchant_id', '=', merchantId).where('trackid', '=', trackid).compile();
+      if (isDeepStrictEqual([...compiled.parameters], [merchantId, trackid])) this.#byTrackid = compiled;
+    }
+    const { rows } = await db.executeQuery<Selectable<TransactionsTable>>(compiled);
+    return rows[0] ? transactionFromRow(rows[0]) : undefined;
   }
 
   async findByRedirectId(redirectId: string): Promise<TransactionRecord | undefined> {

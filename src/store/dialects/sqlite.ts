@@ -1,7 +1,11 @@
-// Kysely dialect over Node's built-in `node:sqlite` (no native addon to compile).
-// One connection, guarded by a mutex: SQLite has one writer anyway, and the
-// group committer (store/group-commit.ts) turns many small writes into one fsync.
-import { DatabaseSync, type StatementSync } from 'node:sqlite';
+// Kysely dialect over Node's built-in `node:sqlite` (no native addon to compile), in two parts:
+//   - the WRITER connection lives on its own thread (sqlite-writer.ts): every transaction and
+//     every statement that may write runs there, so commits and their fsync never block HTTP;
+//   - a READ connection on the main thread answers plain SELECTs outside transactions
+//     synchronously, without a round trip to the writer. WAL lets it read while the writer
+//     writes, and a write is acknowledged only after its commit, so a read issued after an
+//     acknowledged write sees it (read-your-writes).
+// Repositories do not know any of this: they talk to Kysely as before.
 import {
   CompiledQuery,
   SqliteAdapter,
@@ -15,89 +19,14 @@ import {
   type Kysely,
   type QueryCompiler,
   type QueryResult,
+  type SelectQueryNode,
 } from 'kysely';
+import { openSqlite, SqliteStatements, toSqliteValue, type SqliteOptions } from './sqlite-connection.ts';
+import { SqliteWriter, type WriterStats } from './sqlite-writer.ts';
 
-const STATEMENT_CACHE_LIMIT = 256;
+export { openSqlite, type SqliteOptions } from './sqlite-connection.ts';
 
-export type SqliteOptions = { path: string; busyTimeoutMs?: number };
-
-export function openSqlite(options: SqliteOptions): DatabaseSync {
-  const db = new DatabaseSync(options.path);
-  // WAL + synchronous=FULL: a committed write survives power loss, readers never block the writer.
-  db.exec('PRAGMA journal_mode = WAL');
-  db.exec('PRAGMA synchronous = FULL');
-  db.exec(`PRAGMA busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 5000)}`);
-  db.exec('PRAGMA foreign_keys = ON');
-  return db;
-}
-
-/**
- * A prepared statement and whether it returns rows. `StatementSync.columns()` builds an array of
- * column descriptors on every call (~12 µs for a 25-column `select *`), so it is asked once per
- * statement, not once per execution. A statement that returns rows keeps returning rows even if
- * SQLite re-prepares it after a schema change, so the cached answer stays right.
- */
-type Prepared = { statement: StatementSync; returnsRows: boolean };
-
-class NodeSqliteConnection implements DatabaseConnection {
-  readonly #db: DatabaseSync;
-  readonly #statements = new Map<string, Prepared>();
-
-  constructor(db: DatabaseSync) {
-    this.#db = db;
-  }
-
-  #prepare(sql: string): Prepared {
-    let prepared = this.#statements.get(sql);
-    if (prepared) return prepared;
-    const statement = this.#db.prepare(sql);
-    prepared = { statement, returnsRows: statement.columns().length > 0 };
-    if (this.#statements.size >= STATEMENT_CACHE_LIMIT) {
-      const oldest = this.#statements.keys().next().value;
-      if (oldest !== undefined) this.#statements.delete(oldest);
-    }
-    this.#statements.set(sql, prepared);
-    return prepared;
-  }
-
-  executeSync<R>(compiled: { sql: string; parameters: ReadonlyArray<unknown> }): QueryResult<R> {
-    const { statement, returnsRows } = this.#prepare(compiled.sql);
-    const params = compiled.parameters.map(toSqliteValue);
-    if (returnsRows) {
-      return { rows: statement.all(...params) as R[] };
-    }
-    const result = statement.run(...params);
-    return {
-      rows: [],
-      numAffectedRows: BigInt(result.changes),
-      insertId: BigInt(result.lastInsertRowid),
-    };
-  }
-
-  async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
-    return this.executeSync<R>(compiled);
-  }
-
-  async *streamQuery<R>(compiled: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
-    const { statement } = this.#prepare(compiled.sql);
-    for (const row of statement.iterate(...compiled.parameters.map(toSqliteValue))) {
-      yield { rows: [row as R] };
-    }
-  }
-}
-
-type SqliteValue = null | number | bigint | string | Uint8Array;
-
-function toSqliteValue(value: unknown): SqliteValue {
-  if (value === undefined || value === null) return null;
-  if (typeof value === 'boolean') return value ? 1 : 0;
-  if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'string') return value;
-  if (value instanceof Uint8Array) return value;
-  if (value instanceof Date) return value.toISOString();
-  throw new TypeError(`Unsupported SQLite parameter type: ${typeof value}`);
-}
-
-/** A FIFO mutex: Kysely hands the single connection to one user at a time. */
+/** A FIFO mutex: one transaction at a time on the writer connection. */
 class Mutex {
   #tail: Promise<void> = Promise.resolve();
   lock(): Promise<() => void> {
@@ -109,56 +38,159 @@ class Mutex {
   }
 }
 
-class NodeSqliteDriver implements Driver {
-  readonly #db: DatabaseSync;
-  readonly #connection: NodeSqliteConnection;
-  readonly #mutex = new Mutex();
-  #release: (() => void) | undefined;
+/** A SELECT built by Kysely with no CTE (a CTE could hide a write): safe on the read connection. */
+function isPlainRead(compiled: CompiledQuery): boolean {
+  const node = compiled.query;
+  return node.kind === 'SelectQueryNode' && (node as SelectQueryNode).with === undefined;
+}
 
-  constructor(db: DatabaseSync) {
-    this.#db = db;
-    this.#connection = new NodeSqliteConnection(db);
+/** One Kysely "connection": routes each statement to the writer thread or the read connection. */
+class RoutedConnection implements DatabaseConnection {
+  readonly #driver: NodeSqliteDriver;
+  /** Held from BEGIN until the connection is released: the writer connection belongs to this transaction. */
+  release: (() => void) | undefined;
+
+  constructor(driver: NodeSqliteDriver) {
+    this.#driver = driver;
+  }
+
+  async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
+    const { reader, writer, mutex } = this.#driver;
+    if (this.release) return (await writer.execute(compiled.sql, compiled.parameters)) as QueryResult<R>;
+    if (reader && isPlainRead(compiled)) return reader.execute(compiled.sql, compiled.parameters) as QueryResult<R>;
+    // A write outside a transaction (autocommit) waits for any open transaction, so it is never
+    // swallowed into (or rolled back with) someone else's.
+    const release = await mutex.lock();
+    try {
+      return (await writer.execute(compiled.sql, compiled.parameters)) as QueryResult<R>;
+    } finally {
+      release();
+    }
+  }
+
+  async *streamQuery<R>(compiled: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
+    const { reader } = this.#driver;
+    if (!this.release && reader && isPlainRead(compiled)) {
+      const { statement } = reader.prepare(compiled.sql);
+      for (const row of statement.iterate(...compiled.parameters.map(toSqliteValue))) yield { rows: [row as R] };
+      return;
+    }
+    const result = await this.executeQuery<R>(compiled);
+    for (const row of result.rows) yield { rows: [row] };
+  }
+}
+
+/**
+ * Sends every statement straight to the writer connection, with no transaction handling and no
+ * mutex: valid ONLY while the caller holds an open transaction on the writer (group commit).
+ * Kysely runs the statements of one Transaction object one at a time; through this driver,
+ * statements issued together inside that transaction travel to the writer thread together.
+ */
+class WriterPassThroughDriver implements Driver {
+  readonly #connection: DatabaseConnection;
+  constructor(writer: SqliteWriter) {
+    this.#connection = {
+      executeQuery: async <R>(compiled: CompiledQuery) => (await writer.execute(compiled.sql, compiled.parameters)) as QueryResult<R>,
+      streamQuery: () => {
+        throw new Error('streaming is not supported inside a group commit');
+      },
+    };
+  }
+  async init(): Promise<void> {}
+  async acquireConnection(): Promise<DatabaseConnection> {
+    return this.#connection;
+  }
+  async beginTransaction(): Promise<void> {
+    throw new Error('the group-commit connection runs inside a transaction already');
+  }
+  async commitTransaction(): Promise<void> {}
+  async rollbackTransaction(): Promise<void> {}
+  async releaseConnection(): Promise<void> {}
+  /** The writer belongs to the main driver, which closes it. */
+  async destroy(): Promise<void> {}
+}
+
+class NodeSqliteDriver implements Driver {
+  readonly reader: SqliteStatements | undefined;
+  readonly writer: SqliteWriter;
+  readonly mutex = new Mutex();
+
+  constructor(options: SqliteOptions) {
+    // The main thread opens first: a bad path fails here, synchronously, and WAL mode is set
+    // before the writer thread opens its own connection.
+    const readDb = openSqlite(options);
+    // ':memory:' is private to one connection, so there everything goes to the writer.
+    if (options.path === ':memory:') readDb.close();
+    this.reader = options.path === ':memory:' ? undefined : new SqliteStatements(readDb);
+    this.writer = new SqliteWriter(options);
   }
 
   async init(): Promise<void> {}
 
   async acquireConnection(): Promise<DatabaseConnection> {
-    this.#release = await this.#mutex.lock();
-    return this.#connection;
+    return new RoutedConnection(this);
   }
 
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    const routed = connection as RoutedConnection;
+    routed.release = await this.mutex.lock();
     // IMMEDIATE takes the write lock up front, so a read-then-write transaction
     // cannot fail with SQLITE_BUSY when another process (the CLI) writes meanwhile.
-    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+    await this.writer.execute('begin immediate', []);
   }
 
-  async commitTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('commit'));
+  async commitTransaction(): Promise<void> {
+    await this.writer.execute('commit', []);
   }
 
-  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('rollback'));
+  async rollbackTransaction(): Promise<void> {
+    await this.writer.execute('rollback', []);
   }
 
-  async releaseConnection(): Promise<void> {
-    const release = this.#release;
-    this.#release = undefined;
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    const routed = connection as RoutedConnection;
+    const release = routed.release;
+    routed.release = undefined;
     release?.();
   }
 
   async destroy(): Promise<void> {
-    if (this.#db.isOpen) this.#db.close();
+    // Behind the mutex: writes and transactions that were already waiting finish first.
+    const release = await this.mutex.lock();
+    await this.writer.close();
+    release();
+    if (this.reader?.db.isOpen) this.reader.db.close();
   }
 }
 
 export class NodeSqliteDialect implements Dialect {
-  readonly #db: DatabaseSync;
-  constructor(db: DatabaseSync) {
-    this.#db = db;
+  readonly #options: SqliteOptions;
+  #driver: NodeSqliteDriver | undefined;
+  constructor(options: SqliteOptions) {
+    this.#options = options;
   }
   createDriver(): Driver {
-    return new NodeSqliteDriver(this.#db);
+    this.#driver = new NodeSqliteDriver(this.#options);
+    return this.#driver;
+  }
+  /**
+   * A dialect over the same writer connection for statements that run inside a transaction the
+   * caller already holds (see WriterPassThroughDriver). Call after the main Kysely instance exists.
+   */
+  insideTransaction(): Dialect {
+    const driver = this.#driver;
+    if (!driver) throw new Error('the SQLite driver has not been created yet');
+    return {
+      createDriver: () => new WriterPassThroughDriver(driver.writer),
+      createQueryCompiler: () => new SqliteQueryCompiler(),
+      createAdapter: () => new SqliteAdapter(),
+      createIntrospector: (db) => new SqliteIntrospector(db),
+    };
+  }
+
+  /** Traffic to the writer thread so far (for the benchmark and tests); undefined before the driver exists. */
+  writerStats(): WriterStats | undefined {
+    return this.#driver?.writer.stats();
   }
   createQueryCompiler(): QueryCompiler {
     return new SqliteQueryCompiler();

@@ -1,0 +1,51 @@
+// Fills the store with N finished transactions of the bench merchant before the gateway starts,
+// for "initiation with 1M existing rows": the indexes are then the size a busy gateway's are.
+// Rows are SUCCESS (the expiry sweeper ignores them) with trackids 'seed-<n>', which the
+// accounting leaves out. Generated inside the database, so seeding costs no client round trips.
+import pg from 'pg';
+import { openSqlite } from '../src/store/dialects/sqlite.ts';
+
+const COLUMNS =
+  'id, merchant_id, trackid, request_hash, token, redirect_id, status, error_code_tag, error_text, amount_minor, currency, payment_method, ' +
+  'bill_country, bill_customerip, bill_email, return_url, server_url, payer_account_no, payer_account_name, payer_bank_code, productdesc, lang, ' +
+  'created_at, expires_at, completed_at';
+
+export async function seedRows(databaseUrl: string, merchantId: string, count: number): Promise<void> {
+  if (count <= 0) return;
+  const start = Date.now() - 30 * 86_400_000;
+  if (databaseUrl.startsWith('sqlite:')) {
+    const db = openSqlite({ path: databaseUrl.slice('sqlite:'.length) });
+    try {
+      const insert = db.prepare(
+        `with recursive n(i) as (select ? union all select i + 1 from n where i < ?) ` +
+          `insert into transactions (${COLUMNS}) select ` +
+          `printf('seed-%012d', i), ?, 'seed-' || i, hex(randomblob(32)), hex(randomblob(32)), hex(randomblob(24)), 'SUCCESS', null, null, 1505000, 'THB', 'THAI_DEBIT', ` +
+          `'TH', '203.150.10.24', 'somchai@example.co.th', 'https://shop.example.co.th/return', 'https://shop.example.co.th/hook', '1234567890', 'Somchai', '014', null, 'en', ` +
+          `? + i, ? + i + 900000, ? + i + 1000 from n`,
+      );
+      for (let from = 1; from <= count; from += 100_000) {
+        const to = Math.min(count, from + 99_999);
+        db.exec('begin');
+        insert.run(from, to, merchantId, start, start, start);
+        db.exec('commit');
+      }
+    } finally {
+      db.close();
+    }
+    return;
+  }
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query(
+      `insert into transactions (${COLUMNS}) select ` +
+        `'seed-' || lpad(i::text, 12, '0'), $1, 'seed-' || i, md5(random()::text) || md5(random()::text), md5(random()::text) || md5(random()::text), md5(random()::text) || md5(i::text), 'SUCCESS', null, null, 1505000, 'THB', 'THAI_DEBIT', ` +
+        `'TH', '203.150.10.24', 'somchai@example.co.th', 'https://shop.example.co.th/return', 'https://shop.example.co.th/hook', '1234567890', 'Somchai', '014', null, 'en', ` +
+        `$2::bigint + i, $2::bigint + i + 900000, $2::bigint + i + 1000 from generate_series(1, $3::int) as i`,
+      [merchantId, start, count],
+    );
+    await client.query('analyze transactions');
+  } finally {
+    await client.end();
+  }
+}
