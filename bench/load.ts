@@ -1,5 +1,5 @@
 // Drives one scenario with autocannon (pure JS) in this process: fixed connections, fixed
-// duration, keep-alive, no pipelining. `nextBody` builds each request body (unique trackids);
+// duration, keep-alive, no pipelining. `nextBody` builds each request body (unique trackids), `nextPath` each GET's path;
 // `onResponse` sees every answer (for the accounting check). Only 127.0.0.1 is ever targeted.
 import { createHistogram } from 'node:perf_hooks';
 import autocannon from 'autocannon';
@@ -14,7 +14,10 @@ export type LoadSpec = {
    * A fixed body, a function called once per request, or (mixed load) a function choosing each
    * request's path and body, with a tag handed back to `onResponse` with that request's answer.
    */
-  body: string | (() => string) | (() => NextRequest);
+  body?: string | (() => string) | (() => NextRequest);
+  /** GET instead of POST (no body); `nextPath`, if given, chooses each request's path and query. */
+  method?: 'GET' | 'POST';
+  nextPath?: () => string;
   onResponse?: (status: number, body: string, tag: string | undefined) => void;
   /** The server's process id, to report its CPU use during the run. */
   serverPid?: number | undefined;
@@ -52,9 +55,15 @@ export type LoadResult = {
 export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
   const url = new URL(spec.path, spec.url);
   if (url.hostname !== '127.0.0.1') throw new Error(`the benchmark only targets 127.0.0.1 (got ${url.hostname})`);
-  const nextBody = spec.body;
+  const nextBody = spec.body ?? '';
+  const nextPath = spec.nextPath;
   const onResponse = spec.onResponse;
-  const request: autocannon.Request = {
+  const request: autocannon.Request = spec.method === 'GET' ? {
+    method: 'GET',
+    path: url.pathname + url.search,
+    ...(nextPath && { setupRequest: (req: autocannon.Request) => ({ ...req, path: nextPath() }) }),
+    ...(onResponse && { onResponse: (status: number, body: string) => onResponse(status, body, undefined) }),
+  } : {
     method: 'POST',
     path: url.pathname,
     headers: { 'content-type': 'application/json' },

@@ -2,8 +2,8 @@
 //   1. SQLite commit micro-benchmark (raw node:sqlite vs the project's store vs group commit)
 //   2. bare node:http JSON POST server (the ceiling)       — before the gateway
 //   3. bare Fastify JSON POST route (framework cost)
-//   4. the gateway on SQLite: unique initiations, idempotent replays, status queries
-//      and the mixed load (70 % initiation, 20 % status, 10 % completion)
+//   4. the gateway on SQLite: unique initiations, idempotent replays, status queries,
+//      hosted page GETs and the mixed load (70 % initiation, 20 % status, 10 % completion)
 //   5. optionally the gateway on PostgreSQL (--postgres)
 //   5b. optionally initiation over N existing rows per store (--existing-rows N)
 //   6. the bare node:http server again                     — after, to show drift/noise
