@@ -1,6 +1,6 @@
 // Runs the real gateway (`node src/cli/index.ts serve`) as a child process on a given store and
-// drives its scenarios: unique initiations, idempotent replays, status queries and the mixed
-// load (bench/mixed-load.ts). Afterwards it stops the gateway and checks the accounting: every
+// drives its scenarios: unique initiations, idempotent replays, status queries, hosted page GETs and
+// the mixed load (bench/mixed-load.ts). Afterwards it stops the gateway and checks the accounting: every
 // acknowledged initiation is stored, no row exists that no request asked for, and every
 // acknowledged completion is final with its outbox event and a sound ledger.
 import { randomBytes } from 'node:crypto';
@@ -56,6 +56,16 @@ export type GatewayRunOptions = {
 };
 
 const CLI_PATH = 'src/cli/index.ts';
+/** How many distinct payment pages the hosted page scenario cycles through. */
+const HOSTED_PAGES = 500;
+
+/** The path and query of the redirectUrl in an initiation answer (the gateway's PUBLIC_BASE_URL is not where it listens). */
+function redirectPath(responseBody: string): string | undefined {
+  const match = /"redirectUrl":"([^"]+)"/.exec(responseBody);
+  if (!match) return undefined;
+  const url = new URL(match[1]!);
+  return url.pathname + url.search;
+}
 
 export function gatewayEnv(databaseUrl: string, tmpDir: string): Record<string, string> {
   return {
@@ -100,6 +110,8 @@ export async function runGateway(options: GatewayRunOptions): Promise<GatewayRun
   try {
     const makeBody = initiationBodyFactory(creds);
     const runId = randomBytes(3).toString('hex');
+    /** Hosted page paths (/transaction/Redirect?ID=…) of open payments, for the page scenario. */
+    const pagePaths: string[] = [];
 
     const initiations = async (prefix: string, seconds: number): Promise<ScenarioResult> => {
       let n = 0;
@@ -118,8 +130,11 @@ export async function runGateway(options: GatewayRunOptions): Promise<GatewayRun
         onResponse: (status, body) => {
           const trackid = echoedTrackid(body);
           if (trackid) ledger.answered.add(trackid);
-          if (status === 200 && trackid) ledger.acknowledged.add(trackid);
-          else sampleFailure ??= `${status} ${body.slice(0, 300)}`;
+          if (status === 200 && trackid) {
+            ledger.acknowledged.add(trackid);
+            const pagePath = redirectPath(body);
+            if (pagePath && pagePaths.length < HOSTED_PAGES) pagePaths.push(pagePath);
+          } else sampleFailure ??= `${status} ${body.slice(0, 300)}`;
         },
       });
       return { name: 'gateway initiate (unique trackid)', what: 'POST /transaction/s2s, a new trackid per request: one durable write each', load, sampleFailure };
@@ -178,6 +193,28 @@ export async function runGateway(options: GatewayRunOptions): Promise<GatewayRun
           },
         });
         scenarios.push({ name: 'gateway status query', what: 'POST /transaction/status by trackid: credential check + one indexed read', load: status, sampleFailure: statusFailure });
+      }
+
+      // Hosted page: customers (re)loading the payment pages of open transactions. Cycling
+      // through HOSTED_PAGES pages, each is rendered once and then answered from the QR cache,
+      // as when a customer reloads or a page is shared between tabs.
+      if (pagePaths.length > 0) {
+        options.log(`  ${options.label}: hosted page GET (${pagePaths.length} open payments) ${options.durationS} s`);
+        let i = 0;
+        let pageFailure: string | undefined;
+        const page = await runLoad({
+          url: server.url,
+          method: 'GET',
+          path: pagePaths[0]!,
+          nextPath: () => pagePaths[i++ % pagePaths.length]!,
+          connections: options.connections,
+          serverPid: server.process.pid,
+          durationS: options.durationS,
+          onResponse: (code, body) => {
+            if (code !== 200 || !body.includes('<svg')) pageFailure ??= `${code} ${body.slice(0, 300)}`;
+          },
+        });
+        scenarios.push({ name: 'gateway hosted page GET', what: `GET /transaction/Redirect?ID=… over ${pagePaths.length} open payments: one read + the HTML page with its QR`, load: page, sampleFailure: pageFailure });
       }
 
       // Mixed: 70 % new initiations, 20 % status, 10 % completions of this scenario's payments.

@@ -1,5 +1,5 @@
 // Drives one scenario with autocannon (pure JS) in this process: fixed connections, fixed
-// duration, keep-alive, no pipelining. `nextBody` builds each request body (unique trackids);
+// duration, keep-alive, no pipelining. `nextBody` builds each request body (unique trackids), `nextPath` each GET's path;
 // `onResponse` sees every answer (for the accounting check). Only 127.0.0.1 is ever targeted.
 import { createHistogram } from 'node:perf_hooks';
 import autocannon from 'autocannon';
@@ -14,7 +14,10 @@ export type LoadSpec = {
    * A fixed body, a function called once per request, or (mixed load) a function choosing each
    * request's path and body, with a tag handed back to `onResponse` with that request's answer.
    */
-  body: string | (() => string) | (() => NextRequest);
+  body?: string | (() => string) | (() => NextRequest);
+  /** GET instead of POST (no body); `nextPath`, if given, chooses each request's path and query. */
+  method?: 'GET' | 'POST';
+  nextPath?: () => string;
   onResponse?: (status: number, body: string, tag: string | undefined) => void;
   /** The server's process id, to report its CPU use during the run. */
   serverPid?: number | undefined;
@@ -31,6 +34,8 @@ export type LoadResult = {
   rps: number;
   p50Ms: number;
   p99Ms: number;
+  /** p99 of 2xx answers only (under load shedding the 503s are fast and would hide the rest). */
+  p99Ms2xx: number;
   /** The slowest answer. */
   maxMs: number;
   non2xx: number;
@@ -50,9 +55,15 @@ export type LoadResult = {
 export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
   const url = new URL(spec.path, spec.url);
   if (url.hostname !== '127.0.0.1') throw new Error(`the benchmark only targets 127.0.0.1 (got ${url.hostname})`);
-  const nextBody = spec.body;
+  const nextBody = spec.body ?? '';
+  const nextPath = spec.nextPath;
   const onResponse = spec.onResponse;
-  const request: autocannon.Request = {
+  const request: autocannon.Request = spec.method === 'GET' ? {
+    method: 'GET',
+    path: url.pathname + url.search,
+    ...(nextPath && { setupRequest: (req: autocannon.Request) => ({ ...req, path: nextPath() }) }),
+    ...(onResponse && { onResponse: (status: number, body: string) => onResponse(status, body, undefined) }),
+  } : {
     method: 'POST',
     path: url.pathname,
     headers: { 'content-type': 'application/json' },
@@ -70,6 +81,7 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
   };
   // autocannon's own latency histogram has 1 ms resolution; keep ours in microseconds.
   const latencyUs = createHistogram();
+  const latency2xxUs = createHistogram();
   const serverCpuBefore = spec.serverPid === undefined ? undefined : processCpuSeconds(spec.serverPid);
   const mainCpuBefore = spec.serverPid === undefined ? undefined : mainThreadCpuSeconds(spec.serverPid);
   const ownCpuBefore = ownCpuSeconds();
@@ -78,7 +90,11 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
       { url: url.origin, connections: spec.connections, duration: spec.durationS, pipelining: 1, timeout: 10, requests: [request] },
       (error, done) => (error ? reject(error) : resolve(done)),
     );
-    instance.on('response', (_client, _status, _bytes, ms) => latencyUs.record(Math.max(1, Math.round(ms * 1000))));
+    instance.on('response', (_client, status, _bytes, ms) => {
+      const us = Math.max(1, Math.round(ms * 1000));
+      latencyUs.record(us);
+      if (status >= 200 && status < 300) latency2xxUs.record(us);
+    });
   });
   const statusCodes: Record<string, number> = {};
   for (const [code, stat] of Object.entries(result.statusCodeStats ?? {})) statusCodes[code] = Number((stat as { count: number | string }).count);
@@ -93,6 +109,7 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
     rps: requests / result.duration,
     p50Ms: latencyUs.count > 0 ? latencyUs.percentile(50) / 1000 : 0,
     p99Ms: latencyUs.count > 0 ? latencyUs.percentile(99) / 1000 : 0,
+    p99Ms2xx: latency2xxUs.count > 0 ? latency2xxUs.percentile(99) / 1000 : 0,
     maxMs: latencyUs.count > 0 ? latencyUs.max / 1000 : 0,
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,

@@ -2,8 +2,8 @@
 //   1. SQLite commit micro-benchmark (raw node:sqlite vs the project's store vs group commit)
 //   2. bare node:http JSON POST server (the ceiling)       — before the gateway
 //   3. bare Fastify JSON POST route (framework cost)
-//   4. the gateway on SQLite: unique initiations, idempotent replays, status queries
-//      and the mixed load (70 % initiation, 20 % status, 10 % completion)
+//   4. the gateway on SQLite: unique initiations, idempotent replays, status queries,
+//      hosted page GETs and the mixed load (70 % initiation, 20 % status, 10 % completion)
 //   5. optionally the gateway on PostgreSQL (--postgres)
 //   5b. optionally initiation over N existing rows per store (--existing-rows N)
 //   6. the bare node:http server again                     — after, to show drift/noise
@@ -22,6 +22,7 @@ import { createBenchDatabase, type BenchDatabase } from './postgres-database.ts'
 import { formatProfileSummary, summariseProfile } from './profile-summary.ts';
 import { httpTable, microTable, type Row } from './report.ts';
 import { initiationBodyFactory } from './request-bodies.ts';
+import { parseHardeningOptions, runHardening } from './hardening.ts';
 
 const log = (line: string) => console.log(line);
 
@@ -186,6 +187,11 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 
 let watchdog: NodeJS.Timeout | undefined;
 try {
+  // `npm run bench -- --hardening metrics|overload …`: issue #10's figures (bench/hardening.ts).
+  if (process.argv[2] === '--hardening') {
+    await runHardening(parseHardeningOptions(process.argv.slice(3)));
+    process.exit(0);
+  }
   const options = parseBenchOptions(process.argv.slice(2), process.env);
   const limitS = timeLimitS(options);
   watchdog = setTimeout(() => {

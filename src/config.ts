@@ -2,6 +2,7 @@
 // reported together in one message (ConfigError) so an operator fixes them in one pass.
 import { readFileSync, existsSync } from 'node:fs';
 import { parseEnv } from 'node:util';
+import { isIP } from 'node:net';
 import { parseDecimal } from './domain/money.ts';
 
 export type GatewayMode = 'sandbox' | 'live';
@@ -48,7 +49,29 @@ export type Config = {
   migrateOnStart: boolean;
   /** Thai QR biller id (13-digit tax id + 2-digit suffix) shown in the hosted page's QR code. */
   thaiQrBillerId: string;
+  /** Which proxies' X-Forwarded-For is believed (Fastify's trustProxy): false, hop count, or addresses/CIDRs. */
+  trustProxy: TrustProxy;
+  /** A client must finish sending its headers within this time (slow-header clients are cut off). */
+  headersTimeoutMs: number;
+  /** A client must finish sending its whole request (headers and body) within this time. */
+  requestTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this time. */
+  keepAliveTimeoutMs: number;
+  /** Open client connections per instance; more are closed on accept. */
+  maxConnections: number;
+  /** Requests being worked on at once; more are answered 503 + Retry-After at once (load shedding). */
+  maxInFlight: number;
+  /** On SIGTERM, idle keep-alive connections stay open this long so requests already on the wire are answered. */
+  shutdownIdleGraceMs: number;
+  /** Serve /metrics on this separate port instead of the API port (undefined: on the API port). */
+  metricsPort: number | undefined;
+  /** Address the separate metrics port listens on. */
+  metricsHost: string;
+  /** When set, /metrics requires `Authorization: Bearer <token>`. */
+  metricsToken: string | undefined;
 };
+
+export type TrustProxy = boolean | number | string[];
 
 export class ConfigError extends Error {
   readonly problems: string[];
@@ -209,12 +232,58 @@ export function loadConfig(env: Env): Config {
     createDemoMerchant: bool('CREATE_DEMO_MERCHANT', mode === 'sandbox'),
     migrateOnStart: bool('MIGRATE_ON_START', true),
     thaiQrBillerId: str('THAI_QR_BILLER_ID', SANDBOX_BILLER_ID),
+    trustProxy: parseTrustProxy(str('TRUST_PROXY', 'false'), problems),
+    headersTimeoutMs: duration('HEADERS_TIMEOUT', '10s', 100, 600_000),
+    requestTimeoutMs: duration('REQUEST_TIMEOUT', '30s', 100, 600_000),
+    keepAliveTimeoutMs: duration('KEEP_ALIVE_TIMEOUT', '72s', 100, 600_000),
+    maxConnections: int('MAX_CONNECTIONS', 4096, 1, 1_000_000),
+    maxInFlight: int('MAX_IN_FLIGHT', 512, 1, 1_000_000),
+    shutdownIdleGraceMs: duration('SHUTDOWN_IDLE_GRACE', '1s', 0, 60_000),
+    metricsPort: env.METRICS_PORT ? int('METRICS_PORT', 9464, 0, 65535) : undefined,
+    metricsHost: str('METRICS_HOST', '127.0.0.1'),
+    metricsToken: env.METRICS_TOKEN || undefined,
   };
+  // Node refuses a headers timeout longer than the whole-request timeout.
+  if (config.headersTimeoutMs > config.requestTimeoutMs) problems.push('HEADERS_TIMEOUT must not be longer than REQUEST_TIMEOUT');
+  if (config.shutdownIdleGraceMs >= config.shutdownTimeoutMs) problems.push('SHUTDOWN_IDLE_GRACE must be shorter than SHUTDOWN_TIMEOUT');
+  if (config.metricsToken !== undefined && config.metricsToken.length < 16) problems.push('METRICS_TOKEN must be at least 16 characters (value not shown)');
   if (!/^\d{15}$/.test(config.thaiQrBillerId)) problems.push(`THAI_QR_BILLER_ID="${config.thaiQrBillerId}" must be 15 digits (13-digit tax id + 2-digit suffix)`);
   // A lease shorter than one send would let a second instance claim an event still in flight.
   if (config.deliveryLeaseMs < config.deliveryTimeoutMs + 1000) problems.push('DELIVERY_LEASE must be at least DELIVERY_TIMEOUT + 1s');
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+const TRUST_PROXY_KEYWORDS = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/**
+ * TRUST_PROXY, as Fastify takes it: `false` (default: the socket's address is the client),
+ * `true` (believe any X-Forwarded-For: only behind a proxy that overwrites it), a number of
+ * proxy hops, or a comma-separated list of proxy addresses / CIDRs (and `loopback`,
+ * `linklocal`, `uniquelocal`).
+ */
+function parseTrustProxy(raw: string, problems: string[]): TrustProxy {
+  const value = raw.trim().toLowerCase();
+  if (value === 'false' || value === '0' || value === '') return false;
+  if (value === 'true') return true;
+  if (/^\d+$/.test(value)) {
+    const hops = Number(value);
+    if (hops <= 32) return hops;
+  } else {
+    const entries = raw.split(',').map((e) => e.trim()).filter(Boolean);
+    if (entries.length > 0 && entries.length <= 64 && entries.every(isProxyEntry)) return entries;
+  }
+  problems.push(`TRUST_PROXY="${raw}" must be false, true, a hop count from 1 to 32, or a comma-separated list of IP addresses / CIDRs (e.g. 10.0.0.0/8,loopback)`);
+  return false;
+}
+
+function isProxyEntry(entry: string): boolean {
+  if (TRUST_PROXY_KEYWORDS.has(entry.toLowerCase())) return true;
+  const [address, prefix, ...rest] = entry.split('/');
+  const family = isIP(address ?? '');
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
 }
 
 function decodeKey(raw: string): Buffer | undefined {

@@ -7,6 +7,7 @@ import { createServices, type Services } from './app/services.ts';
 import { buildApp } from './http/build-app.ts';
 import type { Store } from './store/open-store.ts';
 import { connectorFor } from './app/processor-connector.ts';
+import { startMetricsServer, type MetricsServer } from './http/metrics-server.ts';
 
 import type { WorkerFactory } from './app/worker.ts';
 
@@ -16,6 +17,8 @@ export type RunningGateway = {
   app: FastifyInstance;
   services: Services;
   url: string;
+  /** The separate metrics listener's URL when METRICS_PORT is set. */
+  metricsUrl: string | undefined;
   stop(): Promise<void>;
 };
 
@@ -45,28 +48,55 @@ export async function startGateway(config: Config, options: StartOptions): Promi
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  let metricsServer: MetricsServer | undefined;
+  if (config.metricsPort !== undefined) {
+    try {
+      metricsServer = await startMetricsServer(services, config.metricsHost, config.metricsPort);
+    } catch (error) {
+      await app.close();
+      throw error;
+    }
+  }
 
   const workers = (options.workers ?? []).map((factory) => factory(services, logger));
   for (const worker of workers) worker.start();
-  logger.info({ url, mode: config.mode, store: store.dialect }, 'gateway listening');
+  logger.info({ url, metricsUrl: metricsServer?.url, mode: config.mode, store: store.dialect }, 'gateway listening');
 
   let stopping: Promise<void> | undefined;
   return {
     app,
     services,
     url,
+    metricsUrl: metricsServer?.url,
     stop() {
       stopping ??= (async () => {
         draining = true;
         services.directory.stop();
-        await app.close(); // stops accepting, waits for in-flight requests
+        await drainIdleConnections(app, config.shutdownIdleGraceMs);
+        await app.close(); // stops accepting, closes idle connections, waits for in-flight requests
         await Promise.allSettled(workers.map((w) => w.stop())); // in-flight deliveries finish
+        await metricsServer?.close();
         if (!options.store) await store.close();
         logger.info('gateway stopped');
       })();
       return stopping;
     },
   };
+}
+
+/**
+ * Closing the server at once would destroy idle keep-alive connections, and with them any
+ * request a client had just sent on one (it sees a reset for a request the gateway received).
+ * So first, for a short grace, every request — on old connections and new — is answered 503
+ * with `Connection: close` (and /readyz says unavailable, so a load balancer stops routing
+ * here); busy keep-alive clients thus learn to go elsewhere and close cleanly. Only then are
+ * the remaining idle connections closed.
+ */
+async function drainIdleConnections(app: FastifyInstance, graceMs: number): Promise<void> {
+  if (graceMs <= 0 || !app.server.listening) return;
+  const open = await new Promise<number>((resolve) => app.server.getConnections((error, count) => resolve(error ? 1 : count)));
+  if (open === 0) return;
+  await new Promise((resolve) => setTimeout(resolve, graceMs));
 }
 
 const DEMO_ID = 'demo';

@@ -14,6 +14,8 @@ import { CompletePayment } from './complete-payment.ts';
 import { InitiatePayment } from './initiate-payment.ts';
 import { ManageMerchants } from './manage-merchants.ts';
 import { MerchantDirectory } from './merchant-directory.ts';
+import { StoreHealth } from './store-health.ts';
+import { GatewayMetrics } from './gateway-metrics.ts';
 
 export type Services = {
   config: Config;
@@ -29,6 +31,10 @@ export type Services = {
   manageMerchants: ManageMerchants;
   initiate: InitiatePayment;
   complete: CompletePayment;
+  /** In-memory counters and histograms behind /metrics (O(1) per scrape). */
+  metrics: GatewayMetrics;
+  /** Readiness: reachable, and writable again after a reported failure. */
+  storeHealth: StoreHealth;
   /** Listeners told after a transaction reached its final state (the delivery worker subscribes). */
   finalisedListeners: Array<(transactionId: string, eventId: string) => void>;
 };
@@ -40,6 +46,7 @@ export function createServices(config: Config, store: Store, key: SecretKey, opt
   const ledger = new LedgerRepo(store.db);
   const finalisedListeners: Services['finalisedListeners'] = [];
   const writer = store.dialect === 'sqlite' ? createGroupCommit(store) : createDirectWriter(store);
+  const metrics = new GatewayMetrics({ mode: config.mode, store: store.dialect });
   return {
     config,
     store,
@@ -49,6 +56,8 @@ export function createServices(config: Config, store: Store, key: SecretKey, opt
     merchants,
     transactions,
     ledger,
+    metrics,
+    storeHealth: new StoreHealth(store, now),
     directory: new MerchantDirectory(merchants, {
       key,
       refreshMs: config.merchantRefreshMs,
@@ -67,6 +76,7 @@ export function createServices(config: Config, store: Store, key: SecretKey, opt
       ledger,
       now,
       onFinalised: (t, eventId) => {
+        metrics.finalised(t.status, t.errorCodeTag);
         for (const listener of finalisedListeners) {
           try {
             listener(t.id, eventId);

@@ -270,6 +270,11 @@ export class DeliveryWorker implements Worker {
       transition,
     });
 
+    this.#services.metrics.notificationAttempt(
+      transition.status === 'pending' ? 'retry' : transition.status,
+      outcome.kind === 'response' ? outcome.status : null,
+      outcome.latencyMs / 1000,
+    );
     const log = { eventId: event.id, target: event.origin, attempt: attemptInSeries, series: event.series };
     if (!applied) this.#logger.warn(log, 'delivery attempt recorded, but the event changed hands meanwhile (lease expired or resent)');
     else if (transition.status === 'delivered') this.#logger.debug(log, 'notification delivered');

@@ -20,8 +20,11 @@ export const ERROR_CODES = {
 
 export type ErrorTag = keyof typeof ERROR_CODES;
 
-/** Why a MALFORMED_REQUEST happened; the HTTP layer picks 400, 413 or 415 from it. */
-export type MalformedKind = 'syntax' | 'not_object' | 'too_large' | 'content_type';
+/**
+ * Why a MALFORMED_REQUEST happened; the HTTP layer picks 400, 413, 415 (body), 408 (sent too
+ * slowly) or 431 (headers too large) from it.
+ */
+export type MalformedKind = 'syntax' | 'not_object' | 'too_large' | 'content_type' | 'timeout' | 'headers_too_large';
 
 export class GatewayError extends Error {
   readonly tag: ErrorTag;

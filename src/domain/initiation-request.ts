@@ -5,6 +5,7 @@ import { currencyExponent, formatMinor, numberToDecimalText, parseDecimal } from
 import { normaliseBankCode } from './thai-banks.ts';
 import { isIpAddress } from './ip-address.ts';
 import { normaliseCountryCode } from './country-codes.ts';
+import { hasControlCharacters, NO_CONTROL_CHARACTERS } from './control-characters.ts';
 
 export type InitiationLimits = {
   minAmountMinor: bigint;
@@ -58,6 +59,7 @@ function present(body: Body, field: string, label = field): unknown {
 function text(body: Body, field: string, label = field): string {
   const value = present(body, field, label);
   if (typeof value !== 'string') throw invalidField(label, 'it must be a string');
+  if (hasControlCharacters(value)) throw invalidField(label, NO_CONTROL_CHARACTERS);
   return value;
 }
 
@@ -119,7 +121,7 @@ export function validateInitiation(body: Body, limits: InitiationLimits): Normal
     payerAccountNo: accountNo,
     payerAccountName: accountName,
     payerBankCode: bankCode,
-    productdesc: optionalText(body.productdesc),
+    productdesc: optionalText(body, 'productdesc'),
     lang: body.lang === 'th' || body.lang === 'en' ? body.lang : null,
   };
 }
@@ -174,8 +176,10 @@ export function isEmail(value: string): boolean {
   return labels.length >= 2 && labels.every((l) => DOMAIN_LABEL.test(l)) && /[A-Za-z]/.test(labels.at(-1) ?? '');
 }
 
-function optionalText(value: unknown): string | null {
+function optionalText(body: Body, field: string): string | null {
+  const value = body[field];
   if (typeof value !== 'string') return null;
+  if (hasControlCharacters(value)) throw invalidField(field, NO_CONTROL_CHARACTERS);
   const trimmed = value.trim();
   return trimmed === '' ? null : [...trimmed].slice(0, MAX_FREE_TEXT).join('');
 }

@@ -15,6 +15,8 @@ import { registerSandboxCompleteRoute } from './routes/sandbox-complete.ts';
 import { registerBalanceRoute } from './routes/balance.ts';
 import { registerRedirectPageRoutes } from './routes/redirect-page.ts';
 import { registerFormParser } from './hosted-page/form-body.ts';
+import { answerClientError, answerFrameworkError, missingHost } from './transport-errors.ts';
+import { registerLoadShedding } from './load-shedding.ts';
 import { sendPageError } from './hosted-page/page-errors.ts';
 
 /** Which response shape a route's errors take (real clients parse one shape per operation). */
@@ -33,19 +35,44 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   const app: FastifyInstance = Fastify({
     loggerInstance: options.logger as FastifyBaseLogger,
     bodyLimit: config.bodyLimitBytes,
-    trustProxy: false,
+    // Fastify takes a hop count too (proxy-addr); its type declaration omits it.
+    trustProxy: config.trustProxy as boolean | string[],
     return503OnClosing: false,
+    keepAliveTimeout: config.keepAliveTimeoutMs,
+    requestTimeout: config.requestTimeoutMs,
+    http: {
+      requireHostHeader: false, // checked in onRequest, to answer in the contract's shape
+      headersTimeout: config.headersTimeoutMs,
+      // How often Node checks the header/request timeouts (its default, 30 s, would let a
+      // slow client keep its socket up to 30 s past the limit).
+      connectionsCheckingInterval: Math.min(1000, config.headersTimeoutMs),
+    },
+    clientErrorHandler: answerClientError,
+    frameworkErrors: answerFrameworkError,
     genReqId: () => crypto.randomUUID(),
     requestIdHeader: false,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
   });
 
+  app.server.maxConnections = config.maxConnections;
   registerJsonParser(app);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
-    if (options.draining?.()) throw new GatewayError('SERVICE_UNAVAILABLE', 'The gateway is shutting down; retry shortly.');
+    if (options.draining?.()) {
+      // Tell keep-alive clients to reconnect elsewhere; the socket closes after this answer.
+      reply.header('connection', 'close');
+      throw new GatewayError('SERVICE_UNAVAILABLE', 'The gateway is shutting down; retry shortly.');
+    }
+    const noHost = missingHost(request);
+    if (noHost) throw noHost;
   });
-  app.setErrorHandler((error, request, reply) => sendError(toGatewayError(error as Error, request), request, reply));
+  const inFlight = registerLoadShedding(app, config.maxInFlight, () => services.metrics.requestShed());
+  services.metrics.trackInFlight(() => inFlight.current);
+  app.setErrorHandler((error, request, reply) => {
+    const gatewayError = toGatewayError(error as Error, request);
+    if (gatewayError.tag === 'SERVICE_UNAVAILABLE' && !isGatewayError(error)) services.storeHealth.reportUnavailable();
+    return sendError(gatewayError, request, reply);
+  });
   app.setNotFoundHandler((request, reply) =>
     sendError(new GatewayError('NOT_FOUND', `There is no operation ${request.method} ${request.url.split('?')[0]}.`), request, reply),
   );
@@ -93,6 +120,7 @@ function sendError(error: GatewayError, request: FastifyRequest, reply: FastifyR
   reply.code(httpStatusOf(error));
   if (error.tag === 'RATE_LIMITED') reply.header('retry-after', '1');
   if (error.tag === 'SERVICE_UNAVAILABLE') reply.header('retry-after', '5');
+  if (error.malformed === 'timeout') reply.header('connection', 'close');
   switch (shape) {
     case 'page':
       return sendPageError(error, reply);

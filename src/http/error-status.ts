@@ -19,7 +19,14 @@ const STATUS: Record<ErrorTag, number> = {
   SERVICE_UNAVAILABLE: 503,
 };
 
-const MALFORMED_STATUS: Record<MalformedKind, number> = { syntax: 400, not_object: 400, too_large: 413, content_type: 415 };
+const MALFORMED_STATUS: Record<MalformedKind, number> = {
+  syntax: 400,
+  not_object: 400,
+  too_large: 413,
+  content_type: 415,
+  timeout: 408,
+  headers_too_large: 431,
+};
 
 export function httpStatusOf(error: GatewayError): number {
   if (error.tag === 'MALFORMED_REQUEST' && error.malformed) return MALFORMED_STATUS[error.malformed];

@@ -1,6 +1,7 @@
 // JSON bodies: our own parser so every failure is a contract error, never a framework page.
 import type { FastifyInstance } from 'fastify';
 import { GatewayError, invalidField, missingField } from '../domain/errors.ts';
+import { hasControlCharacters, NO_CONTROL_CHARACTERS } from '../domain/control-characters.ts';
 
 export function registerJsonParser(app: FastifyInstance): void {
   // Fastify also parses text/plain by default; the API takes JSON only (anything else → 415).
@@ -31,7 +32,15 @@ export function credentialsOf(body: JsonObject): { merchantId: string; password:
     if (value === undefined || value === null || value === '') throw missingField(field);
     if (typeof value !== 'string') throw invalidField(field, 'it must be a string');
     if (value.length > 256) throw invalidField(field, 'it must be at most 256 characters');
+    if (hasControlCharacters(value)) throw invalidField(field, NO_CONTROL_CHARACTERS);
     return value;
   };
   return { merchantId: read('merchantid'), password: read('password') };
+}
+
+/** An id the merchant sends back (transactionid, trackid): bounded text without control characters. */
+export function referenceField(value: unknown, field: string): string {
+  if (typeof value !== 'string' || value.length > 64) throw invalidField(field, 'it must be a string of at most 64 characters');
+  if (hasControlCharacters(value)) throw invalidField(field, NO_CONTROL_CHARACTERS);
+  return value;
 }

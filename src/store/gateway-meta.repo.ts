@@ -24,4 +24,13 @@ export class GatewayMetaRepo {
     if (stored === undefined) throw new Error(`gateway_meta row '${name}' vanished after insert`);
     return stored;
   }
+
+  /** Overwrites `name` (for facts that change, such as the readiness write probe's time). */
+  async put(name: string, value: string, now: number): Promise<void> {
+    await this.#db
+      .insertInto('gateway_meta')
+      .values({ name, value, created_at: now })
+      .onConflict((oc) => oc.column('name').doUpdateSet({ value, created_at: now }))
+      .execute();
+  }
 }

@@ -72,16 +72,5 @@ function makeStore(dialect: Dialect, db: Db, extras: DialectExtras): Store {
   };
 }
 
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE', '57P01', '57P02', '57P03', '53300']);
-
-/** True for errors that mean "the store cannot be reached right now" (→ 503), not a bug. */
-export function isStoreUnavailable(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  const code = (error as { code?: unknown }).code;
-  if (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || code.startsWith('08'))) return true;
-  const message = error.message;
-  return (
-    /Connection terminated|connection timeout|timeout exceeded when trying to connect|Cannot use a pool after calling end|driver has already been destroyed/i.test(message) ||
-    /database is locked|database connection is not open|SQLITE_BUSY/i.test(message)
-  );
-}
+// Kept here too so callers keep one import for the store's surface.
+export { isStoreUnavailable } from './store-unavailable.ts';

@@ -13,6 +13,7 @@ export const serveCommands: Record<string, Command> = {
       flags(args, {});
       const logger = createLogger(ctx.config.logLevel);
       const gateway = await startGateway(ctx.config, { logger, workers: defaultWorkers, announce: (text) => ctx.io.out(text) });
+      if (gateway.metricsUrl) ctx.io.out(`Metrics on ${gateway.metricsUrl}/metrics`);
       ctx.io.out(`Gateway (${ctx.config.mode}) listening on ${gateway.url} — public URL ${ctx.config.publicBaseUrl}`);
       await new Promise<void>((resolve) => {
         let signals = 0;

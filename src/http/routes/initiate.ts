@@ -22,6 +22,7 @@ export function registerInitiateRoute(app: FastifyInstance, services: Services):
     const merchant = authenticate(services, body, request);
     const input = validateInitiation(body, limits);
     const outcome = await services.initiate.execute(merchant.id, input);
+    services.metrics.initiated(outcome.replayed);
     if (outcome.replayed) reply.header('idempotent-replayed', 'true');
     return outcome.response;
   });

@@ -12,7 +12,7 @@ import type { Services } from '../../app/services.ts';
 import type { TransactionRecord } from '../../store/transactions.repo.ts';
 import { sendPageMessage } from '../hosted-page/page-errors.ts';
 import { bankName, formatAmount, formatDeadline, formatRemaining, maskAccount, qrPayloadFor } from '../hosted-page/page-view.ts';
-import { renderQrSvg } from '../hosted-page/qr-svg.ts';
+import { QrSvgCache } from '../hosted-page/qr-svg-cache.ts';
 import { returnUrlFor } from '../hosted-page/return-url.ts';
 import { csrfToken, csrfValid, ensureCsrfCookie, newNonce, originOf, setPageHeaders } from '../hosted-page/security.ts';
 import { languageSwitch, paymentPage, resultPage } from '../hosted-page/templates.ts';
@@ -33,6 +33,8 @@ export function registerRedirectPageRoutes(app: FastifyInstance, services: Servi
   const secureCookie = config.publicBaseUrl.startsWith('https:');
   const sandbox = config.mode === 'sandbox';
   const pageHref = (id: string, lang?: PageLang): string => `${pagePath}?ID=${encodeURIComponent(id)}${lang ? `&lang=${lang}` : ''}`;
+  // One per app: the QR of an open payment is rendered once per language, not per GET.
+  const qrImages = new QrSvgCache();
 
   /** The transaction behind an ID, with a passed deadline recorded first (so the page never offers a dead QR). */
   async function load(id: unknown): Promise<TransactionRecord | undefined> {
@@ -81,7 +83,7 @@ export function registerRedirectPageRoutes(app: FastifyInstance, services: Servi
 
     setPageHeaders(reply, nonce, originOf(t.returnUrl));
     const remainingMs = t.expiresAt - services.now();
-    const qrSvg = await renderQrSvg(qrPayloadFor(t, config.thaiQrBillerId, name), TEXTS[lang].qrLabel(amount, name));
+    const qrSvg = await qrImages.svgFor(t.id, lang, qrPayloadFor(t, config.thaiQrBillerId, name), TEXTS[lang].qrLabel(amount, name));
     return paymentPage({
       lang,
       nonce,

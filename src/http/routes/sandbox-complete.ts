@@ -4,7 +4,7 @@ import { GatewayError, invalidField, missingField } from '../../domain/errors.ts
 import type { SandboxOutcome } from '../../domain/lifecycle.ts';
 import { statusOf } from '../../domain/responses.ts';
 import type { Services } from '../../app/services.ts';
-import { asObject } from '../request-body.ts';
+import { asObject, referenceField } from '../request-body.ts';
 import { allStatuses, StatusResponseSchema } from '../schemas.ts';
 import { authenticate } from './authenticate.ts';
 
@@ -18,9 +18,8 @@ export function registerSandboxCompleteRoute(app: FastifyInstance, services: Ser
     }
     const body = asObject(request.body);
     const merchant = authenticate(services, body, request);
-    const id = body.transactionid;
-    if (id === undefined || id === null || id === '') throw missingField('transactionid');
-    if (typeof id !== 'string' || id.length > 64) throw invalidField('transactionid', 'it must be a string of at most 64 characters');
+    if (body.transactionid === undefined || body.transactionid === null || body.transactionid === '') throw missingField('transactionid');
+    const id = referenceField(body.transactionid, 'transactionid');
     const outcome = body.outcome;
     if (outcome !== undefined && outcome !== null && !OUTCOMES.includes(outcome as SandboxOutcome)) {
       throw invalidField('outcome', `it must be one of ${OUTCOMES.join(', ')}`);

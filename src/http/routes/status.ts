@@ -1,10 +1,10 @@
 // POST /transaction/status — a merchant reads one of its own transactions (contract §9).
 import type { FastifyInstance } from 'fastify';
-import { invalidField, missingField } from '../../domain/errors.ts';
+import { missingField } from '../../domain/errors.ts';
 import { statusOf } from '../../domain/responses.ts';
 import { findMerchantTransaction } from '../../app/query-status.ts';
 import type { Services } from '../../app/services.ts';
-import { asObject, type JsonObject } from '../request-body.ts';
+import { asObject, referenceField, type JsonObject } from '../request-body.ts';
 import { allStatuses, StatusResponseSchema } from '../schemas.ts';
 import { authenticate } from './authenticate.ts';
 
@@ -13,8 +13,7 @@ export function transactionReference(body: JsonObject): { transactionid?: string
   for (const field of ['transactionid', 'trackid'] as const) {
     const value = body[field];
     if (value === undefined || value === null || value === '') continue;
-    if (typeof value !== 'string' || value.length > 64) throw invalidField(field, 'it must be a string of at most 64 characters');
-    return { [field]: value };
+    return { [field]: referenceField(value, field) };
   }
   throw missingField('transactionid');
 }

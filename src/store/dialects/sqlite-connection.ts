@@ -50,6 +50,10 @@ export class SqliteStatements {
   }
 
   execute(sql: string, parameters: ReadonlyArray<unknown>): SqliteResult {
+    // On SQLITE_FULL, IOERR, BUSY or NOMEM SQLite has already rolled the transaction back; a
+    // second ROLLBACK would fail ("no transaction is active") and hide the real error (disk
+    // full → 503) behind one that looks like a bug (→ 500).
+    if (sql === 'rollback' && !this.db.isTransaction) return { rows: [] };
     const { statement, returnsRows } = this.prepare(sql);
     const params = parameters.map(toSqliteValue);
     if (returnsRows) return { rows: statement.all(...params) };

@@ -1,0 +1,120 @@
+// Issue #10 item 4: the SQLite file store on a disk that fills up (a real tmpfs, mounted for the
+// test). While writes fail, initiations answer 503 SERVICE_UNAVAILABLE (never 500) and /readyz
+// says unavailable; once space is freed, readiness and payments come back by themselves.
+// Mounting needs root (CAP_SYS_ADMIN); without it the test is skipped with that reason.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, rmdirSync, rmSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { eventually, httpPost, killLeftoverGateways, runCliProcess, startGatewayProcess, type GatewayProcess } from '../support/gateway-process.ts';
+import { TEST_SECRET_KEY_HEX } from '../support/test-gateway.ts';
+import { assertErrorBody } from '../support/error-body.ts';
+
+function mountTmpfs(sizeMiB: number): { dir: string; unmount(): void } | string {
+  const dir = mkdtempSync(join(tmpdir(), 'gw-full-'));
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${sizeMiB}m`, 'tmpfs', dir], { stdio: 'pipe' });
+  } catch (error) {
+    rmdirSync(dir);
+    return `cannot mount a tmpfs here (needs root): ${String((error as Error).message).split('\n')[0]}`;
+  }
+  return {
+    dir,
+    unmount() {
+      execFileSync('umount', ['-l', dir], { stdio: 'pipe' });
+      rmdirSync(dir);
+    },
+  };
+}
+
+/** Fills the file system with one file until it is full; returns the file's path. */
+function fillDisk(dir: string): string {
+  const path = join(dir, 'filler');
+  const fd = openSync(path, 'w');
+  const chunk = Buffer.alloc(64 * 1024, 1);
+  try {
+    for (;;) writeSync(fd, chunk);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
+  } finally {
+    closeSync(fd);
+  }
+  // Top up the last partial blocks too.
+  const fd2 = openSync(path, 'a');
+  try {
+    for (;;) writeSync(fd2, Buffer.alloc(512, 1));
+  } catch {
+    // full
+  } finally {
+    closeSync(fd2);
+  }
+  return path;
+}
+
+const mounted = mountTmpfs(16);
+
+describe('SQLite on a full disk', { skip: typeof mounted === 'string' ? mounted : false }, () => {
+  const fs = mounted as { dir: string; unmount(): void };
+  let gateway: GatewayProcess;
+  let env: Record<string, string>;
+  let creds: { merchantid: string; password: string };
+  let serial = 0;
+
+  before(async () => {
+    env = { DATABASE_URL: `sqlite:${join(fs.dir, 'gateway.db')}`, GATEWAY_SECRET_KEY: TEST_SECRET_KEY_HEX, CREATE_DEMO_MERCHANT: 'false' };
+    const created = await runCliProcess(['merchant', 'create', '--name', 'Full Disk Shop', '--payout-currency', 'THB', '--payout-account', '1234567890', '--json'], env);
+    assert.equal(created.code, 0, created.stderr);
+    creds = JSON.parse(created.stdout);
+    gateway = await startGatewayProcess(env);
+  });
+  after(async () => {
+    await gateway?.stop();
+    await killLeftoverGateways();
+    fs.unmount();
+  });
+
+  const initiate = () =>
+    httpPost(`${gateway.url}/transaction/s2s`, {
+      ...creds,
+      payment_method: { type: 'THAI_DEBIT' },
+      trackid: `full-${++serial}`,
+      bill_amount: '150.00',
+      bill_currencycode: 'THB',
+      bill_country: 'TH',
+      bill_customerip: '203.0.113.7',
+      bill_email: 'buyer@example.com',
+      returnUrl: 'https://shop.example/return',
+      serverUrl: 'http://127.0.0.1:9/notify',
+      payer_account_no: '1234567890',
+      payer_account_name: 'Somchai',
+      payer_bank_code: 'SCB',
+      productdesc: 'x'.repeat(1000),
+    });
+  const readyStatus = async () => (await fetch(`${gateway.url}/readyz`)).status;
+
+  test('writes fail with 503 and /readyz goes unavailable; freeing space brings both back', async () => {
+    assert.equal((await initiate()).status, 200, 'works before the disk fills');
+    assert.equal(await readyStatus(), 200);
+
+    const filler = fillDisk(fs.dir);
+    // Space the store had already reserved may absorb some writes; keep writing until one fails.
+    let failed: Awaited<ReturnType<typeof initiate>> | undefined;
+    const statuses = new Map<number, number>();
+    for (let i = 0; i < 3000 && !failed; i++) {
+      const res = await initiate();
+      statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+      if (res.status !== 200) failed = res;
+    }
+    assert.ok(failed, `no write failed on a full disk: ${JSON.stringify([...statuses])}`);
+    assertErrorBody({ ...failed, headers: Object.fromEntries(failed.headers), raw: JSON.stringify(failed.body) }, { status: 503, code: '5003', tag: 'SERVICE_UNAVAILABLE' });
+    assert.equal(await readyStatus(), 503, '/readyz says unavailable while writes fail');
+    assert.equal((await initiate()).status, 503, 'still full: still 503');
+
+    rmSync(filler);
+    await eventually(async () => (await readyStatus()) === 200, 10_000);
+    assert.equal((await initiate()).status, 200, 'payments resume once there is space');
+    assert.match(gateway.stderr() + gateway.stdout(), /store unavailable/, 'the fault was logged');
+  });
+});
