@@ -1,5 +1,6 @@
 // Every CLI command, by name. Each group lives in its own file.
 import type { Command } from './context.ts';
+import { consoleCommands } from './console.ts';
 import { deliveryCommands } from './delivery.ts';
 import { ledgerCommands } from './ledger.ts';
 import { merchantCommands } from './merchant.ts';
@@ -12,4 +13,5 @@ export const commandTable: Record<string, Command> = {
   ...merchantCommands,
   ...ledgerCommands,
   ...deliveryCommands,
+  ...consoleCommands,
 };
