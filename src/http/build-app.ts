@@ -18,6 +18,7 @@ import { registerFormParser } from './hosted-page/form-body.ts';
 import { answerClientError, answerFrameworkError, missingHost } from './transport-errors.ts';
 import { registerLoadShedding } from './load-shedding.ts';
 import { sendPageError } from './hosted-page/page-errors.ts';
+import { registerConsole } from './console/console-routes.ts';
 
 /** Which response shape a route's errors take (real clients parse one shape per operation). */
 export type ErrorShape = 'initiation' | 'status' | 'balance' | 'page';
@@ -88,6 +89,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     registerFormParser(scope);
     registerRedirectPageRoutes(scope, services);
   });
+  await registerConsole(app, services); // the web console, in its own scope under /console
   return app;
 }
 
