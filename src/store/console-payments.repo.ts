@@ -71,8 +71,11 @@ export class ConsolePaymentsRepo {
     return row ? transactionFromRow(row) : undefined;
   }
 
-  /** Postings of one ledger account, newest first, keyset-paged on the account's chain. */
-  async postings(accountId: string, options: { limit: number; beforeSeq?: bigint }): Promise<PostingRow[]> {
+  /**
+   * Postings of one ledger account, keyset-paged on the account's chain (unique index
+   * postings_account_chain): newest first before `beforeSeq`, or oldest first after `afterSeq`.
+   */
+  async postings(accountId: string, options: { limit: number; beforeSeq?: bigint; afterSeq?: bigint }): Promise<PostingRow[]> {
     let query = this.#db
       .selectFrom('postings as p')
       .innerJoin('journal_entries as e', 'e.id', 'p.entry_id')
@@ -90,7 +93,8 @@ export class ConsolePaymentsRepo {
       ])
       .where('p.account_id', '=', accountId);
     if (options.beforeSeq !== undefined) query = query.where('p.account_seq', '<', options.beforeSeq.toString());
-    const rows = await query.orderBy('p.account_seq', 'desc').limit(options.limit).execute();
+    if (options.afterSeq !== undefined) query = query.where('p.account_seq', '>', options.afterSeq.toString());
+    const rows = await query.orderBy('p.account_seq', options.afterSeq !== undefined ? 'asc' : 'desc').limit(options.limit).execute();
     return rows.map((r) => ({
       entryId: r.entry_id,
       entryKind: r.kind,

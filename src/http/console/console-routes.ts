@@ -10,6 +10,10 @@ import { registerFormParser } from '../hosted-page/form-body.ts';
 import { attachSession, languageOf, messageBody, readCookie, sendPage, SESSION_COOKIE, type ConsoleKit } from './console-kit.ts';
 import { registerLoginRoutes } from './pages/login.ts';
 import { registerPaymentRoutes } from './pages/payments.ts';
+import { registerDeliveryRoutes } from './pages/deliveries.ts';
+import { registerBalanceRoutes } from './pages/balances.ts';
+import { registerMerchantRoutes } from './pages/merchants.ts';
+import { registerAuditRoutes } from './pages/audit.ts';
 import { CONSOLE_TEXTS } from './texts.ts';
 
 declare module 'fastify' {
@@ -84,6 +88,10 @@ export async function registerConsole(app: FastifyInstance, services: Services):
       scope.get('/', async (_request, reply) => reply.redirect(`${kit.root}/payments`, 303));
       registerLoginRoutes(scope, kit);
       registerPaymentRoutes(scope, kit);
+      registerDeliveryRoutes(scope, kit);
+      registerBalanceRoutes(scope, kit);
+      registerMerchantRoutes(scope, kit);
+      registerAuditRoutes(scope, kit);
     },
     { prefix: '/console' },
   );

@@ -52,4 +52,5 @@ fieldset{border:1px solid #cbd5e1;border-radius:8px;padding:8px 10px;margin:0}
 fieldset label{display:inline-flex;align-items:center;gap:6px;margin-right:14px;font-size:.95rem}
 fieldset input{width:auto;min-height:0;display:inline}
 .pager{display:flex;gap:12px;margin:10px 0}
+.tabs{margin:0 0 10px}
 `;
