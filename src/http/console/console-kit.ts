@@ -133,7 +133,7 @@ export function sendPage(kit: ConsoleKit, request: FastifyRequest, reply: Fastif
     : html`<header><div class="bar"><span class="brand">${t.title}</span>${langLink}</div></header>`;
   const page = html`<!doctype html>
 <html lang="${shell.lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex, nofollow"><title>${shell.title} · ${t.title}</title>
+<meta name="robots" content="noindex, nofollow"><link rel="icon" href="data:,"><title>${shell.title} · ${t.title}</title>
 <style nonce="${nonce}">${raw(CONSOLE_CSS)}</style></head>
 <body>${header}<main id="main">${shell.body}</main></body></html>`;
   return reply.code(status).type('text/html; charset=utf-8').send(page.value);
