@@ -49,6 +49,12 @@ export class ConsolePaymentsRepo {
 
   /** Newest first. Each filter has an index leading with it (migration 013). */
   async search(s: PaymentSearch): Promise<TransactionRecord[]> {
+    const rows = await this.searchQuery(s).execute();
+    return rows.map(transactionFromRow);
+  }
+
+  /** The search as a query (the bench prints its plan with EXPLAIN). */
+  searchQuery(s: PaymentSearch) {
     let query = this.#db.selectFrom('transactions').selectAll();
     if (s.merchantId !== undefined) query = query.where('merchant_id', '=', s.merchantId);
     if (s.transactionId !== undefined) query = query.where('id', '=', s.transactionId);
@@ -59,8 +65,7 @@ export class ConsolePaymentsRepo {
     if (s.from !== undefined) query = query.where('created_at', '>=', s.from);
     if (s.to !== undefined) query = query.where('created_at', '<', s.to);
     if (s.before) query = query.where(sql<boolean>`(created_at, id) < (${s.before.createdAt}, ${s.before.id})`);
-    const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(s.limit).execute();
-    return rows.map(transactionFromRow);
+    return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(s.limit);
   }
 
   /** One payment, scoped to a merchant when `merchantId` is given. */

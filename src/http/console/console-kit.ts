@@ -145,13 +145,14 @@ export function messageBody(title: string, text: string, back?: { href: string; 
 
 // ---- formatting shared by the pages ----
 
-const DATE_TIME = new Intl.DateTimeFormat('en-CA', { timeZone: 'Asia/Bangkok', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hour12: false });
-
-/** `2026-11-24 05:31:02` in Thailand's time (UTC+7), unambiguous in both languages. */
+/**
+ * `2026-11-24 05:31:02` in Thailand's time (UTC+7, no daylight saving time), unambiguous in both
+ * languages. Shifting by the fixed offset costs far less than Intl.DateTimeFormat per cell.
+ */
 export function formatTime(ms: number | null): string {
   if (ms === null) return '—';
-  const parts = Object.fromEntries(DATE_TIME.formatToParts(new Date(ms)).map((p) => [p.type, p.value]));
-  return `${parts.year}-${parts.month}-${parts.day} ${parts.hour === '24' ? '00' : parts.hour}:${parts.minute}:${parts.second}`;
+  const iso = new Date(ms + BANGKOK_OFFSET_MS).toISOString();
+  return `${iso.slice(0, 10)} ${iso.slice(11, 19)}`;
 }
 
 /** Thailand has no daylight saving time: a day there starts at 17:00 UTC the day before. */

@@ -63,7 +63,9 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('transactions_created').on('transactions').columns(['created_at', 'id']).execute();
   await db.schema.createIndex('transactions_merchant_created').on('transactions').columns(['merchant_id', 'created_at', 'id']).execute();
   await db.schema.createIndex('transactions_status_created').on('transactions').columns(['status', 'created_at', 'id']).execute();
-  await db.schema.createIndex('transactions_trackid').on('transactions').columns(['trackid', 'created_at']).execute();
-  await db.schema.createIndex('transactions_amount').on('transactions').columns(['amount_minor', 'created_at']).execute();
-  await db.schema.createIndex('transactions_email').on('transactions').expression(sql`lower(bill_email)`).execute();
+  // A merchant's own payments in one state (a merchant's rows are a small part of status_created).
+  await db.schema.createIndex('transactions_merchant_status_created').on('transactions').columns(['merchant_id', 'status', 'created_at', 'id']).execute();
+  await db.schema.createIndex('transactions_trackid').on('transactions').columns(['trackid', 'created_at', 'id']).execute();
+  await db.schema.createIndex('transactions_amount').on('transactions').columns(['amount_minor', 'created_at', 'id']).execute();
+  await db.schema.createIndex('transactions_email').on('transactions').expression(sql`lower(bill_email), created_at, id`).execute();
 }
