@@ -25,7 +25,7 @@ for (const { dialect, skip } of await testDialects()) {
     }
 
     before(async () => {
-      gw = await startTestGateway(dialect, { CONSOLE_LOGIN_LIMIT: '3', CONSOLE_LOGIN_WINDOW: '15m' });
+      gw = await startTestGateway(dialect, { CONSOLE_LOGIN_LIMIT: '3', CONSOLE_LOGIN_WINDOW: '15m', TRUST_PROXY: 'loopback' });
       const c = consoleOf(gw);
       await c.accounts.createOperator({ username: 'op', password: OPERATOR_PASSWORD, totp: false });
       shopA = await addMerchant(gw, { id: 'shop-a' });
@@ -67,19 +67,24 @@ for (const { dialect, skip } of await testDialects()) {
       assert.ok(!/<script/i.test(page.body), 'the console runs no script at all');
     });
 
-    test('wrong passwords are refused alike; the limit then refuses even the right one (429) before hashing', async () => {
-      const b = new ConsoleClient(gw.app, { 'x-forwarded-for': '127.0.0.9' });
-      for (let i = 0; i < 3; i++) assert.equal((await b.login('operator', 'op-throttle', 'wrong password 123')).status, 401);
-      const locked = await b.login('operator', 'op-throttle', 'wrong password 123');
+    test('failed logins are throttled per client address and per account (429 before any hashing); the window ends it', async () => {
+      const fromA = new ConsoleClient(gw.app, { 'x-forwarded-for': '192.0.2.9' });
+      for (let i = 0; i < 3; i++) assert.equal((await fromA.login('operator', 'op-throttle', 'wrong password 123')).status, 401);
+      const locked = await fromA.login('operator', 'op-throttle', 'wrong password 123');
       assert.equal(locked.status, 429);
       assert.equal(locked.headers['retry-after'], '60');
-      // The same account from another client is locked too (per-account counter).
-      const other = new ConsoleClient(gw.app);
-      assert.equal((await other.login('operator', 'op-throttle', 'anything at all')).status, 429);
+      // The same account from another address: locked (per account).
+      assert.equal((await new ConsoleClient(gw.app, { 'x-forwarded-for': '192.0.2.10' }).login('operator', 'op-throttle', 'anything at all')).status, 429);
+      // Another account from the same address: locked (per address), even with the right password.
+      assert.equal((await new ConsoleClient(gw.app, { 'x-forwarded-for': '192.0.2.9' }).login('operator', 'op', OPERATOR_PASSWORD)).status, 429);
+      // Anyone else is unaffected.
+      assert.equal((await new ConsoleClient(gw.app, { 'x-forwarded-for': '192.0.2.11' }).login('operator', 'op', OPERATOR_PASSWORD)).status, 303);
       gw.clock.now += 15 * 60_000;
-      assert.equal((await other.login('operator', 'op-throttle', 'anything at all')).status, 401, 'the window passed');
+      assert.equal((await new ConsoleClient(gw.app, { 'x-forwarded-for': '192.0.2.9' }).login('operator', 'op', OPERATOR_PASSWORD)).status, 303, 'the window passed');
       const audit = await consoleOf(gw).repo.listAudit({ limit: 50, action: 'login.failed' });
-      assert.ok(audit.some((e) => e.target === 'operator:op-throttle' && e.actorRole === 'anonymous'));
+      const failures = audit.filter((e) => e.target === 'operator:op-throttle');
+      assert.equal(failures.length, 3, 'each failure audited once; throttled attempts are not');
+      assert.ok(failures.every((e) => e.actorRole === 'anonymous' && e.remoteAddr === '192.0.2.9'));
       assert.ok(audit.every((e) => !JSON.stringify(e).includes('wrong password')), 'no password in the audit log');
     });
 
@@ -249,3 +254,37 @@ for (const { dialect, skip } of await testDialects()) {
     });
   });
 }
+
+describe('console cookies in live mode', () => {
+  test('the session and CSRF cookies are Secure in live mode', async () => {
+    const gw = await startTestGateway('sqlite', { GATEWAY_MODE: 'live', PUBLIC_BASE_URL: 'https://pay.example.com' });
+    try {
+      await consoleOf(gw).accounts.createOperator({ username: 'op', password: OPERATOR_PASSWORD, totp: false });
+      const b = new ConsoleClient(gw.app);
+      const form = await b.get('/console/login');
+      assert.match(String([form.headers['set-cookie']].flat().find((c) => String(c).startsWith('gw_csrf='))), /; Secure/);
+      const login = await b.post('/console/login', { csrf: b.csrf(), role: 'operator', username: 'op', password: OPERATOR_PASSWORD, next: '' });
+      assert.equal(login.status, 303);
+      assert.match(String([login.headers['set-cookie']].flat().find((c) => String(c).startsWith('gw_console='))), /; HttpOnly; Secure$/);
+      const page = await b.get('/console/payments');
+      assert.equal(page.status, 200);
+      assert.ok(!page.body.includes('/complete"'), 'no sandbox tools in live mode');
+    } finally {
+      await gw.close();
+    }
+  });
+
+  test('an oversized form is a 413 console page, not a stack trace or JSON', async () => {
+    const gw = await startTestGateway('sqlite');
+    try {
+      const b = new ConsoleClient(gw.app);
+      await b.get('/console/login');
+      const big = await b.post('/console/login', { csrf: b.csrf(), username: 'x'.repeat(5000), password: 'y', role: 'operator' });
+      assert.equal(big.status, 413);
+      assert.match(String(big.headers['content-type']), /^text\/html/);
+      assert.match(big.body, /That input is not valid|ข้อมูลไม่ถูกต้อง/);
+    } finally {
+      await gw.close();
+    }
+  });
+});

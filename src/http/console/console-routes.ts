@@ -62,9 +62,9 @@ export async function registerConsole(app: FastifyInstance, services: Services):
           title = status === 404 ? t.errors.notFoundTitle : status >= 500 ? t.errors.errorTitle : t.errors.badRequestTitle;
           body = status === 404 ? t.errors.notFoundBody : status >= 500 ? t.errors.errorBody : error.message;
         } else if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
-          status = 400;
+          status = error.statusCode;
           title = t.errors.badRequestTitle;
-          body = t.errors.forbiddenBody;
+          body = t.errors.badRequestBody;
         } else {
           status = 503;
           if (isStoreUnavailable(error)) services.storeHealth.reportUnavailable();

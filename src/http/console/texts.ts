@@ -138,7 +138,7 @@ export type ConsoleTexts = {
     back: string;
   };
   audit: { heading: string; at: string; who: string; action: string; target: string; details: string; from: string; none: string };
-  errors: { notFoundTitle: string; notFoundBody: string; forbiddenTitle: string; forbiddenBody: string; badRequestTitle: string; errorTitle: string; errorBody: string; back: string };
+  errors: { notFoundTitle: string; notFoundBody: string; forbiddenTitle: string; forbiddenBody: string; badRequestTitle: string; badRequestBody: string; errorTitle: string; errorBody: string; back: string };
 };
 
 const th: ConsoleTexts = {
@@ -283,6 +283,7 @@ const th: ConsoleTexts = {
     forbiddenTitle: 'ไม่สามารถดำเนินการได้',
     forbiddenBody: 'แบบฟอร์มหมดอายุหรือไม่ได้ส่งมาจากคอนโซล กรุณาเปิดหน้าเดิมอีกครั้งแล้วลองใหม่',
     badRequestTitle: 'ข้อมูลไม่ถูกต้อง',
+    badRequestBody: 'อ่านคำขอนี้ไม่ได้ กรุณาเปิดหน้าเดิมอีกครั้งแล้วลองใหม่',
     errorTitle: 'ระบบขัดข้องชั่วคราว',
     errorBody: 'ยังไม่มีการเปลี่ยนแปลงใด ๆ กรุณาลองใหม่อีกครั้ง',
     back: 'กลับ',
@@ -431,6 +432,7 @@ const en: ConsoleTexts = {
     forbiddenTitle: 'This request could not be completed',
     forbiddenBody: 'The form expired or did not come from the console. Open the page again and retry.',
     badRequestTitle: 'That input is not valid',
+    badRequestBody: 'The request could not be read. Open the page again and retry.',
     errorTitle: 'Temporary problem',
     errorBody: 'Nothing was changed. Please try again in a moment.',
     back: 'Back',
