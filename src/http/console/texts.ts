@@ -135,6 +135,7 @@ export type ConsoleTexts = {
     previousDropped: string;
     issuedConsole: string;
     statusChanged: string;
+    statusName: Record<'active' | 'disabled', string>;
     back: string;
   };
   audit: { heading: string; at: string; who: string; action: string; target: string; details: string; from: string; none: string };
@@ -274,6 +275,7 @@ const th: ConsoleTexts = {
     previousDropped: 'secret เดิมเปิดด้วยคีย์นี้ไม่ได้และถูกยกเลิก มีเพียง secret ใหม่ที่ใช้ลงนาม',
     issuedConsole: 'รหัสผ่านคอนโซลของร้านค้า',
     statusChanged: 'เปลี่ยนสถานะแล้ว',
+    statusName: { active: 'ใช้งาน', disabled: 'ระงับ' },
     back: 'กลับไปที่รายชื่อร้านค้า',
   },
   audit: { heading: 'บันทึกการใช้งาน', at: 'เวลา', who: 'ผู้ดำเนินการ', action: 'การกระทำ', target: 'เป้าหมาย', details: 'รายละเอียด', from: 'จาก', none: 'ยังไม่มีบันทึก' },
@@ -423,6 +425,7 @@ const en: ConsoleTexts = {
     previousDropped: 'The previous secret could not be opened with this key and was dropped; only the new one signs.',
     issuedConsole: "Merchant's console password",
     statusChanged: 'Status changed',
+    statusName: { active: 'active', disabled: 'disabled' },
     back: 'Back to merchants',
   },
   audit: { heading: 'Audit log', at: 'When', who: 'Who', action: 'Action', target: 'Target', details: 'Details', from: 'From', none: 'No entries yet.' },

@@ -31,7 +31,7 @@ export function registerMerchantRoutes(scope: FastifyInstance, kit: ConsoleKit):
           ? html`<p>${m.none}</p>`
           : html`<table><thead><tr><th>${m.id}</th><th>${m.name}</th><th>${m.status}</th><th>${m.payoutAccount}</th><th>${t.payments.created}</th><th>${m.actions}</th></tr></thead><tbody>
             ${merchants.map(
-              (x) => html`<tr><td class="mono">${x.id}</td><td>${x.name}</td><td><span class="pill s-${x.status}">${x.status}</span>${withConsole.has(x.id) ? html` <span class="muted">(${m.hasConsole})</span>` : null}</td><td class="mono">${x.payoutCurrency} ••••${maskedPayoutAccount(x.payoutAccount)}</td><td>${formatTime(x.createdAt)}</td>
+              (x) => html`<tr><td class="mono">${x.id}</td><td>${x.name}</td><td><span class="pill s-${x.status}">${m.statusName[x.status]}</span>${withConsole.has(x.id) ? html` <span class="muted">(${m.hasConsole})</span>` : null}</td><td class="mono">${x.payoutCurrency} ••••${maskedPayoutAccount(x.payoutAccount)}</td><td>${formatTime(x.createdAt)}</td>
                 <td><div class="actions">${x.status === 'active' ? action(x.id, 'disable', m.disable, true) : action(x.id, 'enable', m.enable)}${action(x.id, 'rotate-password', m.rotatePassword)}${action(x.id, 'rotate-webhook-secret', m.rotateWebhook)}${action(x.id, 'console-password', m.consolePassword)}</div></td></tr>`,
             )}</tbody></table>`
       }</div>
@@ -115,7 +115,7 @@ export function registerMerchantRoutes(scope: FastifyInstance, kit: ConsoleKit):
         if (status === 'disabled') await c.repo.deleteSessionsOf('merchant', id);
         await services.directory.refresh();
         await audit(`merchant.${action}`);
-        return listPage(request, reply, lang, html`<p class="notice" role="status">${m.statusChanged}: ${id} → ${status}</p>`);
+        return listPage(request, reply, lang, html`<p class="notice" role="status">${m.statusChanged}: ${id} → ${m.statusName[status]}</p>`);
       }
       case 'rotate-password': {
         const issued = await services.manageMerchants.rotatePassword(id);
