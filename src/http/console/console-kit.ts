@@ -68,6 +68,11 @@ export function sessionOf(request: FastifyRequest): ActiveSession {
   return session;
 }
 
+/** The request's session when the session check ran and found one (error pages keep the menu). */
+export function maybeSessionOf(request: FastifyRequest): ActiveSession | undefined {
+  return sessions.get(request);
+}
+
 export function attachSession(request: FastifyRequest, session: ActiveSession): void {
   sessions.set(request, session);
 }

@@ -7,7 +7,7 @@ import { isGatewayError } from '../../domain/errors.ts';
 import { isStoreUnavailable } from '../../store/open-store.ts';
 import { httpStatusOf } from '../error-status.ts';
 import { registerFormParser } from '../hosted-page/form-body.ts';
-import { attachSession, languageOf, messageBody, readCookie, sendPage, SESSION_COOKIE, type ConsoleKit } from './console-kit.ts';
+import { attachSession, languageOf, maybeSessionOf, messageBody, readCookie, sendPage, SESSION_COOKIE, type ConsoleKit } from './console-kit.ts';
 import { registerLoginRoutes } from './pages/login.ts';
 import { registerPaymentRoutes } from './pages/payments.ts';
 import { registerDeliveryRoutes } from './pages/deliveries.ts';
@@ -47,8 +47,8 @@ export async function registerConsole(app: FastifyInstance, services: Services):
           const next = request.method === 'GET' ? `&next=${encodeURIComponent(request.url)}` : '';
           return reply.redirect(`${kit.root}/login?ended=1${next}`, 303);
         }
-        if (config?.consoleOperatorOnly && session.subject.role !== 'operator') return notFound(request, reply);
         attachSession(request, session);
+        if (config?.consoleOperatorOnly && session.subject.role !== 'operator') return notFound(request, reply);
       });
 
       scope.setErrorHandler((error: FastifyError, request, reply) => {
@@ -75,13 +75,15 @@ export async function registerConsole(app: FastifyInstance, services: Services):
           title = t.errors.errorTitle;
           body = t.errors.errorBody;
         }
-        return sendPage(kit, request, reply, { lang, title, body: messageBody(title, body, { href: `${kit.root}/payments`, label: t.errors.back }), langHref: `${kit.root}/payments` }, status);
+        const session = maybeSessionOf(request);
+        return sendPage(kit, request, reply, { lang, title, body: messageBody(title, body, { href: `${kit.root}/payments`, label: t.errors.back }), langHref: `${kit.root}/payments`, ...(session && { session }) }, status);
       });
 
       const notFound = (request: FastifyRequest, reply: FastifyReply) => {
         const lang = languageOf(request, reply, kit);
         const t = CONSOLE_TEXTS[lang];
-        return sendPage(kit, request, reply, { lang, title: t.errors.notFoundTitle, body: messageBody(t.errors.notFoundTitle, t.errors.notFoundBody, { href: `${kit.root}/payments`, label: t.errors.back }), langHref: `${kit.root}/payments` }, 404);
+        const session = maybeSessionOf(request);
+        return sendPage(kit, request, reply, { lang, title: t.errors.notFoundTitle, body: messageBody(t.errors.notFoundTitle, t.errors.notFoundBody, { href: `${kit.root}/payments`, label: t.errors.back }), langHref: `${kit.root}/payments`, ...(session && { session }) }, 404);
       };
       scope.setNotFoundHandler(notFound);
 
