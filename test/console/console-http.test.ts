@@ -288,3 +288,18 @@ describe('console cookies in live mode', () => {
     }
   });
 });
+
+describe('CONSOLE_ENABLED=false', () => {
+  test('/console answers the API 404 like any unknown path; the API still works', async () => {
+    const gw = await startTestGateway('sqlite', { CONSOLE_ENABLED: 'false' });
+    try {
+      const page = await gw.app.inject({ method: 'GET', url: '/console/login' });
+      assert.equal(page.statusCode, 404);
+      assert.match(String(page.headers['content-type']), /^application\/json/);
+      const creds = await addMerchant(gw);
+      assert.equal((await post(gw, '/transaction/s2s', initiationBody(creds))).body.responsecode, '9');
+    } finally {
+      await gw.close();
+    }
+  });
+});

@@ -26,6 +26,7 @@ declare module 'fastify' {
 }
 
 export async function registerConsole(app: FastifyInstance, services: Services): Promise<void> {
+  if (!services.config.consoleEnabled) return; // /console/… then answers the API's 404 like any unknown path
   const basePath = new URL(services.config.publicBaseUrl).pathname.replace(/\/+$/, '');
   const kit: ConsoleKit = {
     services,
