@@ -303,3 +303,26 @@ describe('CONSOLE_ENABLED=false', () => {
     }
   });
 });
+
+describe('behind a reverse proxy that mounts the gateway under a path', () => {
+  test('links, form actions, redirects and the cookie path carry the PUBLIC_BASE_URL prefix', async () => {
+    const gw = await startTestGateway('sqlite', { PUBLIC_BASE_URL: 'http://127.0.0.1:8080/pay' });
+    try {
+      await consoleOf(gw).accounts.createOperator({ username: 'op', password: OPERATOR_PASSWORD, totp: false });
+      const b = new ConsoleClient(gw.app);
+      // The proxy strips /pay: the gateway sees /console/…
+      const bounced = await b.get('/console/deliveries?status=all');
+      assert.equal(bounced.location, `/pay/console/login?ended=1&next=${encodeURIComponent('/pay/console/deliveries?status=all')}`);
+      const form = await b.get('/console/login?next=%2Fpay%2Fconsole%2Fdeliveries%3Fstatus%3Dall');
+      assert.match(form.body, /<form method="post" action="\/pay\/console\/login">/);
+      const login = await b.post('/console/login', { csrf: b.csrf(), role: 'operator', username: 'op', password: OPERATOR_PASSWORD, next: '/pay/console/deliveries?status=all' });
+      assert.equal(login.location, '/pay/console/deliveries?status=all');
+      assert.match(String([login.headers['set-cookie']].flat().find((c) => String(c).startsWith('gw_console='))), /; Path=\/pay\/console;/);
+      const page = await b.get('/console/payments?state=FAILED');
+      assert.match(page.body, /href="\/pay\/console\/payments\?state=FAILED&amp;lang=(en|th)"/, 'the language switch keeps the prefix');
+      assert.match(page.body, /action="\/pay\/console\/logout"/);
+    } finally {
+      await gw.close();
+    }
+  });
+});

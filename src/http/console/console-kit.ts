@@ -27,6 +27,14 @@ export type ConsoleKit = {
   secureCookies: boolean;
 };
 
+/**
+ * The URL the browser used for this request: the routes see `/console/…`, but a reverse proxy
+ * that mounts the gateway under PUBLIC_BASE_URL's path strips that prefix on the way in.
+ */
+export function browserUrl(kit: ConsoleKit, request: FastifyRequest): string {
+  return `${kit.root}${request.url.replace(/^\/console/, '')}`;
+}
+
 export type NavKey = 'payments' | 'deliveries' | 'balances' | 'merchants' | 'audit';
 
 export function readCookie(request: FastifyRequest, name: string): string | undefined {
@@ -120,7 +128,7 @@ export function sendPage(kit: ConsoleKit, request: FastifyRequest, reply: Fastif
   setPageHeaders(reply, nonce);
   const t = CONSOLE_TEXTS[shell.lang];
   const other: ConsoleLang = shell.lang === 'th' ? 'en' : 'th';
-  const langLink = html`<a class="lang" href="${withLang(shell.langHref ?? request.url, other)}" hreflang="${other}" lang="${other}">${t.switchTo}</a>`;
+  const langLink = html`<a class="lang" href="${withLang(shell.langHref ?? browserUrl(kit, request), other)}" hreflang="${other}" lang="${other}">${t.switchTo}</a>`;
   const session = shell.session;
   const link = (key: NavKey, path: string) => html`<a href="${kit.root}${path}"${raw(shell.nav === key ? ' aria-current="page"' : '')}>${t.nav[key]}</a>`;
   const operator = session?.subject.role === 'operator';

@@ -7,7 +7,7 @@ import { isGatewayError } from '../../domain/errors.ts';
 import { isStoreUnavailable } from '../../store/open-store.ts';
 import { httpStatusOf } from '../error-status.ts';
 import { registerFormParser } from '../hosted-page/form-body.ts';
-import { attachSession, languageOf, maybeSessionOf, messageBody, readCookie, sendPage, SESSION_COOKIE, type ConsoleKit } from './console-kit.ts';
+import { attachSession, browserUrl, languageOf, maybeSessionOf, messageBody, readCookie, sendPage, SESSION_COOKIE, type ConsoleKit } from './console-kit.ts';
 import { registerLoginRoutes } from './pages/login.ts';
 import { registerPaymentRoutes } from './pages/payments.ts';
 import { registerDeliveryRoutes } from './pages/deliveries.ts';
@@ -45,7 +45,7 @@ export async function registerConsole(app: FastifyInstance, services: Services):
         const session = await kit.console.sessions.resolve(readCookie(request, SESSION_COOKIE));
         if (!session) {
           // Not logged in (or the session ended): to the login form, which brings them back for a GET.
-          const next = request.method === 'GET' ? `&next=${encodeURIComponent(request.url)}` : '';
+          const next = request.method === 'GET' ? `&next=${encodeURIComponent(browserUrl(kit, request))}` : '';
           return reply.redirect(`${kit.root}/login?ended=1${next}`, 303);
         }
         attachSession(request, session);
