@@ -53,6 +53,10 @@ for (const { dialect, skip } of await testDialects()) {
       const mine = await merchantA.get('/console/deliveries');
       assert.ok(mine.body.includes(a));
       assert.ok(!mine.body.includes(b), "another merchant's notification is not listed");
+      const narrowed = await operator.get('/console/deliveries?status=failed&merchant=shop-b');
+      assert.ok(narrowed.body.includes(b) && !narrowed.body.includes(a), 'operators can narrow to one merchant');
+      const forced = await merchantA.get('/console/deliveries?merchant=shop-b');
+      assert.ok(forced.body.includes(a) && !forced.body.includes(b), 'a merchant naming another merchant still sees only its own');
     });
 
     test('balances: exact amounts; CSV export has every posting, exact, oldest first; a merchant cannot read another ledger', async () => {
