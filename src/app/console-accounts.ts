@@ -70,6 +70,18 @@ export class ConsoleAccounts {
     return updated;
   }
 
+  /** A new password (given, or generated and returned once); the operator's sessions end. */
+  async resetOperatorPassword(username: string, password?: string): Promise<{ username: string; password?: string }> {
+    const generated = password === undefined ? generateConsolePassword() : undefined;
+    const chosen = password ?? generated!;
+    const problem = consolePasswordProblem(chosen);
+    if (problem) throw invalidField('password', problem);
+    const updated = await this.#repo.setOperatorPassword(username.trim().toLowerCase(), await hashConsolePassword(chosen), this.#now());
+    if (!updated) throw new GatewayError('NOT_FOUND', `No operator named '${username}'.`);
+    await this.#repo.deleteSessionsOf('operator', updated.id);
+    return { username: updated.username, ...(generated !== undefined && { password: generated }) };
+  }
+
   listOperators(): Promise<OperatorRecord[]> {
     return this.#repo.listOperators();
   }

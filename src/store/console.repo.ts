@@ -79,6 +79,11 @@ export class ConsoleRepo {
     return row ? operatorFromRow(row) : undefined;
   }
 
+  async setOperatorPassword(username: string, passwordHash: string, now: number): Promise<OperatorRecord | undefined> {
+    const row = await this.#db.updateTable('console_operators').set({ password_hash: passwordHash, updated_at: now }).where('username', '=', username).returningAll().executeTakeFirst();
+    return row ? operatorFromRow(row) : undefined;
+  }
+
   /** Records a TOTP step as used, only if it is later than the last one (a code is good once, even with two logins racing). */
   async useTotpStep(operatorId: string, step: bigint): Promise<boolean> {
     const result = await this.#db

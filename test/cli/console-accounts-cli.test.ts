@@ -100,6 +100,25 @@ for (const { dialect, skip } of await testDialects()) {
       assert.match(unknown.err, /No operator named 'nobody'/);
     });
 
+    test('operator reset-password: a new generated password works, the old one does not, sessions end', async () => {
+      const created = JSON.parse((await cli(['operator', 'create', '--username', 'erin', '--json'], env)).out) as { password: string };
+      const c = consoleServices();
+      const login = await c.accounts.loginOperator('erin', created.password, '');
+      assert.ok(login.ok);
+      const { token } = await c.sessions.start('operator', login.subject.id);
+      const reset = JSON.parse((await cli(['operator', 'reset-password', 'erin', '--json'], env)).out) as { username: string; password: string };
+      assert.equal(reset.username, 'erin');
+      assert.notEqual(reset.password, created.password);
+      assert.equal((await c.accounts.loginOperator('erin', created.password, '')).ok, false);
+      assert.equal((await c.accounts.loginOperator('erin', reset.password, '')).ok, true);
+      assert.equal(await c.sessions.resolve(token), undefined, 'the old session ended');
+      const chosen = await withStdin(['operator', 'reset-password', 'erin', '--password-stdin'], env, 'erin picked a new one\n');
+      assert.equal(chosen.code, 0, chosen.stderr);
+      assert.ok(!chosen.stdout.includes('erin picked a new one'));
+      assert.equal((await c.accounts.loginOperator('erin', 'erin picked a new one', '')).ok, true);
+      assert.equal((await cli(['operator', 'reset-password', 'nobody'], env)).code, 1);
+    });
+
     test('merchant set-console-password prints it once; the merchant logs in with it; every command is audited', async () => {
       const run = await cli(['merchant', 'set-console-password', 'console-shop', '--json'], env);
       const issued = JSON.parse(run.out) as { merchantid: string; password: string };
@@ -108,7 +127,7 @@ for (const { dialect, skip } of await testDialects()) {
       assert.equal((await cli(['merchant', 'set-console-password', 'nobody'], env)).code, 1);
       const audit = await consoleServices().repo.listAudit({ limit: 50 });
       const actions = audit.filter((e) => e.actorRole === 'cli').map((e) => `${e.action} ${e.target}`);
-      for (const a of ['operator.create alice', 'operator.create bob', 'operator.create carol', 'operator.disable alice', 'operator.enable alice', 'merchant.console_password console-shop']) assert.ok(actions.includes(a), a);
+      for (const a of ['operator.create alice', 'operator.create bob', 'operator.create carol', 'operator.disable alice', 'operator.enable alice', 'operator.reset_password erin', 'merchant.console_password console-shop']) assert.ok(actions.includes(a), a);
       assert.ok(!JSON.stringify(audit).includes(issued.password));
     });
   });

@@ -90,6 +90,23 @@ export const consoleCommands: Record<string, Command> = {
       return 0;
     },
   },
+  'operator reset-password': {
+    summary: "replace an operator's console password (a generated one is printed once); their sessions end",
+    usage: '<username> [--password-stdin] [--json]',
+    async run(args, ctx) {
+      const { values, positionals } = flags(args, { 'password-stdin': { type: 'boolean' }, json: { type: 'boolean' } });
+      const username = requirePositional(positionals, 'username');
+      const password = values['password-stdin'] ? await readPasswordFromStdin() : undefined;
+      const result = await withConsole(ctx, async (c) => {
+        const reset = await c.accounts.resetOperatorPassword(username, password);
+        await c.audit.record(CLI, 'operator.reset_password', reset.username, {}, CLI_ORIGIN);
+        return reset;
+      });
+      if (values.json) ctx.io.out(JSON.stringify({ username: result.username, password: result.password ?? null }));
+      else ctx.io.out(result.password ? `New password for ${result.username} (shown once): ${result.password}` : `Password of ${result.username} replaced; their console sessions have ended.`);
+      return 0;
+    },
+  },
   'operator disable': operatorStatusCommand('disabled', 'stop an operator logging in to the console (their sessions end)'),
   'operator enable': operatorStatusCommand('active', 'let a disabled operator log in again'),
   'merchant set-console-password': {
