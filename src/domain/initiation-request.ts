@@ -106,7 +106,7 @@ export function validateInitiation(body: Body, limits: InitiationLimits): Normal
 
   const bankInput = present(body, 'payer_bank_code');
   const bankCode = typeof bankInput === 'string' ? normaliseBankCode(bankInput) : undefined;
-  if (!bankCode) throw invalidField('payer_bank_code', 'it must be a Thai bank code such as 014 or its short name such as SCB');
+  if (!bankCode) throw invalidField('payer_bank_code', 'it must be a Thai bank code such as 014, or a bank name such as SCB or Kasikornbank');
 
   return {
     paymentMethod: 'THAI_DEBIT',
