@@ -23,6 +23,8 @@ export type NormalisedInitiation = {
   billCustomerIp: string;
   billEmail: string;
   returnUrl: string;
+  /** Where a failed, cancelled or expired payment sends the customer; null: returnUrl. */
+  returnUrlOnFailure: string | null;
   serverUrl: string;
   payerAccountNo: string;
   payerAccountName: string;
@@ -94,6 +96,10 @@ export function validateInitiation(body: Body, limits: InitiationLimits): Normal
   if (!isEmail(email)) throw invalidField('bill_email', 'it must be an e-mail address with one @ and a dotted domain, at most 254 characters');
 
   const returnUrl = httpUrl(body, 'returnUrl');
+  // Optional: absent, null or "" (real clients send it empty) mean "use returnUrl".
+  const failureUrlInput = body.returnUrl_on_failure;
+  const returnUrlOnFailure =
+    failureUrlInput === undefined || failureUrlInput === null || (typeof failureUrlInput === 'string' && failureUrlInput.trim() === '') ? null : httpUrl(body, 'returnUrl_on_failure');
   const serverUrl = httpUrl(body, 'serverUrl');
   const refused = limits.checkServerUrl(serverUrl);
   if (refused) throw invalidField('serverUrl', `the outbound policy refuses it (${refused})`);
@@ -117,6 +123,7 @@ export function validateInitiation(body: Body, limits: InitiationLimits): Normal
     billCustomerIp: ip,
     billEmail: email,
     returnUrl,
+    returnUrlOnFailure,
     serverUrl,
     payerAccountNo: accountNo,
     payerAccountName: accountName,

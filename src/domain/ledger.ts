@@ -7,7 +7,7 @@ import { formatMinor, mulDivHalfEven } from './money.ts';
 export type AccountKind = 'merchant_payout' | 'gateway_fee' | 'gateway_clearing' | 'operator_adjustment';
 export type AccountRef = { kind: AccountKind; merchantId: string | null; currency: string };
 export type PostingLine = { account: AccountRef; amountMinor: bigint };
-export type EntryKind = 'payment' | 'credit' | 'debit';
+export type EntryKind = 'payment' | 'credit' | 'debit' | 'refund';
 
 export const PPM = 1_000_000n;
 /** Balances and postings are stored as signed 64-bit integers; nothing may leave that range. */

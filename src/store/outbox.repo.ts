@@ -15,6 +15,8 @@ export type NewOutboxEvent = {
   targetUrl: string;
   payload: string;
   createdAt: number;
+  /** Set on a refund notification (several per transaction); absent on the payment's result. */
+  refundId?: string | null;
 };
 
 export type OutboxStatus = 'pending' | 'delivered' | 'failed';
@@ -87,6 +89,7 @@ export async function insertOutboxEvent(trx: Trx, event: NewOutboxEvent): Promis
       created_at: event.createdAt,
       delivered_at: null,
       last_error: null,
+      refund_id: event.refundId ?? null,
     })
     .execute();
 }
@@ -216,8 +219,9 @@ export class OutboxRepo {
     return row ? eventFromRow(row) : undefined;
   }
 
+  /** The payment's result notification (refund notifications of the same payment are not it). */
   async findByTransaction(transactionId: string): Promise<OutboxEvent | undefined> {
-    const row = await this.#db.selectFrom('outbox_events').selectAll().where('transaction_id', '=', transactionId).executeTakeFirst();
+    const row = await this.#db.selectFrom('outbox_events').selectAll().where('transaction_id', '=', transactionId).where('refund_id', 'is', null).executeTakeFirst();
     return row ? eventFromRow(row) : undefined;
   }
 

@@ -13,7 +13,7 @@ import type { TransactionRecord } from '../../store/transactions.repo.ts';
 import { sendPageMessage } from '../hosted-page/page-errors.ts';
 import { bankName, formatAmount, formatDeadline, formatRemaining, maskAccount, qrPayloadFor } from '../hosted-page/page-view.ts';
 import { QrSvgCache } from '../hosted-page/qr-svg-cache.ts';
-import { returnUrlFor } from '../hosted-page/return-url.ts';
+import { customerReturnUrl } from '../hosted-page/return-url.ts';
 import { csrfToken, csrfValid, ensureCsrfCookie, newNonce, originOf, setPageHeaders } from '../hosted-page/security.ts';
 import { languageSwitch, paymentPage, resultPage } from '../hosted-page/templates.ts';
 import { isPageLang, pickLang, TEXTS, type PageLang } from '../hosted-page/texts.ts';
@@ -76,12 +76,12 @@ export function registerRedirectPageRoutes(app: FastifyInstance, services: Servi
         merchantName: name,
         amount,
         trackid: t.trackid,
-        returnUrl: returnUrlFor(t.returnUrl, t),
+        returnUrl: customerReturnUrl(t),
         languageLinks,
       });
     }
 
-    setPageHeaders(reply, nonce, originOf(t.returnUrl));
+    setPageHeaders(reply, nonce, [originOf(t.returnUrl), t.returnUrlOnFailure ? originOf(t.returnUrlOnFailure) : undefined]);
     const remainingMs = t.expiresAt - services.now();
     const qrSvg = await qrImages.svgFor(t.id, lang, qrPayloadFor(t, config.thaiQrBillerId, name), TEXTS[lang].qrLabel(amount, name));
     return paymentPage({
@@ -116,7 +116,7 @@ export function registerRedirectPageRoutes(app: FastifyInstance, services: Servi
     setPageHeaders(reply, newNonce());
     const t = await load(request.query.ID);
     if (!t) return reply.code(404).send({ state: null, returnUrl: null });
-    return { state: t.status, returnUrl: t.status === 'PROCESSING' ? null : returnUrlFor(t.returnUrl, t) };
+    return { state: t.status, returnUrl: t.status === 'PROCESSING' ? null : customerReturnUrl(t) };
   });
 
   const finish = (cause: Extract<CompletionCause, 'confirm' | 'cancel'>) => async (request: FastifyRequest, reply: FastifyReply) => {
@@ -132,7 +132,7 @@ export function registerRedirectPageRoutes(app: FastifyInstance, services: Servi
     if (t.status !== 'PROCESSING') return reply.redirect(pageHref(t.redirectId, lang), 303); // already final (or just expired): show the result
     try {
       const done = await services.complete.execute(t.id, cause);
-      return reply.redirect(returnUrlFor(done.returnUrl, done), 303);
+      return reply.redirect(customerReturnUrl(done), 303);
     } catch (error) {
       // Lost a race with another completion (a double click, the sweeper): the page shows what won.
       if (isGatewayError(error) && error.tag === 'INVALID_STATE') return reply.redirect(pageHref(t.redirectId, lang), 303);

@@ -7,6 +7,7 @@ import * as outbox from './003-outbox.ts';
 import * as ledger from './004-ledger.ts';
 import * as gatewayMeta from './005-gateway-meta.ts';
 import * as outboxOrigin from './010-outbox-origin.ts';
+import * as refunds from './012-refunds.ts';
 
 const migrations: Record<string, Migration> = {
   '001-merchants': merchants,
@@ -15,6 +16,7 @@ const migrations: Record<string, Migration> = {
   '004-ledger': ledger,
   '005-gateway-meta': gatewayMeta,
   '010-outbox-origin': outboxOrigin,
+  '012-refunds': refunds,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
