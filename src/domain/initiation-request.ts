@@ -133,20 +133,31 @@ export function validateInitiation(body: Body, limits: InitiationLimits): Normal
   };
 }
 
-function parseAmount(body: Body, currency: string, limits: InitiationLimits): bigint {
-  const raw = present(body, 'bill_amount');
+/**
+ * An amount field read exactly (contract: a JSON number by its shortest decimal form, or a
+ * numeric string), with at most the currency's fraction digits. Shared by initiation and refunds.
+ */
+export function parseAmountField(body: Body, field: string, currency: string): bigint {
+  const raw = present(body, field);
   let decimalText: string | null;
   if (typeof raw === 'number') decimalText = numberToDecimalText(raw);
   else if (typeof raw === 'string') decimalText = raw;
   else decimalText = null;
   const parsed = decimalText === null ? null : parseDecimal(decimalText);
   if (!parsed) {
-    throw invalidField('bill_amount', 'it must be a number or a numeric string like "150.50" (digits, optional decimal point, no sign, exponent or spaces)');
+    throw invalidField(field, 'it must be a number or a numeric string like "150.50" (digits, optional decimal point, no sign, exponent or spaces)');
   }
   const exponent = currencyExponent(currency);
   if (parsed.significantFractionDigits > exponent) {
-    throw invalidField('bill_amount', `${currency} amounts have at most ${exponent} fraction digits`);
+    throw invalidField(field, `${currency} amounts have at most ${exponent} fraction digits`);
   }
+  return parsed.minor;
+}
+
+function parseAmount(body: Body, currency: string, limits: InitiationLimits): bigint {
+  const minor = parseAmountField(body, 'bill_amount', currency);
+  const parsed = { minor };
+  const exponent = currencyExponent(currency);
   if (parsed.minor < limits.minAmountMinor) {
     throw new GatewayError('AMOUNT_TOO_LOW', `The field 'bill_amount' is too low: the minimum is ${formatMinor(limits.minAmountMinor, exponent)} ${currency}.`);
   }

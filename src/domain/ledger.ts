@@ -121,3 +121,16 @@ export function planPostings(lines: PostingLine[], states: ReadonlyMap<string, A
     return { lineNo: index + 1, accountId: id, kind: state.kind, currency: state.currency, amountMinor: line.amountMinor, accountSeq: after.count, balanceAfterMinor: after.balance };
   });
 }
+
+/**
+ * A refund of a SUCCESS payment (issue 9): merchant payout account − amount, clearing + amount
+ * (the gateway owes the payer's bank the money it sends back). The fee of the payment is NOT
+ * returned: the merchant bears the whole refund, the fee account is untouched (docs/ledger.md).
+ */
+export function refundPostings(merchantId: string, currency: string, amountMinor: bigint): PostingLine[] {
+  if (amountMinor <= 0n) throw new Error(`ledger: a refund amount must be positive (${amountMinor})`);
+  return assertBalanced([
+    { account: payoutAccount(merchantId, currency), amountMinor: -amountMinor },
+    { account: { kind: 'gateway_clearing', merchantId: null, currency }, amountMinor },
+  ]);
+}

@@ -272,3 +272,18 @@ export class OutboxRepo {
     return row ? Number(row.series) : undefined;
   }
 }
+
+/**
+ * The payment's result notification and whether any delivery attempt of it has been recorded
+ * (by any instance); undefined when the transaction has no result event (not final yet).
+ */
+export async function resultEventAttempted(db: Db, transactionId: string): Promise<{ eventId: string; attempted: boolean } | undefined> {
+  const row = await db
+    .selectFrom('outbox_events as e')
+    .select((eb) => ['e.id', eb.exists(eb.selectFrom('delivery_attempts as a').select('a.event_id').whereRef('a.event_id', '=', 'e.id')).as('attempted')])
+    .where('e.transaction_id', '=', transactionId)
+    .where('e.refund_id', 'is', null)
+    .executeTakeFirst();
+  // SQLite answers 0/1, PostgreSQL true/false.
+  return row ? { eventId: row.id, attempted: Boolean(Number(row.attempted)) } : undefined;
+}

@@ -53,6 +53,12 @@ export function registerRedirectPageRoutes(app: FastifyInstance, services: Servi
     return (services.directory.get(t.merchantId) ?? (await services.merchants.findById(t.merchantId)))?.name ?? t.merchantId;
   }
 
+  /** Bounded wait for the first delivery attempt of the result notification (RETURN_WAIT_FOR_NOTIFICATION). */
+  async function waitForNotification(t: TransactionRecord, request: FastifyRequest): Promise<void> {
+    const outcome = await services.notificationWaits.waitForFirstAttempt(t.id, config.returnWaitForNotificationMs);
+    if (outcome === 'timed_out') request.log.info({ transactionId: t.id }, 'customer sent back before the first notification attempt finished (wait bound reached)');
+  }
+
   const langOf = (query: Query): PageLang | undefined => (isPageLang(query.lang) ? query.lang : undefined);
 
   app.get('/transaction/Redirect', { config: { errorShape: 'page' } }, async (request: FastifyRequest<{ Querystring: Query }>, reply) => {
@@ -116,6 +122,8 @@ export function registerRedirectPageRoutes(app: FastifyInstance, services: Servi
     setPageHeaders(reply, newNonce());
     const t = await load(request.query.ID);
     if (!t) return reply.code(404).send({ state: null, returnUrl: null });
+    // The poll hands the customer back: first let the shop hear the result (bounded).
+    if (t.status !== 'PROCESSING') await waitForNotification(t, request);
     return { state: t.status, returnUrl: t.status === 'PROCESSING' ? null : customerReturnUrl(t) };
   });
 
@@ -132,6 +140,7 @@ export function registerRedirectPageRoutes(app: FastifyInstance, services: Servi
     if (t.status !== 'PROCESSING') return reply.redirect(pageHref(t.redirectId, lang), 303); // already final (or just expired): show the result
     try {
       const done = await services.complete.execute(t.id, cause);
+      await waitForNotification(done, request);
       return reply.redirect(customerReturnUrl(done), 303);
     } catch (error) {
       // Lost a race with another completion (a double click, the sweeper): the page shows what won.
