@@ -39,6 +39,8 @@ export type OutboxEvent = {
   createdAt: number;
   deliveredAt: number | null;
   lastError: string | null;
+  /** Set on a refund notification; null on the payment's result notification. */
+  refundId: string | null;
 };
 
 export type DeliveryAttempt = {
@@ -111,6 +113,7 @@ export function eventFromRow(row: Selectable<OutboxEventsTable>): OutboxEvent {
     createdAt: toNumber(row.created_at),
     deliveredAt: toNumberOrNull(row.delivered_at),
     lastError: row.last_error,
+    refundId: row.refund_id ?? null,
   };
 }
 
@@ -222,6 +225,12 @@ export class OutboxRepo {
   /** The payment's result notification (refund notifications of the same payment are not it). */
   async findByTransaction(transactionId: string): Promise<OutboxEvent | undefined> {
     const row = await this.#db.selectFrom('outbox_events').selectAll().where('transaction_id', '=', transactionId).where('refund_id', 'is', null).executeTakeFirst();
+    return row ? eventFromRow(row) : undefined;
+  }
+
+  /** The notification of one refund. */
+  async findByRefund(refundId: string): Promise<OutboxEvent | undefined> {
+    const row = await this.#db.selectFrom('outbox_events').selectAll().where('refund_id', '=', refundId).executeTakeFirst();
     return row ? eventFromRow(row) : undefined;
   }
 

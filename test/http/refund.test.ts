@@ -236,6 +236,24 @@ for (const { dialect, skip } of await testDialects()) {
       );
     });
 
+    test('the hosted page of a refunded payment says so, in English and Thai (partial, then full)', async () => {
+      const p = await startPayment(gw, creds, { bill_amount: '100' });
+      await post(gw, '/sandbox/transaction/complete', { ...auth(), transactionid: p.transactionid });
+      const page = async (lang: string) => (await gw.app.inject({ method: 'GET', url: `/transaction/Redirect?ID=${p.redirectId}&lang=${lang}` })).body;
+      assert.match(await page('en'), /Payment successful/);
+      assert.doesNotMatch(await page('en'), /refunded/i);
+      await refund({ transactionid: p.transactionid, bill_amount: '20' });
+      const partialEn = await page('en');
+      assert.match(partialEn, /Payment refunded/);
+      assert.match(partialEn, /The merchant refunded ฿20\.00 of this ฿100\.00 payment\./);
+      assert.match(partialEn, /<dd id="refunded">฿20\.00<\/dd>/);
+      assert.match(await page('th'), /ร้านค้าได้คืนเงิน ฿20\.00 จากยอดชำระ ฿100\.00 แล้ว/);
+      await refund({ transactionid: p.transactionid, bill_amount: '80' });
+      assert.match(await page('en'), /refunded this payment in full \(฿100\.00\)/);
+      assert.match(await page('th'), /คืนเงินแล้ว/);
+      assert.match(await page('th'), /คืนเงินการชำระเงินนี้เต็มจำนวน ฿100\.00/);
+    });
+
     test('status shows refunded_amount "0.00" without refunds; the ledger verifies after all of the above', async () => {
       const txid = await paid('100');
       assert.equal((await status(txid)).body.refunded_amount, '0.00');

@@ -84,6 +84,7 @@ export function registerRedirectPageRoutes(app: FastifyInstance, services: Servi
         trackid: t.trackid,
         returnUrl: customerReturnUrl(t),
         languageLinks,
+        refunded: t.refundedMinor > 0n ? { amount: formatAmount(t.refundedMinor, t.currency), full: t.refundedMinor >= t.amountMinor } : undefined,
       });
     }
 
