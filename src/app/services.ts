@@ -39,7 +39,7 @@ export type Services = {
   metrics: GatewayMetrics;
   /** Readiness: reachable, and writable again after a reported failure. */
   storeHealth: StoreHealth;
-  /** Listeners told after a transaction reached its final state (the delivery worker subscribes). */
+  /** Listeners told after a transaction reached its final state, or a refund was committed: a new notification is due (the delivery worker subscribes). */
   finalisedListeners: Array<(transactionId: string, eventId: string) => void>;
   refunds: RefundsRepo;
   refund: RefundPayment;
