@@ -13,6 +13,8 @@ import { registerInitiateRoute } from './routes/initiate.ts';
 import { registerStatusRoute } from './routes/status.ts';
 import { registerSandboxCompleteRoute } from './routes/sandbox-complete.ts';
 import { registerBalanceRoute } from './routes/balance.ts';
+import { registerRefundRoute } from './routes/refund.ts';
+import { refundError } from '../domain/refund-response.ts';
 import { registerRedirectPageRoutes } from './routes/redirect-page.ts';
 import { registerFormParser } from './hosted-page/form-body.ts';
 import { answerClientError, answerFrameworkError, missingHost } from './transport-errors.ts';
@@ -20,7 +22,7 @@ import { registerLoadShedding } from './load-shedding.ts';
 import { sendPageError } from './hosted-page/page-errors.ts';
 
 /** Which response shape a route's errors take (real clients parse one shape per operation). */
-export type ErrorShape = 'initiation' | 'status' | 'balance' | 'page';
+export type ErrorShape = 'initiation' | 'status' | 'balance' | 'page' | 'refund';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -82,6 +84,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   registerInitiateRoute(app, services);
   registerStatusRoute(app, services);
   registerBalanceRoute(app, services);
+  registerRefundRoute(app, services);
   registerSandboxCompleteRoute(app, services); // live mode: answers 404 in the status error shape
   // The hosted page lives in its own scope so its form parser never reaches the JSON API.
   await app.register(async (scope) => {
@@ -126,6 +129,8 @@ function sendError(error: GatewayError, request: FastifyRequest, reply: FastifyR
       return sendPageError(error, reply);
     case 'balance':
       return reply.send(balanceError(error, body));
+    case 'refund':
+      return reply.send(refundError(error, body));
     case 'status':
       return reply.send(statusError(error, body));
     default:

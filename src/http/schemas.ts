@@ -22,6 +22,7 @@ export const StatusResponseSchema = Type.Object({
   bill_currencycode: NullableString,
   created_at: NullableString,
   completed_at: NullableString,
+  refunded_amount: NullableString,
 });
 
 export const BalanceResponseSchema = Type.Object({
@@ -36,6 +37,23 @@ export const BalanceResponseSchema = Type.Object({
   balanceAmt: NullableString,
   currency: NullableString,
   maskedcard: NullableString,
+});
+
+export const RefundResponseSchema = Type.Object({
+  type: Type.String(),
+  result: Type.String(),
+  responsecode: Type.String(),
+  merchantid: NullableString,
+  trackid: NullableString,
+  transactionid: NullableString,
+  refundid: NullableString,
+  bill_amount: NullableString,
+  bill_currencycode: NullableString,
+  refunded_amount: NullableString,
+  refundable_amount: NullableString,
+  error_code_tag: NullableString,
+  error_text: NullableString,
+  created_at: NullableString,
 });
 
 /** Same shape whatever the status: real clients read the body and ignore the status. */

@@ -4,6 +4,7 @@ import { deliveryCommands } from './delivery.ts';
 import { ledgerCommands } from './ledger.ts';
 import { merchantCommands } from './merchant.ts';
 import { serveCommands } from './serve.ts';
+import { refundCommands } from './refund.ts';
 
 export type { Command } from './context.ts';
 
@@ -12,4 +13,5 @@ export const commandTable: Record<string, Command> = {
   ...merchantCommands,
   ...ledgerCommands,
   ...deliveryCommands,
+  ...refundCommands,
 };

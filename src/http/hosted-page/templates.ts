@@ -135,18 +135,29 @@ export type ResultPageModel = {
   trackid: string;
   returnUrl: string;
   languageLinks: SafeHtml;
+  /** Formatted total refunded, when the (successful) payment was refunded; `full` when nothing is left. */
+  refunded?: { amount: string; full: boolean } | undefined;
 };
 
 export function resultPage(m: ResultPageModel): string {
   const t = TEXTS[m.lang];
-  const title = m.success ? t.resultSuccessTitle : t.resultFailedTitle;
+  const refunded = m.success ? m.refunded : undefined;
+  const title = refunded ? t.resultRefundedTitle : m.success ? t.resultSuccessTitle : t.resultFailedTitle;
+  const text = refunded
+    ? refunded.full
+      ? t.refundedFull(m.amount)
+      : t.refundedPartial(refunded.amount, m.amount)
+    : m.success
+      ? t.resultSuccessBody
+      : t.resultReason[m.reason ?? 'OTHER'];
   const main = html`<div class="card narrow"><section class="result" aria-labelledby="result-title">
-<span class="result-icon ${m.success ? 'ok' : 'fail'}" aria-hidden="true">${m.success ? '✓' : '✕'}</span>
+<span class="result-icon ${m.success ? 'ok' : 'fail'}" aria-hidden="true">${refunded ? '↩' : m.success ? '✓' : '✕'}</span>
 <h1 id="result-title">${title}</h1>
-<p id="result-text">${m.success ? t.resultSuccessBody : t.resultReason[m.reason ?? 'OTHER']}</p>
+<p id="result-text">${text}</p>
 <dl>
 <dt>${t.payTo}</dt><dd>${m.merchantName}</dd>
 <dt>${t.amountLabel}</dt><dd id="amount">${m.amount}</dd>
+${refunded ? html`<dt>${t.refundedLabel}</dt><dd id="refunded">${refunded.amount}</dd>` : ''}
 <dt>${t.reference}</dt><dd class="mono">${m.trackid}</dd>
 </dl>
 <a class="btn btn-primary" id="return" href="${m.returnUrl}">${t.returnToMerchant}</a>

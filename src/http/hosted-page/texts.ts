@@ -28,6 +28,11 @@ export type PageTexts = {
   languageNav: string;
   resultSuccessTitle: string;
   resultFailedTitle: string;
+  /** A SUCCESS payment refunded in full, or in part (issue 9). */
+  resultRefundedTitle: string;
+  refundedFull: (amount: string) => string;
+  refundedPartial: (refunded: string, amount: string) => string;
+  refundedLabel: string;
   resultReason: Record<'DECLINED' | 'EXPIRED' | 'CANCELLED' | 'OTHER', string>;
   resultSuccessBody: string;
   returnToMerchant: string;
@@ -67,6 +72,10 @@ const th: PageTexts = {
   languageNav: 'เลือกภาษา',
   resultSuccessTitle: 'ชำระเงินสำเร็จ',
   resultFailedTitle: 'การชำระเงินไม่สำเร็จ',
+  resultRefundedTitle: 'คืนเงินแล้ว',
+  refundedFull: (amount) => `ร้านค้าได้คืนเงินการชำระเงินนี้เต็มจำนวน ${amount} แล้ว`,
+  refundedPartial: (refunded, amount) => `ร้านค้าได้คืนเงิน ${refunded} จากยอดชำระ ${amount} แล้ว`,
+  refundedLabel: 'ยอดที่คืนแล้ว',
   resultReason: {
     DECLINED: 'ธนาคารของผู้ชำระปฏิเสธรายการนี้',
     EXPIRED: 'การชำระเงินไม่เสร็จสิ้นก่อนหมดเวลา',
@@ -111,6 +120,10 @@ const en: PageTexts = {
   languageNav: 'Language',
   resultSuccessTitle: 'Payment successful',
   resultFailedTitle: 'Payment not successful',
+  resultRefundedTitle: 'Payment refunded',
+  refundedFull: (amount) => `The merchant refunded this payment in full (${amount}).`,
+  refundedPartial: (refunded, amount) => `The merchant refunded ${refunded} of this ${amount} payment.`,
+  refundedLabel: 'Refunded',
   resultReason: {
     DECLINED: "The payment was declined by the payer's bank.",
     EXPIRED: 'The payment was not completed before the code expired.',

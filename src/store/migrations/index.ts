@@ -7,6 +7,7 @@ import * as outbox from './003-outbox.ts';
 import * as ledger from './004-ledger.ts';
 import * as gatewayMeta from './005-gateway-meta.ts';
 import * as outboxOrigin from './010-outbox-origin.ts';
+import * as refunds from './012-refunds.ts';
 
 const migrations: Record<string, Migration> = {
   '001-merchants': merchants,
@@ -15,9 +16,16 @@ const migrations: Record<string, Migration> = {
   '004-ledger': ledger,
   '005-gateway-meta': gatewayMeta,
   '010-outbox-origin': outboxOrigin,
+  '012-refunds': refunds,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
+
+/** Migrates up to and including `name` only (tests of a migration over data written before it). */
+export async function migrateTo(db: Kysely<any>, name: string): Promise<void> {
+  const { error } = await new Migrator({ db, provider }).migrateTo(name);
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+}
 
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
   const migrator = new Migrator({ db, provider });
