@@ -14,6 +14,7 @@ import { registerStatusRoute } from './routes/status.ts';
 import { registerSandboxCompleteRoute } from './routes/sandbox-complete.ts';
 import { registerBalanceRoute } from './routes/balance.ts';
 import { registerRedirectPageRoutes } from './routes/redirect-page.ts';
+import { registerRedirectQrPngRoute } from './routes/redirect-qr-png.ts';
 import { registerFormParser } from './hosted-page/form-body.ts';
 import { answerClientError, answerFrameworkError, missingHost } from './transport-errors.ts';
 import { registerLoadShedding } from './load-shedding.ts';
@@ -94,6 +95,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   await app.register(async (scope) => {
     registerFormParser(scope);
     registerRedirectPageRoutes(scope, services);
+    registerRedirectQrPngRoute(scope, services);
   });
   return app;
 }
