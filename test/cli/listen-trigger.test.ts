@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { signWebhook, verifyWebhook } from '../../src/domain/webhook-signature.ts';
-import { eventually, gatewayEnv, httpPost, runCliProcess } from '../support/gateway-process.ts';
+import { eventually, freePort, gatewayEnv, httpPost, runCliProcess } from '../support/gateway-process.ts';
 import { initiation, startRunningGateway, type RunningGateway } from '../support/running-gateway.ts';
 import { Receiver, sequence, answer } from '../e2e/delivery-helpers.ts';
 
@@ -100,7 +100,35 @@ describe('gateway listen / trigger', () => {
     assert.deepEqual({ ...listen.lines()[1], received_at: 'x' }, {
       received_at: 'x', verified: false, reason: 'no signature matched', webhook_id: 'evt_forged', merchantid: gw.creds.merchantid, event: JSON.parse(body), forwarded: null, answered: 401,
     });
+
+    // Correctly signed, but for another merchant than --merchant: refused.
+    const other = JSON.parse((await runCliProcess(['merchant', 'create', '--name', 'Other Shop', '--payout-currency', 'THB', '--payout-account', '1234567890', '--json'], gw.env)).stdout);
+    const otherBody = JSON.stringify({ ...entry.event, merchantid: other.merchantid });
+    const signedByOther = await fetch(listen.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'webhook-id': 'evt_other', 'webhook-timestamp': String(ts), 'webhook-signature': signWebhook([other.webhook_secret], 'evt_other', ts, otherBody) },
+      body: otherBody,
+    });
+    assert.equal(signedByOther.status, 401);
+    await eventually(async () => listen.lines().length >= 3, 5_000);
+    assert.equal(listen.lines()[2].reason, `for merchant ${other.merchantid}, not ${gw.creds.merchantid}`);
+    assert.equal((await fetch(listen.url)).status, 405, 'only POST');
     assert.equal(await listen.stop(), 0, 'Ctrl-C ends listen cleanly');
+  });
+
+  test('--forward-to an app that is not running answers the gateway 502', async () => {
+    const closedPort = await freePort(); // nothing listens there
+    const listen = await startListen(gw.env, ['--json', '--forward-to', `http://127.0.0.1:${closedPort}/down`]);
+    listeners.push(listen);
+    const id = await pay(listen.url, 'listen-5');
+    assert.equal((await runCliProcess(['trigger', id, '--outcome', 'expired'], gw.env)).code, 0);
+    await eventually(async () => listen.lines().length >= 1, 15_000);
+    const [entry] = listen.lines();
+    assert.equal(entry.verified, true);
+    assert.equal(entry.answered, 502);
+    assert.equal(entry.forwarded.status, null);
+    assert.equal(entry.forwarded.error, 'ECONNREFUSED');
+    await listen.stop();
   });
 
   test('--forward-to relays the notification unchanged and the local app’s answer; the gateway retries a failure', async () => {
@@ -145,6 +173,9 @@ describe('gateway listen / trigger', () => {
     assert.equal((await runCliProcess(['trigger', id, '--outcome', 'cancelled'], gw.env)).code, 0);
     const again = await runCliProcess(['trigger', id, '--outcome', 'success'], gw.env);
     assert.equal(again.code, 1, 'a final payment stays final');
+    const live = await runCliProcess(['trigger', id, '--outcome', 'success'], { ...gw.env, GATEWAY_MODE: 'live', PUBLIC_BASE_URL: 'https://pay.example' });
+    assert.equal(live.code, 1);
+    assert.match(live.stderr, /sandbox mode only/);
     const listenUnknown = await runCliProcess(['listen', '--merchant', 'nobody', '--port', '0'], gw.env);
     assert.equal(listenUnknown.code, 1);
     assert.match(listenUnknown.stderr, /No merchant nobody/);

@@ -193,10 +193,12 @@ describe('OpenAPI document', () => {
     const app = Fastify();
     await registerOpenApi(app, testConfig());
     app.post('/transaction/new-thing', { schema: { operationId: 'newThing', response: { 200: Type.Object({ ok: Type.Boolean() }) } } }, async () => ({ ok: true }));
+    app.post('/transaction/refund', { schema: { response: { 200: Type.Object({ ok: Type.Boolean() }) } } }, async () => ({ ok: true }));
     app.get('/internal', async () => 'x');
     await app.ready();
     const paths = (await app.inject({ url: '/openapi.json' })).json().paths;
     assert.equal(paths['/transaction/new-thing'].post.operationId, 'newThing');
+    assert.equal(paths['/transaction/refund'].post.operationId, 'postTransactionRefund', 'named from method and path when the route gives no operationId');
     assert.equal(paths['/internal'], undefined);
     assert.equal(paths['/openapi.json'], undefined);
     await app.close();

@@ -50,6 +50,17 @@ function description(): string {
 
 type Json = Record<string, any>;
 
+/** `POST /transaction/refund` → `postTransactionRefund`. */
+export function defaultOperationId(method: string | string[], url: string): string {
+  const verb = (Array.isArray(method) ? method[0]! : method).toLowerCase();
+  const words = url.split(/[^A-Za-z0-9]+/).filter(Boolean);
+  return verb + words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
+}
+
+function withOperationId(schema: Json, method: string | string[], url: string): Json {
+  return schema.operationId ? schema : { ...schema, operationId: defaultOperationId(method, url) };
+}
+
 /** Puts each recorded example under the response (exact status, else its range) of its operation. */
 function addExamples(document: Json, examples: RecordedExamples): Json {
   for (const item of Object.values(document.paths ?? {}) as Json[]) {
@@ -102,7 +113,9 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
     } as never,
     // Only routes that declare a schema are operations of the API; the hosted page, /metrics
     // and these documentation routes are not.
-    transform: ({ schema, url }) => ({ schema: (schema ? schema : { hide: true }) as never, url }),
+    // A route with a schema but no operationId gets one from its method and path, so every
+    // operation can be named (clients, tests) the moment it is registered.
+    transform: ({ schema, url, route }) => ({ schema: (schema ? withOperationId(schema as Json, route.method, url) : { hide: true }) as never, url }),
     transformObject: (documentObject) => addExamples((documentObject as { openapiObject: Json }).openapiObject, examples) as never,
   });
   app.get(OPENAPI_PATH, async (_request, reply) => {
