@@ -11,6 +11,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { EXAMPLES_FILE, registerOpenApi, type RecordedExamples } from '../../src/http/openapi/openapi.ts';
+import { DOCS_CSP } from '../../src/http/openapi/docs-page.ts';
 import { startTestGateway, testConfig } from '../support/test-gateway.ts';
 import { EXPECTED_OPERATIONS, EXPECTED_WEBHOOKS } from '../support/api-operations.ts';
 import { initiation, startRunningGateway, type RunningGateway } from '../support/running-gateway.ts';
@@ -176,6 +177,26 @@ describe('OpenAPI document', () => {
         assert.deepEqual(shown.value, example.value, `${operationId}/${name} is in the document`);
       }
     }
+  });
+
+  test('/docs: a page with no inline code under a strict CSP; only the listed assets are served', async () => {
+    const page = await fetch(`${gw.url}/docs`);
+    assert.equal(page.status, 200);
+    assert.equal(page.headers.get('content-security-policy'), DOCS_CSP);
+    assert.doesNotMatch(DOCS_CSP, /unsafe|\*|https?:/, 'no unsafe sources, wildcards or other hosts');
+    const html = await page.text();
+    assert.doesNotMatch(html, /<script(?![^>]*\bsrc=)[^>]*>/, 'every script is a file');
+    assert.doesNotMatch(html, /<style|style=/, 'no inline styles');
+    const assets = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!.replaceAll('&amp;', '&'));
+    assert.ok(assets.length >= 4);
+    for (const asset of assets) {
+      assert.ok(asset.startsWith('/docs/assets/'), `served here: ${asset}`);
+      const response = await fetch(`${gw.url}${asset}`);
+      assert.equal(response.status, 200, asset);
+      assert.equal(response.headers.get('x-content-type-options'), 'nosniff');
+      await response.arrayBuffer();
+    }
+    for (const bad of ['/docs/assets/package.json', '/docs/assets/..%2F..%2Fpackage.json', '/docs/assets/index.html']) assert.equal((await fetch(`${gw.url}${bad}`)).status, 404, bad);
   });
 
   test('the balance path follows SERVICE_NAME', async () => {
