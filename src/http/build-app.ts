@@ -16,10 +16,13 @@ import { registerBalanceRoute } from './routes/balance.ts';
 import { registerRefundRoute } from './routes/refund.ts';
 import { refundError } from '../domain/refund-response.ts';
 import { registerRedirectPageRoutes } from './routes/redirect-page.ts';
+import { registerRedirectQrPngRoute } from './routes/redirect-qr-png.ts';
 import { registerFormParser } from './hosted-page/form-body.ts';
 import { answerClientError, answerFrameworkError, missingHost } from './transport-errors.ts';
 import { registerLoadShedding } from './load-shedding.ts';
 import { sendPageError } from './hosted-page/page-errors.ts';
+import { registerOpenApi } from './openapi/openapi.ts';
+import { registerDocsPage } from './openapi/docs-page.ts';
 
 /** Which response shape a route's errors take (real clients parse one shape per operation). */
 export type ErrorShape = 'initiation' | 'status' | 'balance' | 'page' | 'refund';
@@ -79,6 +82,11 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     sendError(new GatewayError('NOT_FOUND', `There is no operation ${request.method} ${request.url.split('?')[0]}.`), request, reply),
   );
 
+  // Body schemas document requests (OpenAPI); the domain validates them itself so errors come
+  // in the contract's shape and name the field, hence no Fastify body validation.
+  app.setValidatorCompiler(() => () => true);
+  await registerOpenApi(app, config); // before the routes: it collects them as they register
+  registerDocsPage(app, config);
   registerHealthRoutes(app, services);
   registerMetrics(app, services);
   registerInitiateRoute(app, services);
@@ -90,6 +98,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   await app.register(async (scope) => {
     registerFormParser(scope);
     registerRedirectPageRoutes(scope, services);
+    registerRedirectQrPngRoute(scope, services);
   });
   return app;
 }

@@ -23,7 +23,7 @@ const STATUS: Record<ErrorTag, number> = {
   SERVICE_UNAVAILABLE: 503,
 };
 
-const MALFORMED_STATUS: Record<MalformedKind, number> = {
+export const MALFORMED_STATUS: Record<MalformedKind, number> = {
   syntax: 400,
   not_object: 400,
   too_large: 413,

@@ -1,6 +1,7 @@
 // Every CLI command, by name. Each group lives in its own file.
 import type { Command } from './context.ts';
 import { deliveryCommands } from './delivery.ts';
+import { devCommands } from './dev.ts';
 import { ledgerCommands } from './ledger.ts';
 import { merchantCommands } from './merchant.ts';
 import { serveCommands } from './serve.ts';
@@ -14,4 +15,5 @@ export const commandTable: Record<string, Command> = {
   ...ledgerCommands,
   ...deliveryCommands,
   ...refundCommands,
+  ...devCommands,
 };

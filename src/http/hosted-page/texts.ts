@@ -45,6 +45,9 @@ export type PageTexts = {
   errorTitle: string;
   errorBody: string;
   securedBy: string;
+  saveQr: string;
+  sameDeviceHint: string;
+  testBanner: string;
 };
 
 const th: PageTexts = {
@@ -93,6 +96,9 @@ const th: PageTexts = {
   errorTitle: 'ระบบขัดข้องชั่วคราว',
   errorBody: 'ยังไม่มีการเปลี่ยนแปลงใด ๆ กับการชำระเงินของคุณ กรุณาลองใหม่อีกครั้งในอีกสักครู่',
   securedBy: 'ชำระเงินอย่างปลอดภัยผ่าน Thai QR Payment',
+  saveQr: 'บันทึก QR',
+  sameDeviceHint: 'ชำระเงินบนมือถือเครื่องนี้? บันทึก QR แล้วเปิดรูปนั้นในแอปธนาคารของคุณ',
+  testBanner: 'โหมดทดสอบ (Sandbox) — ไม่มีการตัดเงินจริง',
 };
 
 const en: PageTexts = {
@@ -141,6 +147,9 @@ const en: PageTexts = {
   errorTitle: 'Temporary problem',
   errorBody: 'Nothing has changed in your payment. Please try again in a moment.',
   securedBy: 'Secure payment with Thai QR Payment',
+  saveQr: 'Save QR',
+  sameDeviceHint: 'Paying on this phone? Save the QR and open it in your banking app.',
+  testBanner: 'TEST (sandbox) — no real money moves',
 };
 
 export const TEXTS: Record<PageLang, PageTexts> = { th, en };

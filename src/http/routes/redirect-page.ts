@@ -19,7 +19,7 @@ import { languageSwitch, paymentPage, resultPage } from '../hosted-page/template
 import { isPageLang, pickLang, TEXTS, type PageLang } from '../hosted-page/texts.ts';
 
 /** Redirect ids are 32 base64url characters today; accept a sane range and nothing else. */
-const REDIRECT_ID = /^[A-Za-z0-9_-]{16,128}$/;
+export const REDIRECT_ID = /^[A-Za-z0-9_-]{16,128}$/;
 const POLL_MS = 3000;
 
 type Query = Record<string, unknown>;
@@ -85,6 +85,7 @@ export function registerRedirectPageRoutes(app: FastifyInstance, services: Servi
         returnUrl: customerReturnUrl(t),
         languageLinks,
         refunded: t.refundedMinor > 0n ? { amount: formatAmount(t.refundedMinor, t.currency), full: t.refundedMinor >= t.amountMinor } : undefined,
+        testMode: sandbox,
       });
     }
 
@@ -105,6 +106,8 @@ export function registerRedirectPageRoutes(app: FastifyInstance, services: Servi
       remainingText: formatRemaining(remainingMs),
       deadlineText: formatDeadline(t.expiresAt, lang),
       statusUrl: `${pagePath}/status?ID=${encodeURIComponent(t.redirectId)}`,
+      qrPngUrl: `${pagePath}/qr.png?ID=${encodeURIComponent(t.redirectId)}`,
+      testMode: sandbox,
       sandbox: sandbox
         ? {
             confirmAction: `${pagePath}/confirm`,

@@ -4,11 +4,11 @@ import type { FastifyInstance } from 'fastify';
 import { validateRefund } from '../../domain/refund-request.ts';
 import type { Services } from '../../app/services.ts';
 import { asObject } from '../request-body.ts';
-import { allStatuses, RefundResponseSchema } from '../schemas.ts';
+import { operation, RefundRequestSchema, RefundResponseSchema } from '../schemas.ts';
 import { authenticate } from './authenticate.ts';
 
 export function registerRefundRoute(app: FastifyInstance, services: Services): void {
-  app.post('/transaction/refund', { config: { errorShape: 'refund' }, schema: allStatuses(RefundResponseSchema) }, async (request, reply) => {
+  app.post('/transaction/refund', { config: { errorShape: 'refund' }, schema: operation({ operationId: 'refundPayment', tag: 'Payments', summary: 'Refund all or part of a successful payment', description: 'Several partial refunds per payment, never more than captured. Idempotent: on the `Idempotency-Key` header or `refund_reference`, else on the content; a replay answers the original refund with `Idempotent-Replayed: true`.', body: RefundRequestSchema }, RefundResponseSchema) }, async (request, reply) => {
     const body = asObject(request.body);
     const merchant = authenticate(services, body, request);
     const header = request.headers['idempotency-key'];
