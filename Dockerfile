@@ -1,5 +1,6 @@
 # The gateway as a small, non-root image on Node 24. No build step: Node runs the TypeScript
-# sources directly (type stripping), so the image holds src/ and the production dependencies.
+# sources directly (type stripping), so the image holds src/ (and the webhook code it shares with
+# packages/client/src) and the production dependencies.
 #   docker build -t thaiqr-gateway .
 #   docker run --init -p 8080:8080 -v gateway-data:/data thaiqr-gateway     # sandbox on SQLite
 # Several instances on PostgreSQL: see compose.yaml.
@@ -22,6 +23,8 @@ WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
 COPY package.json ./
 COPY src ./src
+# The Standard Webhooks code is shared with the merchant client package (one implementation).
+COPY packages/client/src ./packages/client/src
 RUN mkdir /data && chown node:node /data
 VOLUME ["/data"]
 USER node

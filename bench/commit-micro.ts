@@ -53,6 +53,8 @@ function rowFactory(merchantId: string, runTag: string): () => TransactionRecord
       createdAt: now,
       expiresAt: now + 900_000,
       completedAt: null,
+      returnUrlOnFailure: null,
+      refundedMinor: 0n,
     };
   };
 }
@@ -125,7 +127,7 @@ function sampleValues(t: TransactionRecord): Insertable<TransactionsTable> {
     amount_minor: t.amountMinor, currency: t.currency, payment_method: t.paymentMethod, bill_country: t.billCountry,
     bill_customerip: t.billCustomerIp, bill_email: t.billEmail, return_url: t.returnUrl, server_url: t.serverUrl,
     payer_account_no: t.payerAccountNo, payer_account_name: t.payerAccountName, payer_bank_code: t.payerBankCode,
-    productdesc: t.productdesc, lang: t.lang, created_at: t.createdAt, expires_at: t.expiresAt, completed_at: t.completedAt,
+    productdesc: t.productdesc, lang: t.lang, created_at: t.createdAt, expires_at: t.expiresAt, completed_at: t.completedAt, return_url_on_failure: t.returnUrlOnFailure, refunded_minor: t.refundedMinor,
   };
 }
 

@@ -63,6 +63,8 @@ export type Config = {
   maxInFlight: number;
   /** On SIGTERM, idle keep-alive connections stay open this long so requests already on the wire are answered. */
   shutdownIdleGraceMs: number;
+  /** How long the hosted page waits for the first notification attempt before sending the customer back (0: no wait). */
+  returnWaitForNotificationMs: number;
   /** Serve /metrics on this separate port instead of the API port (undefined: on the API port). */
   metricsPort: number | undefined;
   /** Address the separate metrics port listens on. */
@@ -248,6 +250,7 @@ export function loadConfig(env: Env): Config {
     maxConnections: int('MAX_CONNECTIONS', 4096, 1, 1_000_000),
     maxInFlight: int('MAX_IN_FLIGHT', 512, 1, 1_000_000),
     shutdownIdleGraceMs: duration('SHUTDOWN_IDLE_GRACE', '1s', 0, 60_000),
+    returnWaitForNotificationMs: duration('RETURN_WAIT_FOR_NOTIFICATION', '5s', 0, 60_000),
     metricsPort: env.METRICS_PORT ? int('METRICS_PORT', 9464, 0, 65535) : undefined,
     metricsHost: str('METRICS_HOST', '127.0.0.1'),
     metricsToken: env.METRICS_TOKEN || undefined,

@@ -15,6 +15,14 @@ describe('configuration', () => {
     assert.equal(loadConfig({ HOST: '0.0.0.0', PUBLIC_BASE_URL: 'https://pay.example/' }).publicBaseUrl, 'https://pay.example');
   });
 
+  test('RETURN_WAIT_FOR_NOTIFICATION: 5 s by default, 0 disables, at most 60 s', () => {
+    assert.equal(loadConfig({}).returnWaitForNotificationMs, 5000);
+    assert.equal(loadConfig({ RETURN_WAIT_FOR_NOTIFICATION: '0' }).returnWaitForNotificationMs, 0);
+    assert.equal(loadConfig({ RETURN_WAIT_FOR_NOTIFICATION: '750ms' }).returnWaitForNotificationMs, 750);
+    assert.throws(() => loadConfig({ RETURN_WAIT_FOR_NOTIFICATION: '2m' }), /RETURN_WAIT_FOR_NOTIFICATION/);
+    assert.throws(() => loadConfig({ RETURN_WAIT_FOR_NOTIFICATION: 'soon' }), /RETURN_WAIT_FOR_NOTIFICATION/);
+  });
+
   test('every bad key is named in one error', () => {
     assert.throws(
       () => loadConfig({ PORT: 'x', LOG_LEVEL: 'loud', GATEWAY_SECRET_KEY: 'short' }),

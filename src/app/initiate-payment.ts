@@ -22,7 +22,11 @@ export type InitiationOutcome = { response: InitiationResponse; replayed: boolea
 
 /** The canonical form compared for idempotency: validated fields only, never raw bytes or the password. */
 export function canonicalRequest(merchantId: string, input: NormalisedInitiation): string {
-  return JSON.stringify([merchantId, { ...input, amountMinor: input.amountMinor.toString() }]);
+  // returnUrl_on_failure is part of the content (it is stored and acted on) but only when given,
+  // so a request without it hashes as it did before the field existed (replays across the upgrade).
+  const { returnUrlOnFailure, ...rest } = input;
+  const content = returnUrlOnFailure === null ? rest : { ...rest, returnUrlOnFailure };
+  return JSON.stringify([merchantId, { ...content, amountMinor: input.amountMinor.toString() }]);
 }
 
 export class InitiatePayment {
@@ -59,6 +63,8 @@ export class InitiatePayment {
       createdAt,
       expiresAt: createdAt + ttlMs,
       completedAt: null,
+      returnUrlOnFailure: input.returnUrlOnFailure,
+      refundedMinor: 0n,
     };
     const { inserted, row } = await insertOrGet(candidate);
     if (!inserted && row.requestHash !== requestHash) {

@@ -16,6 +16,10 @@ import { ManageMerchants } from './manage-merchants.ts';
 import { MerchantDirectory } from './merchant-directory.ts';
 import { StoreHealth } from './store-health.ts';
 import { GatewayMetrics } from './gateway-metrics.ts';
+import { RefundsRepo } from '../store/refunds.repo.ts';
+import { RefundPayment } from './refund-payment.ts';
+import { connectorFor, type ProcessorConnector } from './processor-connector.ts';
+import { NotificationWaits } from './notification-waits.ts';
 
 export type Services = {
   config: Config;
@@ -35,11 +39,15 @@ export type Services = {
   metrics: GatewayMetrics;
   /** Readiness: reachable, and writable again after a reported failure. */
   storeHealth: StoreHealth;
-  /** Listeners told after a transaction reached its final state (the delivery worker subscribes). */
+  /** Listeners told after a transaction reached its final state, or a refund was committed: a new notification is due (the delivery worker subscribes). */
   finalisedListeners: Array<(transactionId: string, eventId: string) => void>;
+  refunds: RefundsRepo;
+  refund: RefundPayment;
+  /** Lets the hosted page wait (bounded) for the first delivery attempt of a notification. */
+  notificationWaits: NotificationWaits;
 };
 
-export function createServices(config: Config, store: Store, key: SecretKey, options: { now?: () => number; logger?: Logger } = {}): Services {
+export function createServices(config: Config, store: Store, key: SecretKey, options: { now?: () => number; logger?: Logger; connector?: ProcessorConnector } = {}): Services {
   const now = options.now ?? Date.now;
   const merchants = new MerchantsRepo(store.db);
   const transactions = new TransactionsRepo(store.db);
@@ -47,6 +55,18 @@ export function createServices(config: Config, store: Store, key: SecretKey, opt
   const finalisedListeners: Services['finalisedListeners'] = [];
   const writer = store.dialect === 'sqlite' ? createGroupCommit(store) : createDirectWriter(store);
   const metrics = new GatewayMetrics({ mode: config.mode, store: store.dialect });
+  const refunds = new RefundsRepo(store.db);
+  // Resolved when first needed: the CLI builds services in live mode too, and never refunds.
+  let connector = options.connector;
+  const notifyListeners = (transactionId: string, eventId: string) => {
+    for (const listener of finalisedListeners) {
+      try {
+        listener(transactionId, eventId);
+      } catch (error) {
+        options.logger?.error({ err: error }, 'finalised listener failed');
+      }
+    }
+  };
   return {
     config,
     store,
@@ -77,15 +97,21 @@ export function createServices(config: Config, store: Store, key: SecretKey, opt
       now,
       onFinalised: (t, eventId) => {
         metrics.finalised(t.status, t.errorCodeTag);
-        for (const listener of finalisedListeners) {
-          try {
-            listener(t.id, eventId);
-          } catch (error) {
-            options.logger?.error({ err: error }, 'finalised listener failed');
-          }
-        }
+        notifyListeners(t.id, eventId);
       },
     }),
     finalisedListeners,
+    refunds,
+    refund: new RefundPayment({
+      store,
+      transactions,
+      refunds,
+      ledger,
+      key,
+      connector: () => (connector ??= connectorFor(config.mode)),
+      now,
+      onRefunded: (r, eventId) => notifyListeners(r.transactionId, eventId),
+    }),
+    notificationWaits: new NotificationWaits(store.db),
   };
 }

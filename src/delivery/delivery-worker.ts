@@ -269,6 +269,8 @@ export class DeliveryWorker implements Worker {
       owner: this.instanceId,
       transition,
     });
+    // A customer may be waiting on the hosted page for this first attempt (app/notification-waits.ts).
+    this.#services.notificationWaits.attemptRecorded(event.id);
 
     this.#services.metrics.notificationAttempt(
       transition.status === 'pending' ? 'retry' : transition.status,

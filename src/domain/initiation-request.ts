@@ -23,6 +23,8 @@ export type NormalisedInitiation = {
   billCustomerIp: string;
   billEmail: string;
   returnUrl: string;
+  /** Where a failed, cancelled or expired payment sends the customer; null: returnUrl. */
+  returnUrlOnFailure: string | null;
   serverUrl: string;
   payerAccountNo: string;
   payerAccountName: string;
@@ -94,6 +96,10 @@ export function validateInitiation(body: Body, limits: InitiationLimits): Normal
   if (!isEmail(email)) throw invalidField('bill_email', 'it must be an e-mail address with one @ and a dotted domain, at most 254 characters');
 
   const returnUrl = httpUrl(body, 'returnUrl');
+  // Optional: absent, null or "" (real clients send it empty) mean "use returnUrl".
+  const failureUrlInput = body.returnUrl_on_failure;
+  const returnUrlOnFailure =
+    failureUrlInput === undefined || failureUrlInput === null || (typeof failureUrlInput === 'string' && failureUrlInput.trim() === '') ? null : httpUrl(body, 'returnUrl_on_failure');
   const serverUrl = httpUrl(body, 'serverUrl');
   const refused = limits.checkServerUrl(serverUrl);
   if (refused) throw invalidField('serverUrl', `the outbound policy refuses it (${refused})`);
@@ -106,7 +112,7 @@ export function validateInitiation(body: Body, limits: InitiationLimits): Normal
 
   const bankInput = present(body, 'payer_bank_code');
   const bankCode = typeof bankInput === 'string' ? normaliseBankCode(bankInput) : undefined;
-  if (!bankCode) throw invalidField('payer_bank_code', 'it must be a Thai bank code such as 014 or its short name such as SCB');
+  if (!bankCode) throw invalidField('payer_bank_code', 'it must be a Thai bank code such as 014, or a bank name such as SCB or Kasikornbank');
 
   return {
     paymentMethod: 'THAI_DEBIT',
@@ -117,6 +123,7 @@ export function validateInitiation(body: Body, limits: InitiationLimits): Normal
     billCustomerIp: ip,
     billEmail: email,
     returnUrl,
+    returnUrlOnFailure,
     serverUrl,
     payerAccountNo: accountNo,
     payerAccountName: accountName,
@@ -126,20 +133,31 @@ export function validateInitiation(body: Body, limits: InitiationLimits): Normal
   };
 }
 
-function parseAmount(body: Body, currency: string, limits: InitiationLimits): bigint {
-  const raw = present(body, 'bill_amount');
+/**
+ * An amount field read exactly (contract: a JSON number by its shortest decimal form, or a
+ * numeric string), with at most the currency's fraction digits. Shared by initiation and refunds.
+ */
+export function parseAmountField(body: Body, field: string, currency: string): bigint {
+  const raw = present(body, field);
   let decimalText: string | null;
   if (typeof raw === 'number') decimalText = numberToDecimalText(raw);
   else if (typeof raw === 'string') decimalText = raw;
   else decimalText = null;
   const parsed = decimalText === null ? null : parseDecimal(decimalText);
   if (!parsed) {
-    throw invalidField('bill_amount', 'it must be a number or a numeric string like "150.50" (digits, optional decimal point, no sign, exponent or spaces)');
+    throw invalidField(field, 'it must be a number or a numeric string like "150.50" (digits, optional decimal point, no sign, exponent or spaces)');
   }
   const exponent = currencyExponent(currency);
   if (parsed.significantFractionDigits > exponent) {
-    throw invalidField('bill_amount', `${currency} amounts have at most ${exponent} fraction digits`);
+    throw invalidField(field, `${currency} amounts have at most ${exponent} fraction digits`);
   }
+  return parsed.minor;
+}
+
+function parseAmount(body: Body, currency: string, limits: InitiationLimits): bigint {
+  const minor = parseAmountField(body, 'bill_amount', currency);
+  const parsed = { minor };
+  const exponent = currencyExponent(currency);
   if (parsed.minor < limits.minAmountMinor) {
     throw new GatewayError('AMOUNT_TOO_LOW', `The field 'bill_amount' is too low: the minimum is ${formatMinor(limits.minAmountMinor, exponent)} ${currency}.`);
   }

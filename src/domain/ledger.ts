@@ -7,7 +7,7 @@ import { formatMinor, mulDivHalfEven } from './money.ts';
 export type AccountKind = 'merchant_payout' | 'gateway_fee' | 'gateway_clearing' | 'operator_adjustment';
 export type AccountRef = { kind: AccountKind; merchantId: string | null; currency: string };
 export type PostingLine = { account: AccountRef; amountMinor: bigint };
-export type EntryKind = 'payment' | 'credit' | 'debit';
+export type EntryKind = 'payment' | 'credit' | 'debit' | 'refund';
 
 export const PPM = 1_000_000n;
 /** Balances and postings are stored as signed 64-bit integers; nothing may leave that range. */
@@ -120,4 +120,17 @@ export function planPostings(lines: PostingLine[], states: ReadonlyMap<string, A
     running.set(id, after);
     return { lineNo: index + 1, accountId: id, kind: state.kind, currency: state.currency, amountMinor: line.amountMinor, accountSeq: after.count, balanceAfterMinor: after.balance };
   });
+}
+
+/**
+ * A refund of a SUCCESS payment (issue 9): merchant payout account − amount, clearing + amount
+ * (the gateway owes the payer's bank the money it sends back). The fee of the payment is NOT
+ * returned: the merchant bears the whole refund, the fee account is untouched (docs/ledger.md).
+ */
+export function refundPostings(merchantId: string, currency: string, amountMinor: bigint): PostingLine[] {
+  if (amountMinor <= 0n) throw new Error(`ledger: a refund amount must be positive (${amountMinor})`);
+  return assertBalanced([
+    { account: payoutAccount(merchantId, currency), amountMinor: -amountMinor },
+    { account: { kind: 'gateway_clearing', merchantId: null, currency }, amountMinor },
+  ]);
 }

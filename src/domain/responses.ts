@@ -21,6 +21,8 @@ export type StatusResponse = InitiationResponse & {
   bill_currencycode: string | null;
   created_at: string | null;
   completed_at: string | null;
+  /** Total refunded so far ("0.00" when none); null in an error. */
+  refunded_amount: string | null;
 };
 
 export type BalanceResponse = {
@@ -50,6 +52,7 @@ export type TransactionView = {
   currency: string;
   createdAt: number;
   completedAt: number | null;
+  refundedMinor: bigint;
 };
 
 export function redirectUrl(publicBaseUrl: string, redirectId: string): string {
@@ -89,6 +92,7 @@ export function statusOf(t: TransactionView, publicBaseUrl: string): StatusRespo
     bill_currencycode: t.currency,
     created_at: new Date(t.createdAt).toISOString(),
     completed_at: t.completedAt === null ? null : new Date(t.completedAt).toISOString(),
+    refunded_amount: formatMinor(t.refundedMinor, currencyExponent(t.currency)),
   };
 }
 
@@ -122,6 +126,7 @@ export function statusError(error: GatewayError, body: Record<string, unknown> |
     bill_currencycode: null,
     created_at: null,
     completed_at: null,
+    refunded_amount: null,
   };
 }
 

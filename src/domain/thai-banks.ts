@@ -25,13 +25,75 @@ export const THAI_BANKS: ReadonlyArray<{ code: string; short: string; nameEn: st
   { code: '098', short: 'SME', nameEn: 'SME Development Bank', nameTh: 'ธนาคารพัฒนาวิสาหกิจขนาดกลางและขนาดย่อมแห่งประเทศไทย' },
 ];
 
-const byCode = new Map(THAI_BANKS.map((b) => [b.code, b]));
-const byShort = new Map(THAI_BANKS.map((b) => [b.short, b]));
+/**
+ * Other spellings customers and shop plugins type into a free-text bank field, beyond the code,
+ * the short name and the official names above (which are always accepted).
+ */
+const EXTRA_NAMES: Readonly<Record<string, readonly string[]>> = {
+  '002': ['Bualuang', 'Bangkok'],
+  '004': ['KBank', 'Kasikorn', 'Kasikorn Thai', 'Kasikorn Thai Bank', 'Thai Farmers Bank', 'TFB', 'กสิกร'],
+  '006': ['Krungthai', 'Krung Thai', 'Krung Thai Bank', 'กรุงไทย'],
+  '011': ['TMB', 'Thanachart', 'Thanachart Bank', 'TMB Thanachart', 'TMB Bank', 'ttb bank', 'ทีทีบี', 'ทหารไทย', 'ทหารไทยธนชาต'],
+  '014': ['Siam Commercial', 'ไทยพาณิชย์'],
+  '017': ['Citi'],
+  '020': ['Standard Chartered', 'Standard Chartered Thai'],
+  '022': ['CIMB', 'CIMB Thai'],
+  '024': ['UOB', 'UOB Thai'],
+  '025': ['Krungsri', 'Krungsri Bank', 'Bank of Ayudhya', 'Ayudhya', 'กรุงศรี'],
+  '030': ['Aomsin', 'ออมสิน'],
+  '033': ['อาคารสงเคราะห์'],
+  '034': ['ธกส'],
+  '066': ['Islamic Bank', 'Islamic'],
+  '069': ['Kiatnakin', 'Kiatnakin Phatra', 'KKP Bank'],
+  '070': ['ICBC'],
+  '071': ['Thai Credit'],
+  '073': ['LH Bank', 'LHB', 'Land and Houses'],
+};
 
-/** `014`, `SCB` or `scb` → `014`; anything else → undefined. */
+/**
+ * The comparable form of a free-text bank name: Unicode-compatibility folded, lower case, only
+ * letters (with Thai vowel and tone marks) and digits, so `K-Bank`, `k bank` and `KBANK` meet.
+ */
+export function bankNameKey(value: string): string {
+  return value.normalize('NFKC').toLowerCase().replace(/[^\p{L}\p{M}\p{N}]/gu, '');
+}
+
+/** A name also matches without a leading "ธนาคาร" or a trailing "bank" / "public company limited". */
+function keyVariants(key: string): string[] {
+  const variants = new Set([key]);
+  for (const v of [...variants]) variants.add(v.replace(/(publiccompanylimited|pcl|plc)$/u, ''));
+  for (const v of [...variants]) variants.add(v.replace(/bank$/u, '')).add(v.replace(/^ธนาคาร/u, ''));
+  return [...variants].filter((v) => v.length > 0);
+}
+
+const byCode = new Map(THAI_BANKS.map((b) => [b.code, b]));
+const byName = new Map<string, string>();
+for (const bank of THAI_BANKS) {
+  for (const name of [bank.short, bank.nameEn, bank.nameTh, ...(EXTRA_NAMES[bank.code] ?? [])]) {
+    for (const key of keyVariants(bankNameKey(name))) {
+      const taken = byName.get(key);
+      // A name that could mean two banks must not silently pick one.
+      if (taken !== undefined && taken !== bank.code) throw new Error(`thai-banks: the name '${name}' matches both ${taken} and ${bank.code}`);
+      byName.set(key, bank.code);
+    }
+  }
+}
+
+/**
+ * `014`, `SCB`, `scb`, `Siam Commercial Bank`, `K-Bank`, `Krung Thai Bank`, `ไทยพาณิชย์` → the
+ * three-digit code; anything else → undefined. Codes must be exact (three digits); names are
+ * compared case-, space- and punctuation-insensitively.
+ */
 export function normaliseBankCode(value: string): string | undefined {
   const trimmed = value.trim();
-  return byCode.get(trimmed)?.code ?? byShort.get(trimmed.toUpperCase())?.code;
+  const code = byCode.get(trimmed)?.code;
+  if (code !== undefined) return code;
+  if (trimmed.length > 100) return undefined;
+  for (const key of keyVariants(bankNameKey(trimmed))) {
+    const found = byName.get(key);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
 
 export function bankByCode(code: string) {

@@ -13,15 +13,20 @@ import { registerInitiateRoute } from './routes/initiate.ts';
 import { registerStatusRoute } from './routes/status.ts';
 import { registerSandboxCompleteRoute } from './routes/sandbox-complete.ts';
 import { registerBalanceRoute } from './routes/balance.ts';
+import { registerRefundRoute } from './routes/refund.ts';
+import { refundError } from '../domain/refund-response.ts';
 import { registerRedirectPageRoutes } from './routes/redirect-page.ts';
+import { registerRedirectQrPngRoute } from './routes/redirect-qr-png.ts';
 import { registerFormParser } from './hosted-page/form-body.ts';
 import { answerClientError, answerFrameworkError, missingHost } from './transport-errors.ts';
 import { registerLoadShedding } from './load-shedding.ts';
 import { sendPageError } from './hosted-page/page-errors.ts';
+import { registerOpenApi } from './openapi/openapi.ts';
+import { registerDocsPage } from './openapi/docs-page.ts';
 import { registerConsole } from './console/console-routes.ts';
 
 /** Which response shape a route's errors take (real clients parse one shape per operation). */
-export type ErrorShape = 'initiation' | 'status' | 'balance' | 'page';
+export type ErrorShape = 'initiation' | 'status' | 'balance' | 'page' | 'refund';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -78,16 +83,23 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     sendError(new GatewayError('NOT_FOUND', `There is no operation ${request.method} ${request.url.split('?')[0]}.`), request, reply),
   );
 
+  // Body schemas document requests (OpenAPI); the domain validates them itself so errors come
+  // in the contract's shape and name the field, hence no Fastify body validation.
+  app.setValidatorCompiler(() => () => true);
+  await registerOpenApi(app, config); // before the routes: it collects them as they register
+  registerDocsPage(app, config);
   registerHealthRoutes(app, services);
   registerMetrics(app, services);
   registerInitiateRoute(app, services);
   registerStatusRoute(app, services);
   registerBalanceRoute(app, services);
+  registerRefundRoute(app, services);
   registerSandboxCompleteRoute(app, services); // live mode: answers 404 in the status error shape
   // The hosted page lives in its own scope so its form parser never reaches the JSON API.
   await app.register(async (scope) => {
     registerFormParser(scope);
     registerRedirectPageRoutes(scope, services);
+    registerRedirectQrPngRoute(scope, services);
   });
   await registerConsole(app, services); // the web console, in its own scope under /console
   return app;
@@ -128,6 +140,8 @@ function sendError(error: GatewayError, request: FastifyRequest, reply: FastifyR
       return sendPageError(error, reply);
     case 'balance':
       return reply.send(balanceError(error, body));
+    case 'refund':
+      return reply.send(refundError(error, body));
     case 'status':
       return reply.send(statusError(error, body));
     default:

@@ -15,11 +15,15 @@ const STATUS: Record<ErrorTag, number> = {
   DUPLICATE_TRACKID: 409,
   NOT_FOUND: 404,
   INVALID_STATE: 409,
+  IDEMPOTENCY_KEY_REUSED: 409,
+  REFUND_NOT_ALLOWED: 409,
+  REFUND_EXCEEDS_AVAILABLE: 409,
+  INSUFFICIENT_BALANCE: 409,
   INTERNAL_ERROR: 500,
   SERVICE_UNAVAILABLE: 503,
 };
 
-const MALFORMED_STATUS: Record<MalformedKind, number> = {
+export const MALFORMED_STATUS: Record<MalformedKind, number> = {
   syntax: 400,
   not_object: 400,
   too_large: 413,

@@ -44,6 +44,28 @@ export interface TransactionsTable {
   created_at: Int64;
   expires_at: Int64;
   completed_at: Int64 | null;
+  /** Migration 012: where a failed payment sends the customer (null: return_url). */
+  return_url_on_failure: string | null;
+  /** Migration 012: total refunded so far (never more than amount_minor; only on SUCCESS). */
+  refunded_minor: Int64;
+}
+
+/** Migration 012: one row per refund. */
+export interface RefundsTable {
+  id: string;
+  merchant_id: string;
+  transaction_id: string;
+  idempotency_key: string;
+  request_hash: string;
+  amount_minor: Int64;
+  currency: string;
+  /** Total refunded on the payment right after this refund. */
+  refunded_after_minor: Int64;
+  reason: string | null;
+  reference: string | null;
+  processor: string;
+  processor_reference: string | null;
+  created_at: Int64;
 }
 
 export interface TransactionTransitionsTable {
@@ -73,6 +95,8 @@ export interface OutboxEventsTable {
   created_at: Int64;
   delivered_at: Int64 | null;
   last_error: string | null;
+  /** Migration 012: set on a refund notification; null on the payment's result notification. */
+  refund_id: string | null;
 }
 
 export interface DeliveryAttemptsTable {
@@ -100,7 +124,7 @@ export interface LedgerAccountsTable {
 
 export interface JournalEntriesTable {
   id: string;
-  kind: 'payment' | 'credit' | 'debit';
+  kind: 'payment' | 'credit' | 'debit' | 'refund';
   merchant_id: string;
   transaction_id: string | null;
   idempotency_key: string | null;
@@ -131,6 +155,7 @@ export interface Database {
   gateway_meta: GatewayMetaTable;
   merchants: MerchantsTable;
   transactions: TransactionsTable;
+  refunds: RefundsTable;
   transaction_transitions: TransactionTransitionsTable;
   outbox_events: OutboxEventsTable;
   delivery_attempts: DeliveryAttemptsTable;

@@ -15,6 +15,8 @@ export type NewOutboxEvent = {
   targetUrl: string;
   payload: string;
   createdAt: number;
+  /** Set on a refund notification (several per transaction); absent on the payment's result. */
+  refundId?: string | null;
 };
 
 export type OutboxStatus = 'pending' | 'delivered' | 'failed';
@@ -37,6 +39,8 @@ export type OutboxEvent = {
   createdAt: number;
   deliveredAt: number | null;
   lastError: string | null;
+  /** Set on a refund notification; null on the payment's result notification. */
+  refundId: string | null;
 };
 
 export type DeliveryAttempt = {
@@ -87,6 +91,7 @@ export async function insertOutboxEvent(trx: Trx, event: NewOutboxEvent): Promis
       created_at: event.createdAt,
       delivered_at: null,
       last_error: null,
+      refund_id: event.refundId ?? null,
     })
     .execute();
 }
@@ -108,6 +113,7 @@ export function eventFromRow(row: Selectable<OutboxEventsTable>): OutboxEvent {
     createdAt: toNumber(row.created_at),
     deliveredAt: toNumberOrNull(row.delivered_at),
     lastError: row.last_error,
+    refundId: row.refund_id ?? null,
   };
 }
 
@@ -216,8 +222,15 @@ export class OutboxRepo {
     return row ? eventFromRow(row) : undefined;
   }
 
+  /** The payment's result notification (refund notifications of the same payment are not it). */
   async findByTransaction(transactionId: string): Promise<OutboxEvent | undefined> {
-    const row = await this.#db.selectFrom('outbox_events').selectAll().where('transaction_id', '=', transactionId).executeTakeFirst();
+    const row = await this.#db.selectFrom('outbox_events').selectAll().where('transaction_id', '=', transactionId).where('refund_id', 'is', null).executeTakeFirst();
+    return row ? eventFromRow(row) : undefined;
+  }
+
+  /** The notification of one refund. */
+  async findByRefund(refundId: string): Promise<OutboxEvent | undefined> {
+    const row = await this.#db.selectFrom('outbox_events').selectAll().where('refund_id', '=', refundId).executeTakeFirst();
     return row ? eventFromRow(row) : undefined;
   }
 
@@ -267,4 +280,19 @@ export class OutboxRepo {
       .executeTakeFirst();
     return row ? Number(row.series) : undefined;
   }
+}
+
+/**
+ * The payment's result notification and whether any delivery attempt of it has been recorded
+ * (by any instance); undefined when the transaction has no result event (not final yet).
+ */
+export async function resultEventAttempted(db: Db, transactionId: string): Promise<{ eventId: string; attempted: boolean } | undefined> {
+  const row = await db
+    .selectFrom('outbox_events as e')
+    .select((eb) => ['e.id', eb.exists(eb.selectFrom('delivery_attempts as a').select('a.event_id').whereRef('a.event_id', '=', 'e.id')).as('attempted')])
+    .where('e.transaction_id', '=', transactionId)
+    .where('e.refund_id', 'is', null)
+    .executeTakeFirst();
+  // SQLite answers 0/1, PostgreSQL true/false.
+  return row ? { eventId: row.id, attempted: Boolean(Number(row.attempted)) } : undefined;
 }

@@ -38,10 +38,12 @@ const COLUMNS = [
   ['created_at', 'bigint'],
   ['expires_at', 'bigint'],
   ['completed_at', 'bigint'],
+  ['return_url_on_failure', 'text'],
+  ['refunded_minor', 'bigint'],
 ] as const satisfies ReadonlyArray<readonly [keyof TransactionsTable, 'text' | 'bigint']>;
 
 const INSERT_BATCH = {
-  name: 'transactions_insert_batch_v1',
+  name: 'transactions_insert_batch_v2',
   text:
     `insert into transactions (${COLUMNS.map(([c]) => c).join(', ')}) ` +
     `select * from unnest(${COLUMNS.map(([, type], i) => `$${i + 1}::${type}[]`).join(', ')}) ` +

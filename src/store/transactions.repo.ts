@@ -32,6 +32,10 @@ export type TransactionRecord = {
   createdAt: number;
   expiresAt: number;
   completedAt: number | null;
+  /** Where a failed, cancelled or expired payment sends the customer; null: returnUrl. */
+  returnUrlOnFailure: string | null;
+  /** Total refunded so far (0 when none). */
+  refundedMinor: bigint;
 };
 
 export function transactionFromRow(row: Selectable<TransactionsTable>): TransactionRecord {
@@ -61,6 +65,8 @@ export function transactionFromRow(row: Selectable<TransactionsTable>): Transact
     createdAt: toNumber(row.created_at),
     expiresAt: toNumber(row.expires_at),
     completedAt: toNumberOrNull(row.completed_at),
+    returnUrlOnFailure: row.return_url_on_failure ?? null,
+    refundedMinor: toBigInt(row.refunded_minor ?? 0),
   };
 }
 
@@ -91,6 +97,8 @@ export function transactionToRow(t: TransactionRecord): Insertable<TransactionsT
     created_at: t.createdAt,
     expires_at: t.expiresAt,
     completed_at: t.completedAt,
+    return_url_on_failure: t.returnUrlOnFailure,
+    refunded_minor: t.refundedMinor,
   };
 }
 

@@ -76,7 +76,7 @@ describe('web console in Chromium', { skip, timeout: 180_000 }, () => {
   before(async () => {
     mkdirSync(IMAGES, { recursive: true });
     receiver = await startReceiver();
-    gw = await startListeningGateway({ RETRY_LADDER: '0', DELIVERY_POLL_INTERVAL: '100ms' }, [deliveryWorker]);
+    gw = await startListeningGateway({ RETRY_LADDER: '0', DELIVERY_POLL_INTERVAL: '100ms' }, { workers: [deliveryWorker] });
     const { services } = gw.gateway;
     const c = createConsoleServices(services.config, services.store, services.key, services.now);
     await c.accounts.createOperator({ username: 'somchai', password: OPERATOR_PASSWORD, totp: false });

@@ -7,9 +7,11 @@ import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
-import { startGateway, type RunningGateway, type WorkerFactory } from '../../src/server.ts';
+import { startGateway, type RunningGateway } from '../../src/server.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createTestStore, type TestStore } from '../support/test-store.ts';
+import type { Dialect } from '../../src/store/open-store.ts';
+import type { WorkerFactory } from '../../src/app/worker.ts';
 import { LogCapture, testConfig } from '../support/test-gateway.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';
@@ -76,14 +78,14 @@ export type ListeningGateway = { gateway: RunningGateway; testStore: TestStore; 
  * redirectUrl it hands out is one a browser can open. The port is found first (the URL must
  * be configured before listening); if another test grabs it meanwhile, try again.
  */
-export async function startListeningGateway(env: Record<string, string> = {}, workers: WorkerFactory[] = []): Promise<ListeningGateway> {
-  const testStore = await createTestStore('sqlite');
+export async function startListeningGateway(env: Record<string, string> = {}, options: { dialect?: Dialect; workers?: WorkerFactory[] } = {}): Promise<ListeningGateway> {
+  const testStore = await createTestStore(options.dialect ?? 'sqlite');
   const clock = { now: Date.now() };
   for (let attempt = 1; ; attempt++) {
     const port = await freePort();
     const config = testConfig({ DATABASE_URL: testStore.databaseUrl, HOST: '127.0.0.1', PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: 'warn', ...env });
     try {
-      const gateway = await startGateway(config, { logger: createLogger(config.logLevel, new LogCapture()), store: testStore.store, now: () => clock.now, workers });
+      const gateway = await startGateway(config, { logger: createLogger(config.logLevel, new LogCapture()), store: testStore.store, now: () => clock.now, ...(options.workers && { workers: options.workers }) });
       return {
         gateway,
         testStore,

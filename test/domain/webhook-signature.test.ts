@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { generateWebhookSecret, signWebhook, verifyWebhook } from '../../src/domain/webhook-signature.ts';
-import { verifyNotification } from '../../src/verify-notification.ts';
+import { verifyNotification } from '../../packages/client/src/index.ts';
 
 // Test vector published with the Standard Webhooks reference libraries.
 const VECTOR = {
@@ -124,7 +124,7 @@ test('signWebhook refuses bad input', () => {
   assert.throws(() => signWebhook([VECTOR.secret], 'id', 1.5, 'b'));
 });
 
-test('merchant helper verifyNotification wraps the same check', () => {
+test('the client package verifyNotification: tolerance option, several secrets, Headers objects', () => {
   const now = Math.floor(Date.now() / 1000);
   const secret = generateWebhookSecret();
   const body = '{"event":"payment.succeeded"}';
@@ -134,4 +134,23 @@ test('merchant helper verifyNotification wraps the same check', () => {
   const stale = headersFor('evt_9', now - 120, referenceSign(secret, 'evt_9', now - 120, body));
   assert.equal(verifyNotification(secret, stale, body).ok, true);
   assert.equal(verifyNotification(secret, stale, body, { toleranceSeconds: 60 }).ok, false);
+  const other = generateWebhookSecret();
+  assert.deepEqual(verifyNotification([other, secret], headers, body), { ok: true }, 'any of several secrets');
+  assert.deepEqual(verifyNotification([other], headers, body), { ok: false, reason: 'no signature matched' });
+  assert.deepEqual(verifyNotification([], headers, body), { ok: false, reason: 'no secret given' });
+  assert.equal(verifyNotification([other, 'whsec_@@'], headers, body).ok, false, 'a malformed secret is a configuration error');
+  assert.deepEqual(verifyNotification(secret, new Headers(headers), body), { ok: true }, 'a fetch Headers object');
+});
+
+test('the standardwebhooks npm package (the alternative docs/notifications.md names) verifies what the gateway signs', async () => {
+  const { Webhook } = await import('standardwebhooks');
+  const secret = generateWebhookSecret();
+  const previous = generateWebhookSecret();
+  const body = '{"type":"valid","result":"CAPTURED","event_id":"evt_1"}';
+  const now = Math.floor(Date.now() / 1000);
+  const headers = headersFor('evt_1', now, signWebhook([secret, previous], 'evt_1', now, body));
+  assert.deepEqual(new Webhook(secret).verify(body, headers), JSON.parse(body));
+  assert.deepEqual(new Webhook(previous).verify(body, headers), JSON.parse(body), 'either secret during a rotation');
+  assert.throws(() => new Webhook(generateWebhookSecret()).verify(body, headers));
+  assert.throws(() => new Webhook(secret).verify(`${body} `, headers));
 });

@@ -3,20 +3,13 @@
 // result page, the return URL (keeping the merchant's query), expiry and live mode.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { OutgoingHttpHeaders } from 'node:http';
+import { formSecrets, get, postForm, type Page } from '../support/hosted-page-form.ts';
 import { renderQrSvg } from '../../src/http/hosted-page/qr-svg.ts';
 import { returnUrlFor } from '../../src/http/hosted-page/return-url.ts';
 import { thaiQrReferenceFor, verifyThaiQrPayload, buildThaiQrPayload } from '../../src/domain/thai-qr.ts';
 import { testDialects } from '../support/dialects.ts';
 import { addMerchant, post, startTestGateway, type MerchantCredentials, type TestGateway } from '../support/test-gateway.ts';
 import { snapshot, startPayment, type Started } from '../app/lifecycle-support.ts';
-
-type Page = { status: number; headers: OutgoingHttpHeaders; body: string };
-
-async function get(gw: TestGateway, url: string, headers: Record<string, string> = {}): Promise<Page> {
-  const r = await gw.app.inject({ method: 'GET', url, headers });
-  return { status: r.statusCode, headers: r.headers, body: r.body };
-}
 
 const pageUrl = (p: Started, extra = ''): string => `/transaction/Redirect?ID=${p.redirectId}${extra}`;
 
@@ -25,25 +18,6 @@ function nonceOf(page: Page): string {
   const match = /script-src 'nonce-([^']+)'/.exec(csp);
   assert.ok(match, csp);
   return match[1]!;
-}
-
-/** Cookie + token as the browser holds them after loading the page. */
-function formSecrets(page: Page): { cookie: string; csrf: string } {
-  const setCookie = String(page.headers['set-cookie']);
-  const cookie = /^(gw_csrf=[^;]+)/.exec(setCookie)?.[1];
-  const csrf = /name="csrf" value="([^"]+)"/.exec(page.body)?.[1];
-  assert.ok(cookie && csrf, 'the page sets a CSRF cookie and embeds a token');
-  return { cookie, csrf };
-}
-
-async function postForm(gw: TestGateway, path: string, fields: Record<string, string>, headers: Record<string, string> = {}) {
-  const r = await gw.app.inject({
-    method: 'POST',
-    url: path,
-    headers: { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin', ...headers },
-    payload: new URLSearchParams(fields).toString(),
-  });
-  return { status: r.statusCode, headers: r.headers, body: r.body };
 }
 
 function assertPageHeaders(page: Page): void {

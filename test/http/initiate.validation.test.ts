@@ -441,15 +441,22 @@ for (const { dialect, skip } of await testDialects()) {
       });
     });
 
-    describe('payer_bank_code: a Thai bank code or its short name, stored as the code', () => {
-      test('accepted and stored as the three-digit code', async () => {
-        for (const [input, code] of [['014', '014'], ['SCB', '014'], ['scb', '014'], ['KBANK', '004'], [' 004 ', '004'], ['BBL', '002'], ['BAY', '025'], ['002', '002'], ['073', '073'], ['LHFG', '073']]) {
-          assert.equal((await accepted(body({ payer_bank_code: input }))).payerBankCode, code, input);
-        }
-      });
+    describe('payer_bank_code: a Thai bank code, its short name or a common bank name, stored as the code', () => {
+      // Plugins take this from a free-text field: what customers type is accepted when it names one bank.
+      const ACCEPTED: Array<[string, string]> = [
+        ['014', '014'], ['SCB', '014'], ['scb', '014'], ['KBANK', '004'], [' 004 ', '004'], ['BBL', '002'], ['BAY', '025'], ['002', '002'], ['073', '073'], ['LHFG', '073'],
+        ['K-Bank', '004'], ['Kasikorn', '004'], ['Kasikornbank', '004'], ['KASIKORN BANK', '004'], ['Krungthai', '006'], ['Krung Thai Bank', '006'],
+        ['Bangkok Bank', '002'], ['Siam Commercial', '014'], ['Siam Commercial Bank', '014'], ['S C B', '014'], ['s.c.b.', '014'], ['Krungsri', '025'],
+        ['TTB', '011'], ['TMBThanachart', '011'], ['TMB-Thanachart Bank', '011'], ['GSB', '030'], ['Government Savings Bank', '030'], ['ธนาคารกสิกรไทย', '004'],
+      ];
+      for (const [input, code] of ACCEPTED) {
+        test(`'${input}' → ${code}`, async () => {
+          assert.equal((await accepted(body({ payer_bank_code: input }))).payerBankCode, code);
+        });
+      }
 
-      test('refused', async () => {
-        for (const code of ['999', '000', 'XYZ', '14', '0140', 'Siam Commercial Bank', 'S C B']) {
+      test('refused: unknown codes and names → 400 INVALID_FIELD naming payer_bank_code', async () => {
+        for (const code of ['999', '000', 'XYZ', '14', '0140', 'Bank', 'Siam', 'Thai Bank', 'Kasikorn Savings']) {
           await invalid(body({ payer_bank_code: code }), 'payer_bank_code');
         }
       });

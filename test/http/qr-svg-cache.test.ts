@@ -96,8 +96,10 @@ test('a non-positive or fractional bound is refused', () => {
 test('deadline formatting reuses one formatter per language and stays right when languages alternate', () => {
   const at = Date.UTC(2026, 0, 1, 5, 7); // 12:07 in Bangkok (UTC+7)
   for (let i = 0; i < 3; i++) {
-    assert.equal(formatDeadline(at, 'en'), '12:07');
-    assert.match(formatDeadline(at, 'th'), /^12:07/);
-    assert.equal(formatDeadline(at + 60 * 60_000, 'en'), '13:07');
+    assert.equal(formatDeadline(at, 'en'), '1 Jan 2026, 12:07 ICT');
+    assert.equal(formatDeadline(at, 'th'), '1 ม.ค. 2569 12:07 น. (ICT)');
+    assert.equal(formatDeadline(at + 60 * 60_000, 'en'), '1 Jan 2026, 13:07 ICT');
+    // Past midnight in Bangkok while it is still the previous day in UTC.
+    assert.equal(formatDeadline(Date.UTC(2026, 10, 23, 17, 30), 'en'), '24 Nov 2026, 00:30 ICT');
   }
 });

@@ -7,7 +7,7 @@ import { testDialects } from '../support/dialects.ts';
 import { addMerchant, post, startTestGateway, type MerchantCredentials, type TestGateway } from '../support/test-gateway.ts';
 import { snapshot, startPayment } from '../app/lifecycle-support.ts';
 
-const STATUS_KEYS = ['type', 'result', 'responsecode', 'trackid', 'merchantid', 'redirectUrl', 'token', 'transactionid', 'error_code_tag', 'error_text', 'bill_amount', 'bill_currencycode', 'created_at', 'completed_at'].sort();
+const STATUS_KEYS = ['type', 'result', 'responsecode', 'trackid', 'merchantid', 'redirectUrl', 'token', 'transactionid', 'error_code_tag', 'error_text', 'bill_amount', 'bill_currencycode', 'created_at', 'completed_at', 'refunded_amount'].sort();
 
 for (const { dialect, skip } of await testDialects()) {
   describe(`sandbox completion API [${dialect}]`, { skip }, () => {

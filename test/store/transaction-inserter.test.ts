@@ -37,6 +37,8 @@ function record(merchantId: string, over: Partial<TransactionRecord> = {}): Tran
     createdAt,
     expiresAt: createdAt + 900_000,
     completedAt: null,
+    returnUrlOnFailure: null,
+    refundedMinor: 0n,
     ...over,
   };
 }

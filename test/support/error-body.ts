@@ -15,7 +15,7 @@ export const INITIATION_KEYS = [
   'error_text',
 ] as const;
 
-export const STATUS_KEYS = [...INITIATION_KEYS, 'bill_amount', 'bill_currencycode', 'created_at', 'completed_at'] as const;
+export const STATUS_KEYS = [...INITIATION_KEYS, 'bill_amount', 'bill_currencycode', 'created_at', 'completed_at', 'refunded_amount'] as const;
 
 export type ExpectedError = {
   status: number;

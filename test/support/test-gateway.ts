@@ -40,6 +40,10 @@ export function testConfig(env: Record<string, string> = {}): Config {
     PUBLIC_BASE_URL: 'http://127.0.0.1:8080',
     LOG_LEVEL: 'info',
     CREATE_DEMO_MERCHANT: 'false',
+    // Most test gateways run no delivery worker, so a hosted-page redirect would always wait the
+    // whole bound; the tests of that wait (test/e2e/return-after-notification.test.ts, the
+    // browser tests) set it themselves.
+    RETURN_WAIT_FOR_NOTIFICATION: '0',
     ...env,
   });
 }

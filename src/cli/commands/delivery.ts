@@ -27,6 +27,7 @@ function eventJson(e: OutboxEvent) {
     status: e.status,
     merchantid: e.merchantId,
     transactionid: e.transactionId,
+    refundid: e.refundId,
     target_url: e.targetUrl,
     series: e.series,
     attempts: e.attempts,
@@ -65,7 +66,7 @@ function parseCursor(text: string): ListCursor {
 
 export const deliveryCommands: Record<string, Command> = {
   'delivery list': {
-    summary: 'result notifications, newest first',
+    summary: 'notifications (payment results and refunds), newest first',
     usage: '[--merchant <id>] [--status failed|pending|delivered] [--limit N] [--cursor <next_cursor>] [--json]',
     async run(args, ctx) {
       const { values } = flags(args, { merchant: { type: 'string' }, status: { type: 'string' }, limit: { type: 'string' }, cursor: { type: 'string' }, json: { type: 'boolean' } });

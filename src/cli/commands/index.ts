@@ -2,9 +2,11 @@
 import type { Command } from './context.ts';
 import { consoleCommands } from './console.ts';
 import { deliveryCommands } from './delivery.ts';
+import { devCommands } from './dev.ts';
 import { ledgerCommands } from './ledger.ts';
 import { merchantCommands } from './merchant.ts';
 import { serveCommands } from './serve.ts';
+import { refundCommands } from './refund.ts';
 
 export type { Command } from './context.ts';
 
@@ -13,5 +15,7 @@ export const commandTable: Record<string, Command> = {
   ...merchantCommands,
   ...ledgerCommands,
   ...deliveryCommands,
+  ...refundCommands,
+  ...devCommands,
   ...consoleCommands,
 };

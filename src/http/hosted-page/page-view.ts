@@ -45,18 +45,29 @@ function deadlineFormatter(lang: PageLang): Intl.DateTimeFormat {
   if (!formatter) {
     formatter = new Intl.DateTimeFormat(lang === 'th' ? 'th-TH' : 'en-GB', {
       timeZone: 'Asia/Bangkok',
+      day: 'numeric',
+      month: 'short',
+      year: 'numeric',
       hour: '2-digit',
       minute: '2-digit',
-      hour12: false,
+      hourCycle: 'h23',
     });
     deadlineFormatters.set(lang, formatter);
   }
   return formatter;
 }
 
-/** Clock time of the deadline in Thailand's time zone, for readers without JavaScript. */
+/**
+ * Date and clock time of the deadline in Thailand's time zone, named, for readers without
+ * JavaScript and for a customer paying later from a saved QR: "23 Nov 2026, 22:45 ICT",
+ * "23 พ.ย. 2569 22:45 น. (ICT)" (Thai dates use the Buddhist era). Intl names the zone only
+ * "GMT+7", so the abbreviation is added here; Asia/Bangkok has no daylight saving time.
+ */
 export function formatDeadline(at: number, lang: PageLang): string {
-  return deadlineFormatter(lang).format(new Date(at));
+  const parts: Record<string, string> = {};
+  for (const part of deadlineFormatter(lang).formatToParts(new Date(at))) parts[part.type] = part.value;
+  const { day, month, year, hour, minute } = parts;
+  return lang === 'th' ? `${day} ${month} ${year} ${hour}:${minute} น. (ICT)` : `${day} ${month} ${year}, ${hour}:${minute} ICT`;
 }
 
 /** The EMVCo Thai QR payload: bill payment (tag 30) with the transaction as reference 1. */

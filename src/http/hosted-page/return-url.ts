@@ -9,6 +9,15 @@ export const SUCCESS_DESCRIPTION = 'The payment was captured.';
 
 export type FinalResult = Pick<TransactionRecord, 'status' | 'trackid' | 'id' | 'errorText'>;
 
+/**
+ * Where the customer goes after a final state: `returnUrl_on_failure` for a failed, cancelled or
+ * expired payment when the merchant gave one, otherwise `returnUrl`; the result is appended either way.
+ */
+export function customerReturnUrl(t: FinalResult & Pick<TransactionRecord, 'returnUrl' | 'returnUrlOnFailure'>): string {
+  const base = t.status === 'FAILED' && t.returnUrlOnFailure ? t.returnUrlOnFailure : t.returnUrl;
+  return returnUrlFor(base, t);
+}
+
 export function resultParameters(t: FinalResult): Array<[string, string]> {
   if (t.status === 'PROCESSING') throw new Error('a PROCESSING transaction has no result to return');
   return [

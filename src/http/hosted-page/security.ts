@@ -25,10 +25,12 @@ export function newNonce(): string {
 
 /**
  * `form-action` must also allow the merchant's origin: browsers apply it to the redirect
- * that follows a form post, and our confirm/cancel posts end with a 303 to `returnUrl`.
+ * that follows a form post, and our confirm/cancel posts end with a 303 to `returnUrl` (or to
+ * `returnUrl_on_failure` for a cancelled or declined payment, so both origins are listed).
  */
-export function contentSecurityPolicy(nonce: string, returnOrigin?: string): string {
-  const formAction = ["'self'", ...(returnOrigin ? [returnOrigin] : [])].join(' ');
+export function contentSecurityPolicy(nonce: string, returnOrigin?: string | Array<string | undefined>): string {
+  const origins = (Array.isArray(returnOrigin) ? returnOrigin : [returnOrigin]).filter((o): o is string => Boolean(o));
+  const formAction = ["'self'", ...new Set(origins)].join(' ');
   return [
     "default-src 'none'",
     `script-src 'nonce-${nonce}'`,
@@ -42,7 +44,7 @@ export function contentSecurityPolicy(nonce: string, returnOrigin?: string): str
 }
 
 /** Headers on every hosted-page response (pages, the status JSON and error pages). */
-export function setPageHeaders(reply: FastifyReply, nonce: string, returnOrigin?: string): void {
+export function setPageHeaders(reply: FastifyReply, nonce: string, returnOrigin?: string | Array<string | undefined>): void {
   reply.header('content-security-policy', contentSecurityPolicy(nonce, returnOrigin));
   reply.header('cache-control', 'no-store');
   reply.header('referrer-policy', 'no-referrer');

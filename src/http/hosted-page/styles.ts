@@ -77,5 +77,8 @@ dd{margin:0;text-align:right;font-weight:600;overflow-wrap:anywhere}
   .pay .sandbox{margin:0 28px 28px}
   .narrow{max-width:520px;margin:0 auto}
 }
+.test-banner{margin:0 0 12px;padding:8px 12px;border:2px dashed #d97706;border-radius:10px;background:#fffbeb;color:#78350f;font-weight:700;text-align:center;font-size:.9rem}
+.save-qr{max-width:240px;margin:14px auto 0}
+.same-device{margin:8px auto 0}
 @media (prefers-reduced-motion:no-preference){.btn{transition:background-color .15s,border-color .15s}}
 `;

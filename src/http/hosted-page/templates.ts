@@ -5,7 +5,7 @@ import { PAGE_SCRIPT } from './client-script.ts';
 import { PAGE_CSS } from './styles.ts';
 import { TEXTS, type PageLang } from './texts.ts';
 
-export type PageFrame = { lang: PageLang; nonce: string; title: string; languageLinks?: SafeHtml | undefined; script?: boolean };
+export type PageFrame = { lang: PageLang; nonce: string; title: string; languageLinks?: SafeHtml | undefined; script?: boolean; testMode?: boolean | undefined };
 
 function layout(frame: PageFrame, main: SafeHtml): string {
   const t = TEXTS[frame.lang];
@@ -18,7 +18,7 @@ function layout(frame: PageFrame, main: SafeHtml): string {
 <meta name="robots" content="noindex, nofollow">
 <meta name="color-scheme" content="light">
 <link rel="icon" href="data:,">
-<title>${frame.title}</title>
+<title>${frame.testMode ? `[TEST] ${frame.title}` : frame.title}</title>
 <style nonce="${frame.nonce}">${raw(PAGE_CSS)}</style>
 </head>
 <body>
@@ -28,6 +28,7 @@ function layout(frame: PageFrame, main: SafeHtml): string {
 <span class="brand"><span class="brand-mark" aria-hidden="true">QR</span>Thai QR Payment</span>
 ${frame.languageLinks ?? ''}
 </header>
+${frame.testMode ? html`<p class="test-banner" id="test-banner" role="note">${t.testBanner}</p>` : ''}
 <main id="main">${main}</main>
 <p class="footer">${t.securedBy}</p>
 </div>
@@ -62,6 +63,10 @@ export type PaymentPageModel = {
   sandbox?: { confirmAction: string; cancelAction: string; redirectId: string; csrf: string } | undefined;
   languageLinks: SafeHtml;
   pollMs: number;
+  /** The PNG download of the same QR ("Save QR"). */
+  qrPngUrl?: string | undefined;
+  /** Sandbox: the page says it is a test. */
+  testMode?: boolean | undefined;
 };
 
 function detailsList(m: { lang: PageLang; trackid: string; description?: string | null; bankName?: string; maskedAccount?: string }): SafeHtml {
@@ -112,7 +117,9 @@ ${m.description ? html`<p class="desc">${m.description}</p>` : ''}
 <p class="hint">${t.scanHint}</p>
 <div class="qr-frame"><div class="qr-head" aria-hidden="true">THAI QR PAYMENT</div><div class="qr" id="qr">${raw(m.qrSvg)}</div></div>
 <p class="timer" id="timer" role="timer" aria-live="off">${t.expiresIn} <strong id="countdown">${m.remainingText}</strong></p>
-<span class="deadline">${t.expiresAt(m.deadlineText)}</span>
+<span class="deadline" id="deadline">${t.expiresAt(m.deadlineText)}</span>
+${m.qrPngUrl ? html`<a class="btn btn-secondary save-qr" id="save-qr" href="${m.qrPngUrl}" download>${t.saveQr}</a>
+<p class="hint same-device" id="same-device">${t.sameDeviceHint}</p>` : ''}
 </section>
 <section class="details" aria-labelledby="details-title">
 <h2 id="details-title">${t.details}</h2>
@@ -122,7 +129,7 @@ ${detailsList({ lang: m.lang, trackid: m.trackid, bankName: m.bankName, maskedAc
 ${sandbox}
 ${m.sandbox ? '' : html`<p class="status"><a href="">${t.checkStatus}</a></p>`}
 </div>`;
-  return layout({ lang: m.lang, nonce: m.nonce, title: `${t.htmlTitle} · ${m.merchantName}`, languageLinks: m.languageLinks, script: true }, main);
+  return layout({ lang: m.lang, nonce: m.nonce, title: `${t.htmlTitle} · ${m.merchantName}`, languageLinks: m.languageLinks, script: true, testMode: m.testMode }, main);
 }
 
 export type ResultPageModel = {
@@ -135,23 +142,36 @@ export type ResultPageModel = {
   trackid: string;
   returnUrl: string;
   languageLinks: SafeHtml;
+  /** Formatted total refunded, when the (successful) payment was refunded; `full` when nothing is left. */
+  refunded?: { amount: string; full: boolean } | undefined;
+  /** Sandbox: the page says it is a test. */
+  testMode?: boolean | undefined;
 };
 
 export function resultPage(m: ResultPageModel): string {
   const t = TEXTS[m.lang];
-  const title = m.success ? t.resultSuccessTitle : t.resultFailedTitle;
+  const refunded = m.success ? m.refunded : undefined;
+  const title = refunded ? t.resultRefundedTitle : m.success ? t.resultSuccessTitle : t.resultFailedTitle;
+  const text = refunded
+    ? refunded.full
+      ? t.refundedFull(m.amount)
+      : t.refundedPartial(refunded.amount, m.amount)
+    : m.success
+      ? t.resultSuccessBody
+      : t.resultReason[m.reason ?? 'OTHER'];
   const main = html`<div class="card narrow"><section class="result" aria-labelledby="result-title">
-<span class="result-icon ${m.success ? 'ok' : 'fail'}" aria-hidden="true">${m.success ? '✓' : '✕'}</span>
+<span class="result-icon ${m.success ? 'ok' : 'fail'}" aria-hidden="true">${refunded ? '↩' : m.success ? '✓' : '✕'}</span>
 <h1 id="result-title">${title}</h1>
-<p id="result-text">${m.success ? t.resultSuccessBody : t.resultReason[m.reason ?? 'OTHER']}</p>
+<p id="result-text">${text}</p>
 <dl>
 <dt>${t.payTo}</dt><dd>${m.merchantName}</dd>
 <dt>${t.amountLabel}</dt><dd id="amount">${m.amount}</dd>
+${refunded ? html`<dt>${t.refundedLabel}</dt><dd id="refunded">${refunded.amount}</dd>` : ''}
 <dt>${t.reference}</dt><dd class="mono">${m.trackid}</dd>
 </dl>
 <a class="btn btn-primary" id="return" href="${m.returnUrl}">${t.returnToMerchant}</a>
 </section></div>`;
-  return layout({ lang: m.lang, nonce: m.nonce, title: `${title} · ${m.merchantName}`, languageLinks: m.languageLinks }, main);
+  return layout({ lang: m.lang, nonce: m.nonce, title: `${title} · ${m.merchantName}`, languageLinks: m.languageLinks, testMode: m.testMode }, main);
 }
 
 export type MessageKind = 'notFound' | 'forbidden' | 'error';

@@ -28,6 +28,11 @@ export type PageTexts = {
   languageNav: string;
   resultSuccessTitle: string;
   resultFailedTitle: string;
+  /** A SUCCESS payment refunded in full, or in part (issue 9). */
+  resultRefundedTitle: string;
+  refundedFull: (amount: string) => string;
+  refundedPartial: (refunded: string, amount: string) => string;
+  refundedLabel: string;
   resultReason: Record<'DECLINED' | 'EXPIRED' | 'CANCELLED' | 'OTHER', string>;
   resultSuccessBody: string;
   returnToMerchant: string;
@@ -40,6 +45,9 @@ export type PageTexts = {
   errorTitle: string;
   errorBody: string;
   securedBy: string;
+  saveQr: string;
+  sameDeviceHint: string;
+  testBanner: string;
 };
 
 const th: PageTexts = {
@@ -67,6 +75,10 @@ const th: PageTexts = {
   languageNav: 'เลือกภาษา',
   resultSuccessTitle: 'ชำระเงินสำเร็จ',
   resultFailedTitle: 'การชำระเงินไม่สำเร็จ',
+  resultRefundedTitle: 'คืนเงินแล้ว',
+  refundedFull: (amount) => `ร้านค้าได้คืนเงินการชำระเงินนี้เต็มจำนวน ${amount} แล้ว`,
+  refundedPartial: (refunded, amount) => `ร้านค้าได้คืนเงิน ${refunded} จากยอดชำระ ${amount} แล้ว`,
+  refundedLabel: 'ยอดที่คืนแล้ว',
   resultReason: {
     DECLINED: 'ธนาคารของผู้ชำระปฏิเสธรายการนี้',
     EXPIRED: 'การชำระเงินไม่เสร็จสิ้นก่อนหมดเวลา',
@@ -84,6 +96,9 @@ const th: PageTexts = {
   errorTitle: 'ระบบขัดข้องชั่วคราว',
   errorBody: 'ยังไม่มีการเปลี่ยนแปลงใด ๆ กับการชำระเงินของคุณ กรุณาลองใหม่อีกครั้งในอีกสักครู่',
   securedBy: 'ชำระเงินอย่างปลอดภัยผ่าน Thai QR Payment',
+  saveQr: 'บันทึก QR',
+  sameDeviceHint: 'ชำระเงินบนมือถือเครื่องนี้? บันทึก QR แล้วเปิดรูปนั้นในแอปธนาคารของคุณ',
+  testBanner: 'โหมดทดสอบ (Sandbox) — ไม่มีการตัดเงินจริง',
 };
 
 const en: PageTexts = {
@@ -111,6 +126,10 @@ const en: PageTexts = {
   languageNav: 'Language',
   resultSuccessTitle: 'Payment successful',
   resultFailedTitle: 'Payment not successful',
+  resultRefundedTitle: 'Payment refunded',
+  refundedFull: (amount) => `The merchant refunded this payment in full (${amount}).`,
+  refundedPartial: (refunded, amount) => `The merchant refunded ${refunded} of this ${amount} payment.`,
+  refundedLabel: 'Refunded',
   resultReason: {
     DECLINED: "The payment was declined by the payer's bank.",
     EXPIRED: 'The payment was not completed before the code expired.',
@@ -128,6 +147,9 @@ const en: PageTexts = {
   errorTitle: 'Temporary problem',
   errorBody: 'Nothing has changed in your payment. Please try again in a moment.',
   securedBy: 'Secure payment with Thai QR Payment',
+  saveQr: 'Save QR',
+  sameDeviceHint: 'Paying on this phone? Save the QR and open it in your banking app.',
+  testBanner: 'TEST (sandbox) — no real money moves',
 };
 
 export const TEXTS: Record<PageLang, PageTexts> = { th, en };

@@ -6,7 +6,7 @@ import type { BalanceResponse } from '../../domain/responses.ts';
 import { payoutBalance } from '../../app/ledger-operations.ts';
 import type { Services } from '../../app/services.ts';
 import { asObject } from '../request-body.ts';
-import { allStatuses, BalanceResponseSchema } from '../schemas.ts';
+import { BalanceRequestSchema, BalanceResponseSchema, operation } from '../schemas.ts';
 import { authenticate } from './authenticate.ts';
 
 export function balancePath(serviceName: string): string {
@@ -14,7 +14,7 @@ export function balancePath(serviceName: string): string {
 }
 
 export function registerBalanceRoute(app: FastifyInstance, services: Services): void {
-  app.post(balancePath(services.config.serviceName), { config: { errorShape: 'balance' }, schema: allStatuses(BalanceResponseSchema) }, async (request): Promise<BalanceResponse> => {
+  app.post(balancePath(services.config.serviceName), { config: { errorShape: 'balance' }, schema: operation({ operationId: 'queryPayoutBalance', tag: 'Balance', summary: 'Query your payout balance', description: 'The path follows the `SERVICE_NAME` setting (`/<SERVICE_NAME>InstaPay/QueryPayoutBalance`).', body: BalanceRequestSchema }, BalanceResponseSchema) }, async (request): Promise<BalanceResponse> => {
     const body = asObject(request.body);
     const merchant = authenticate(services, body, request);
     const balance = await payoutBalance(services.ledger, merchant);

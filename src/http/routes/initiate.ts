@@ -4,7 +4,7 @@ import { validateInitiation } from '../../domain/initiation-request.ts';
 import { checkUrl } from '../../domain/outbound-policy.ts';
 import type { Services } from '../../app/services.ts';
 import { asObject } from '../request-body.ts';
-import { allStatuses, InitiationResponseSchema } from '../schemas.ts';
+import { InitiationRequestSchema, InitiationResponseSchema, operation } from '../schemas.ts';
 import { authenticate } from './authenticate.ts';
 
 export function registerInitiateRoute(app: FastifyInstance, services: Services): void {
@@ -17,7 +17,7 @@ export function registerInitiateRoute(app: FastifyInstance, services: Services):
       return verdict.ok ? undefined : verdict.reason;
     },
   };
-  app.post('/transaction/s2s', { config: { errorShape: 'initiation' }, schema: allStatuses(InitiationResponseSchema) }, async (request, reply) => {
+  app.post('/transaction/s2s', { config: { errorShape: 'initiation' }, schema: operation({ operationId: 'initiatePayment', tag: 'Payments', summary: 'Start a Thai QR debit payment', description: 'Answers a `redirectUrl` for the customer. Idempotent on `trackid`: the same content again answers the original response with `Idempotent-Replayed: true`.', body: InitiationRequestSchema }, InitiationResponseSchema) }, async (request, reply) => {
     const body = asObject(request.body);
     const merchant = authenticate(services, body, request);
     const input = validateInitiation(body, limits);

@@ -13,13 +13,13 @@ import type { TransactionRecord } from '../../store/transactions.repo.ts';
 import { sendPageMessage } from '../hosted-page/page-errors.ts';
 import { bankName, formatAmount, formatDeadline, formatRemaining, maskAccount, qrPayloadFor } from '../hosted-page/page-view.ts';
 import { QrSvgCache } from '../hosted-page/qr-svg-cache.ts';
-import { returnUrlFor } from '../hosted-page/return-url.ts';
+import { customerReturnUrl } from '../hosted-page/return-url.ts';
 import { csrfToken, csrfValid, ensureCsrfCookie, newNonce, originOf, setPageHeaders } from '../hosted-page/security.ts';
 import { languageSwitch, paymentPage, resultPage } from '../hosted-page/templates.ts';
 import { isPageLang, pickLang, TEXTS, type PageLang } from '../hosted-page/texts.ts';
 
 /** Redirect ids are 32 base64url characters today; accept a sane range and nothing else. */
-const REDIRECT_ID = /^[A-Za-z0-9_-]{16,128}$/;
+export const REDIRECT_ID = /^[A-Za-z0-9_-]{16,128}$/;
 const POLL_MS = 3000;
 
 type Query = Record<string, unknown>;
@@ -53,6 +53,12 @@ export function registerRedirectPageRoutes(app: FastifyInstance, services: Servi
     return (services.directory.get(t.merchantId) ?? (await services.merchants.findById(t.merchantId)))?.name ?? t.merchantId;
   }
 
+  /** Bounded wait for the first delivery attempt of the result notification (RETURN_WAIT_FOR_NOTIFICATION). */
+  async function waitForNotification(t: TransactionRecord, request: FastifyRequest): Promise<void> {
+    const outcome = await services.notificationWaits.waitForFirstAttempt(t.id, config.returnWaitForNotificationMs);
+    if (outcome === 'timed_out') request.log.info({ transactionId: t.id }, 'customer sent back before the first notification attempt finished (wait bound reached)');
+  }
+
   const langOf = (query: Query): PageLang | undefined => (isPageLang(query.lang) ? query.lang : undefined);
 
   app.get('/transaction/Redirect', { config: { errorShape: 'page' } }, async (request: FastifyRequest<{ Querystring: Query }>, reply) => {
@@ -76,12 +82,14 @@ export function registerRedirectPageRoutes(app: FastifyInstance, services: Servi
         merchantName: name,
         amount,
         trackid: t.trackid,
-        returnUrl: returnUrlFor(t.returnUrl, t),
+        returnUrl: customerReturnUrl(t),
         languageLinks,
+        refunded: t.refundedMinor > 0n ? { amount: formatAmount(t.refundedMinor, t.currency), full: t.refundedMinor >= t.amountMinor } : undefined,
+        testMode: sandbox,
       });
     }
 
-    setPageHeaders(reply, nonce, originOf(t.returnUrl));
+    setPageHeaders(reply, nonce, [originOf(t.returnUrl), t.returnUrlOnFailure ? originOf(t.returnUrlOnFailure) : undefined]);
     const remainingMs = t.expiresAt - services.now();
     const qrSvg = await qrImages.svgFor(t.id, lang, qrPayloadFor(t, config.thaiQrBillerId, name), TEXTS[lang].qrLabel(amount, name));
     return paymentPage({
@@ -98,6 +106,8 @@ export function registerRedirectPageRoutes(app: FastifyInstance, services: Servi
       remainingText: formatRemaining(remainingMs),
       deadlineText: formatDeadline(t.expiresAt, lang),
       statusUrl: `${pagePath}/status?ID=${encodeURIComponent(t.redirectId)}`,
+      qrPngUrl: `${pagePath}/qr.png?ID=${encodeURIComponent(t.redirectId)}`,
+      testMode: sandbox,
       sandbox: sandbox
         ? {
             confirmAction: `${pagePath}/confirm`,
@@ -116,7 +126,9 @@ export function registerRedirectPageRoutes(app: FastifyInstance, services: Servi
     setPageHeaders(reply, newNonce());
     const t = await load(request.query.ID);
     if (!t) return reply.code(404).send({ state: null, returnUrl: null });
-    return { state: t.status, returnUrl: t.status === 'PROCESSING' ? null : returnUrlFor(t.returnUrl, t) };
+    // The poll hands the customer back: first let the shop hear the result (bounded).
+    if (t.status !== 'PROCESSING') await waitForNotification(t, request);
+    return { state: t.status, returnUrl: t.status === 'PROCESSING' ? null : customerReturnUrl(t) };
   });
 
   const finish = (cause: Extract<CompletionCause, 'confirm' | 'cancel'>) => async (request: FastifyRequest, reply: FastifyReply) => {
@@ -132,7 +144,8 @@ export function registerRedirectPageRoutes(app: FastifyInstance, services: Servi
     if (t.status !== 'PROCESSING') return reply.redirect(pageHref(t.redirectId, lang), 303); // already final (or just expired): show the result
     try {
       const done = await services.complete.execute(t.id, cause);
-      return reply.redirect(returnUrlFor(done.returnUrl, done), 303);
+      await waitForNotification(done, request);
+      return reply.redirect(customerReturnUrl(done), 303);
     } catch (error) {
       // Lost a race with another completion (a double click, the sweeper): the page shows what won.
       if (isGatewayError(error) && error.tag === 'INVALID_STATE') return reply.redirect(pageHref(t.redirectId, lang), 303);

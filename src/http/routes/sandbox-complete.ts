@@ -5,13 +5,13 @@ import type { SandboxOutcome } from '../../domain/lifecycle.ts';
 import { statusOf } from '../../domain/responses.ts';
 import type { Services } from '../../app/services.ts';
 import { asObject, referenceField } from '../request-body.ts';
-import { allStatuses, StatusResponseSchema } from '../schemas.ts';
+import { operation, SandboxCompleteRequestSchema, StatusResponseSchema } from '../schemas.ts';
 import { authenticate } from './authenticate.ts';
 
 const OUTCOMES: readonly SandboxOutcome[] = ['success', 'failed', 'cancelled', 'expired'];
 
 export function registerSandboxCompleteRoute(app: FastifyInstance, services: Services): void {
-  app.post('/sandbox/transaction/complete', { config: { errorShape: 'status' }, schema: allStatuses(StatusResponseSchema) }, async (request) => {
+  app.post('/sandbox/transaction/complete', { config: { errorShape: 'status' }, schema: operation({ operationId: 'completeSandboxPayment', tag: 'Sandbox', summary: 'Sandbox: finish a payment without a browser', description: 'Sandbox mode only (404 `NOT_FOUND` in live mode). Answers the status shape.', body: SandboxCompleteRequestSchema }, StatusResponseSchema) }, async (request) => {
     if (services.config.mode !== 'sandbox') {
       // Registered in live mode too, so the 404 comes in this operation's error shape.
       throw new GatewayError('NOT_FOUND', 'Sandbox completion is not available in live mode.');

@@ -5,7 +5,7 @@ import { statusOf } from '../../domain/responses.ts';
 import { findMerchantTransaction } from '../../app/query-status.ts';
 import type { Services } from '../../app/services.ts';
 import { asObject, referenceField, type JsonObject } from '../request-body.ts';
-import { allStatuses, StatusResponseSchema } from '../schemas.ts';
+import { operation, StatusRequestSchema, StatusResponseSchema } from '../schemas.ts';
 import { authenticate } from './authenticate.ts';
 
 /** `transactionid` or `trackid` (transactionid wins when both are given). */
@@ -19,7 +19,7 @@ export function transactionReference(body: JsonObject): { transactionid?: string
 }
 
 export function registerStatusRoute(app: FastifyInstance, services: Services): void {
-  app.post('/transaction/status', { config: { errorShape: 'status' }, schema: allStatuses(StatusResponseSchema) }, async (request) => {
+  app.post('/transaction/status', { config: { errorShape: 'status' }, schema: operation({ operationId: 'getTransactionStatus', tag: 'Payments', summary: 'Query one of your transactions', description: 'By `transactionid` or `trackid`.', body: StatusRequestSchema }, StatusResponseSchema) }, async (request) => {
     const body = asObject(request.body);
     const merchant = authenticate(services, body, request);
     const transaction = await findMerchantTransaction(services.transactions, merchant.id, transactionReference(body));

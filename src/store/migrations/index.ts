@@ -7,6 +7,7 @@ import * as outbox from './003-outbox.ts';
 import * as ledger from './004-ledger.ts';
 import * as gatewayMeta from './005-gateway-meta.ts';
 import * as outboxOrigin from './010-outbox-origin.ts';
+import * as refunds from './012-refunds.ts';
 import * as consoleTables from './013-console.ts';
 
 const migrations: Record<string, Migration> = {
@@ -16,10 +17,17 @@ const migrations: Record<string, Migration> = {
   '004-ledger': ledger,
   '005-gateway-meta': gatewayMeta,
   '010-outbox-origin': outboxOrigin,
+  '012-refunds': refunds,
   '013-console': consoleTables,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
+
+/** Migrates up to and including `name` only (tests of a migration over data written before it). */
+export async function migrateTo(db: Kysely<any>, name: string): Promise<void> {
+  const { error } = await new Migrator({ db, provider }).migrateTo(name);
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+}
 
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
   const migrator = new Migrator({ db, provider });

@@ -1,0 +1,121 @@
+// refund list | show — the refunds merchants made through POST /transaction/refund.
+import { openMigratedStore } from '../../bootstrap.ts';
+import { GatewayError } from '../../domain/errors.ts';
+import { currencyExponent, formatMinor } from '../../domain/money.ts';
+import { RefundsRepo, type RefundRecord } from '../../store/refunds.repo.ts';
+import type { Store } from '../../store/open-store.ts';
+import { OutboxRepo } from '../../store/outbox.repo.ts';
+import type { Command, CommandContext } from './context.ts';
+import { UsageError, flags, requirePositional, table } from './context.ts';
+
+const MAX_LIMIT = 10_000;
+
+async function withStore<T>(ctx: CommandContext, work: (store: Store) => Promise<T>): Promise<T> {
+  const store = await openMigratedStore(ctx.config);
+  try {
+    return await work(store);
+  } finally {
+    await store.close();
+  }
+}
+
+function refundJson(r: RefundRecord) {
+  const money = (minor: bigint) => formatMinor(minor, currencyExponent(r.currency));
+  return {
+    refundid: r.id,
+    merchantid: r.merchantId,
+    transactionid: r.transactionId,
+    amount: money(r.amountMinor),
+    currency: r.currency,
+    refunded_after: money(r.refundedAfterMinor),
+    reason: r.reason,
+    reference: r.reference,
+    processor: r.processor,
+    processor_reference: r.processorReference,
+    created_at: new Date(r.createdAt).toISOString(),
+  };
+}
+
+/** `<created_at ms>.<refund id>`, as printed in next_cursor. */
+function parseCursor(text: string): { createdAt: number; id: string } {
+  const match = /^(\d{1,16})\.(rfd_[A-Za-z0-9_-]{1,64})$/.exec(text);
+  if (!match) throw new UsageError('--cursor must be a next_cursor value printed by an earlier refund list');
+  return { createdAt: Number(match[1]), id: match[2]! };
+}
+
+export const refundCommands: Record<string, Command> = {
+  'refund list': {
+    summary: 'refunds, newest first',
+    usage: '[--merchant <id>] [--transaction <transactionid>] [--limit N] [--cursor <next_cursor>] [--json]',
+    async run(args, ctx) {
+      const { values } = flags(args, { merchant: { type: 'string' }, transaction: { type: 'string' }, limit: { type: 'string' }, cursor: { type: 'string' }, json: { type: 'boolean' } });
+      const limit = values.limit === undefined ? 100 : Number(values.limit);
+      if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw new UsageError(`--limit must be a whole number from 1 to ${MAX_LIMIT}`);
+      const before = values.cursor === undefined ? undefined : parseCursor(values.cursor);
+      const page = await withStore(ctx, (store) =>
+        new RefundsRepo(store.db).list({
+          limit: limit + 1,
+          ...(before && { before }),
+          ...(values.merchant !== undefined && { merchantId: values.merchant }),
+          ...(values.transaction !== undefined && { transactionId: values.transaction }),
+        }),
+      );
+      const refunds = page.slice(0, limit);
+      const last = refunds.at(-1);
+      const nextCursor = page.length > limit && last ? `${last.createdAt}.${last.id}` : null;
+      const rows = refunds.map(refundJson);
+      if (values.json) ctx.io.out(JSON.stringify({ refunds: rows, next_cursor: nextCursor }));
+      else if (rows.length === 0) ctx.io.out('No refunds.');
+      else {
+        table(
+          ctx.io,
+          ['REFUNDID', 'MERCHANTID', 'TRANSACTIONID', 'AMOUNT', 'CURRENCY', 'REFUNDED_AFTER', 'CREATED_AT', 'REASON'],
+          rows.map((r) => [r.refundid, r.merchantid, r.transactionid, r.amount, r.currency, r.refunded_after, r.created_at, r.reason ?? '']),
+        );
+      }
+      if (!values.json && nextCursor) ctx.io.err(`More: add --cursor ${nextCursor}`);
+      return 0;
+    },
+  },
+  'refund show': {
+    summary: 'one refund, its payment and its notification',
+    usage: '<refundid> [--json]',
+    async run(args, ctx) {
+      const { values, positionals } = flags(args, { json: { type: 'boolean' } });
+      const id = requirePositional(positionals, 'refundid');
+      const found = await withStore(ctx, async (store) => {
+        const refund = await new RefundsRepo(store.db).findById(id);
+        if (!refund) return undefined;
+        const payment = await store.db.selectFrom('transactions').select(['trackid', 'amount_minor', 'refunded_minor']).where('id', '=', refund.transactionId).executeTakeFirst();
+        const event = await new OutboxRepo(store.db, store.dialect).findByRefund(id);
+        return { refund, payment, event };
+      });
+      if (!found) throw new GatewayError('NOT_FOUND', `No refund with id '${id}'.`);
+      const { refund, payment, event } = found;
+      const money = (minor: bigint | string | number) => formatMinor(BigInt(minor), currencyExponent(refund.currency));
+      const json = {
+        ...refundJson(refund),
+        payment: payment ? { trackid: payment.trackid, amount: money(payment.amount_minor), refunded: money(payment.refunded_minor) } : null,
+        notification: event ? { event_id: event.id, status: event.status, attempts: event.attempts, delivered_at: event.deliveredAt === null ? null : new Date(event.deliveredAt).toISOString(), last_error: event.lastError } : null,
+      };
+      if (values.json) {
+        ctx.io.out(JSON.stringify(json));
+        return 0;
+      }
+      ctx.io.out(
+        [
+          `refund ${json.refundid}: ${json.amount} ${json.currency} on ${json.created_at}`,
+          `  merchant ${json.merchantid}, transaction ${json.transactionid}${json.payment ? ` (trackid ${json.payment.trackid}, captured ${json.payment.amount}, refunded ${json.payment.refunded} in total)` : ''}`,
+          `  refunded after this refund: ${json.refunded_after} ${json.currency}`,
+          `  reason    ${json.reason ?? '-'}`,
+          `  reference ${json.reference ?? '-'}`,
+          `  processor ${json.processor}${json.processor_reference ? ` (${json.processor_reference})` : ''}`,
+          json.notification
+            ? `  notification ${json.notification.event_id}: ${json.notification.status} after ${json.notification.attempts} attempt(s)${json.notification.last_error ? ` — ${json.notification.last_error}` : ''} (delivery show ${json.notification.event_id})`
+            : '  notification: none',
+        ].join('\n'),
+      );
+      return 0;
+    },
+  },
+};

@@ -1,0 +1,122 @@
+// What POST /transaction/refund answers and what the refund notification says. Pure.
+import type { GatewayError } from './errors.ts';
+import { currencyExponent, formatMinor } from './money.ts';
+import { echo } from './responses.ts';
+
+/** A refund as stored (store/refunds.repo.ts), with what the answer needs of its payment. */
+export type RefundView = {
+  id: string;
+  merchantId: string;
+  transactionId: string;
+  amountMinor: bigint;
+  currency: string;
+  /** Total refunded on the payment right after this refund. */
+  refundedAfterMinor: bigint;
+  reason: string | null;
+  reference: string | null;
+  createdAt: number;
+};
+
+export type RefundResponse = {
+  type: 'valid' | 'error';
+  result: string;
+  responsecode: string;
+  merchantid: string | null;
+  trackid: string | null;
+  transactionid: string | null;
+  refundid: string | null;
+  bill_amount: string | null;
+  bill_currencycode: string | null;
+  refunded_amount: string | null;
+  refundable_amount: string | null;
+  error_code_tag: string | null;
+  error_text: string | null;
+  created_at: string | null;
+};
+
+const money = (minor: bigint, currency: string) => formatMinor(minor, currencyExponent(currency));
+
+/**
+ * The success answer, built from the stored refund only, so a replay answers byte for byte what
+ * the original did (`refunded_amount`/`refundable_amount` as right after THIS refund).
+ */
+export function refundAccepted(r: RefundView, capturedMinor: bigint): RefundResponse {
+  return {
+    type: 'valid',
+    result: 'Success',
+    responsecode: '0',
+    merchantid: r.merchantId,
+    trackid: r.reference,
+    transactionid: r.transactionId,
+    refundid: r.id,
+    bill_amount: money(r.amountMinor, r.currency),
+    bill_currencycode: r.currency,
+    refunded_amount: money(r.refundedAfterMinor, r.currency),
+    refundable_amount: money(capturedMinor - r.refundedAfterMinor, r.currency),
+    error_code_tag: null,
+    error_text: null,
+    created_at: new Date(r.createdAt).toISOString(),
+  };
+}
+
+export function refundError(error: GatewayError, body: Record<string, unknown> | undefined): RefundResponse {
+  return {
+    type: 'error',
+    result: 'Not Successful',
+    responsecode: error.code,
+    merchantid: echo(body?.merchantid),
+    trackid: echo(body?.trackid),
+    transactionid: echo(body?.transactionid) ?? echo(body?.tranid),
+    refundid: null,
+    bill_amount: null,
+    bill_currencycode: null,
+    refunded_amount: null,
+    refundable_amount: null,
+    error_code_tag: error.tag,
+    error_text: error.message,
+    created_at: null,
+  };
+}
+
+/**
+ * `result` and `responsecode` of a refund notification. Deliberately neither a payment result
+ * (`CAPTURED`/`0`, `Not Successful`/`6`) nor `Processing`/`9`, and numeric so that a PHP
+ * handler's loose `$code == 0` is false too: a handler written for payment results only can
+ * never take a refund for a capture or a failure. `event_type` says what it is.
+ */
+export const REFUND_NOTIFICATION_RESULT = 'REFUNDED';
+export const REFUND_NOTIFICATION_CODE = '10';
+
+export type RefundNotificationInput = RefundView & {
+  eventId: string;
+  /** Of the payment: the shop's order reference and the token it got at initiation. */
+  paymentTrackid: string;
+  paymentToken: string;
+  capturedMinor: bigint;
+};
+
+/** Stored once in the outbox, so every retry sends the same bytes. docs/notifications.md lists every field. */
+export function refundNotificationBody(n: RefundNotificationInput): string {
+  return JSON.stringify({
+    type: 'valid',
+    event_type: 'refund',
+    result: REFUND_NOTIFICATION_RESULT,
+    responsecode: REFUND_NOTIFICATION_CODE,
+    trackid: n.paymentTrackid,
+    merchantid: n.merchantId,
+    transactionid: n.transactionId,
+    token: n.paymentToken,
+    refundid: n.id,
+    bill_amount: money(n.amountMinor, n.currency),
+    bill_currencycode: n.currency,
+    payment_amount: money(n.capturedMinor, n.currency),
+    refunded_amount: money(n.refundedAfterMinor, n.currency),
+    refundable_amount: money(n.capturedMinor - n.refundedAfterMinor, n.currency),
+    reason: n.reason,
+    reference: n.reference,
+    error_code_tag: null,
+    error_text: null,
+    event_id: n.eventId,
+    created_at: new Date(n.createdAt).toISOString(),
+  });
+}

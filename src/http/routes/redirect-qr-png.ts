@@ -1,0 +1,34 @@
+// GET /transaction/Redirect/qr.png?ID=… — "Save QR" on the hosted page: the open payment's QR
+// as a PNG download. 404 once the payment is final or past its deadline (a saved QR of a dead
+// payment would only fail in the banking app) and for unknown IDs. Rendered once per
+// transaction (QrImageCache, like the page's SVG).
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Services } from '../../app/services.ts';
+import { sendPageMessage } from '../hosted-page/page-errors.ts';
+import { qrPayloadFor } from '../hosted-page/page-view.ts';
+import { renderQrPng } from '../hosted-page/qr-png.ts';
+import { DEFAULT_QR_CACHE_ENTRIES, QrImageCache } from '../hosted-page/qr-svg-cache.ts';
+import { newNonce, setPageHeaders } from '../hosted-page/security.ts';
+import { isPageLang } from '../hosted-page/texts.ts';
+import { REDIRECT_ID } from './redirect-page.ts';
+
+export const QR_PNG_FILENAME = 'thai-qr-payment.png';
+
+export function registerRedirectQrPngRoute(app: FastifyInstance, services: Services): void {
+  // Fewer entries than the SVG cache: a PNG is ~10 KB and only fetched on a click.
+  const images = new QrImageCache<Buffer>(Math.ceil(DEFAULT_QR_CACHE_ENTRIES / 4), (payload) => renderQrPng(payload));
+
+  app.get('/transaction/Redirect/qr.png', { config: { errorShape: 'page' } }, async (request: FastifyRequest<{ Querystring: Record<string, unknown> }>, reply) => {
+    const { ID: id, lang } = request.query;
+    const t = typeof id === 'string' && REDIRECT_ID.test(id) ? await services.transactions.findByRedirectId(id) : undefined;
+    if (!t || t.status !== 'PROCESSING' || services.now() >= t.expiresAt) return sendPageMessage(reply, 404, 'notFound', isPageLang(lang) ? lang : undefined);
+    const name = (services.directory.get(t.merchantId) ?? (await services.merchants.findById(t.merchantId)))?.name ?? t.merchantId;
+    const png = await images.imageFor(t.id, 'png', qrPayloadFor(t, services.config.thaiQrBillerId, name), '');
+    setPageHeaders(reply, newNonce());
+    return reply
+      .header('content-disposition', `attachment; filename="${QR_PNG_FILENAME}"`)
+      .header('cross-origin-resource-policy', 'same-origin')
+      .type('image/png')
+      .send(png);
+  });
+}

@@ -1,0 +1,20 @@
+// POST /transaction/refund — a merchant refunds (part of) one of its successful payments
+// (docs/api.md "Refund"). Errors take the refund response shape (build-app.ts, errorShape 'refund').
+import type { FastifyInstance } from 'fastify';
+import { validateRefund } from '../../domain/refund-request.ts';
+import type { Services } from '../../app/services.ts';
+import { asObject } from '../request-body.ts';
+import { operation, RefundRequestSchema, RefundResponseSchema } from '../schemas.ts';
+import { authenticate } from './authenticate.ts';
+
+export function registerRefundRoute(app: FastifyInstance, services: Services): void {
+  app.post('/transaction/refund', { config: { errorShape: 'refund' }, schema: operation({ operationId: 'refundPayment', tag: 'Payments', summary: 'Refund all or part of a successful payment', description: 'Several partial refunds per payment, never more than captured. Idempotent: on the `Idempotency-Key` header or `refund_reference`, else on the content; a replay answers the original refund with `Idempotent-Replayed: true`.', body: RefundRequestSchema }, RefundResponseSchema) }, async (request, reply) => {
+    const body = asObject(request.body);
+    const merchant = authenticate(services, body, request);
+    const header = request.headers['idempotency-key'];
+    const input = validateRefund(body, Array.isArray(header) ? header.join(',') : header);
+    const outcome = await services.refund.execute(merchant.id, input);
+    if (outcome.replayed) reply.header('idempotent-replayed', 'true');
+    return outcome.response;
+  });
+}

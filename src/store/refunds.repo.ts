@@ -1,0 +1,109 @@
+// Refund rows: SQL only. The rules (what may be refunded) live in app/refund-payment.ts and in
+// migration 012's CHECKs and trigger.
+import { sql, type Selectable } from 'kysely';
+import type { RefundsTable } from './database.ts';
+import { toBigInt, toNumber } from './database.ts';
+import type { Db, Trx } from './open-store.ts';
+
+export type RefundRecord = {
+  id: string;
+  merchantId: string;
+  transactionId: string;
+  idempotencyKey: string;
+  requestHash: string;
+  amountMinor: bigint;
+  currency: string;
+  refundedAfterMinor: bigint;
+  reason: string | null;
+  reference: string | null;
+  processor: string;
+  processorReference: string | null;
+  createdAt: number;
+};
+
+function refundFromRow(row: Selectable<RefundsTable>): RefundRecord {
+  return {
+    id: row.id,
+    merchantId: row.merchant_id,
+    transactionId: row.transaction_id,
+    idempotencyKey: row.idempotency_key,
+    requestHash: row.request_hash,
+    amountMinor: toBigInt(row.amount_minor),
+    currency: row.currency,
+    refundedAfterMinor: toBigInt(row.refunded_after_minor),
+    reason: row.reason,
+    reference: row.reference,
+    processor: row.processor,
+    processorReference: row.processor_reference,
+    createdAt: toNumber(row.created_at),
+  };
+}
+
+export type RefundListOptions = { merchantId?: string; transactionId?: string; limit?: number; before?: { createdAt: number; id: string } };
+
+export class RefundsRepo {
+  readonly #db: Db;
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  async insert(trx: Trx, r: RefundRecord): Promise<void> {
+    await trx
+      .insertInto('refunds')
+      .values({
+        id: r.id,
+        merchant_id: r.merchantId,
+        transaction_id: r.transactionId,
+        idempotency_key: r.idempotencyKey,
+        request_hash: r.requestHash,
+        amount_minor: r.amountMinor,
+        currency: r.currency,
+        refunded_after_minor: r.refundedAfterMinor,
+        reason: r.reason,
+        reference: r.reference,
+        processor: r.processor,
+        processor_reference: r.processorReference,
+        created_at: r.createdAt,
+      })
+      .execute();
+  }
+
+  async findByKey(merchantId: string, idempotencyKey: string, trx?: Trx): Promise<RefundRecord | undefined> {
+    const row = await (trx ?? this.#db).selectFrom('refunds').selectAll().where('merchant_id', '=', merchantId).where('idempotency_key', '=', idempotencyKey).executeTakeFirst();
+    return row ? refundFromRow(row) : undefined;
+  }
+
+  async findById(id: string): Promise<RefundRecord | undefined> {
+    const row = await this.#db.selectFrom('refunds').selectAll().where('id', '=', id).executeTakeFirst();
+    return row ? refundFromRow(row) : undefined;
+  }
+
+  /** Oldest first: the refunds of one payment. */
+  async ofTransaction(transactionId: string): Promise<RefundRecord[]> {
+    const rows = await this.#db.selectFrom('refunds').selectAll().where('transaction_id', '=', transactionId).orderBy('created_at').orderBy('id').execute();
+    return rows.map(refundFromRow);
+  }
+
+  /** Newest first, one page (keyset on created_at, id). */
+  async list(options: RefundListOptions = {}): Promise<RefundRecord[]> {
+    let query = this.#db.selectFrom('refunds').selectAll();
+    if (options.merchantId !== undefined) query = query.where('merchant_id', '=', options.merchantId);
+    if (options.transactionId !== undefined) query = query.where('transaction_id', '=', options.transactionId);
+    const before = options.before;
+    if (before) query = query.where(sql<boolean>`(created_at, id) < (${before.createdAt}, ${before.id})`);
+    const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(options.limit ?? 100).execute();
+    return rows.map(refundFromRow);
+  }
+
+  /** Moves the payment's running total, only from the total the caller read (the row is locked anyway). */
+  async addToRefunded(trx: Trx, transactionId: string, fromMinor: bigint, toMinor: bigint): Promise<boolean> {
+    const result = await trx
+      .updateTable('transactions')
+      .set({ refunded_minor: toMinor })
+      .where('id', '=', transactionId)
+      .where('refunded_minor', '=', fromMinor)
+      .where('status', '=', 'SUCCESS')
+      .executeTakeFirst();
+    return (result.numUpdatedRows ?? 0n) === 1n;
+  }
+}
