@@ -173,6 +173,15 @@ describe('web console in Chromium', { skip, timeout: 180_000 }, () => {
     }, 'the new attempt shows on the page');
     assert.match(await attemptRows.nth(1).innerText(), /HTTP 200/);
     assert.match(await page.locator('#notification').innerText(), /delivered/);
+
+    // A partial refund from the same page: the refund and its notification appear.
+    await page.fill('#refund_amount', '100.00');
+    await page.fill('#refund_reason', 'one bag arrived damaged');
+    await Promise.all([page.waitForURL(/done=refunded&refund=rfd_/), page.click('#refunds button:has-text("Refund")')]);
+    const refundsText = await page.locator('#refunds').innerText();
+    assert.match(refundsText, /rfd_/);
+    assert.match(refundsText, /one bag arrived damaged/);
+    assert.match(refundsText, /฿900\.00/, 'still refundable');
     await page.screenshot({ path: new URL('console-payment-detail-desktop.png', IMAGES).pathname, fullPage: true });
 
     await page.goto(`${gw.gateway.url}/console/deliveries?status=all`);
@@ -205,8 +214,9 @@ describe('web console in Chromium', { skip, timeout: 180_000 }, () => {
     const csv = readFileSync(await download.path(), 'utf8');
     const lines = csv.trimEnd().split('\r\n');
     assert.equal(lines[0], 'account_seq,created_at,entry_id,kind,transactionid,reason,currency,amount,balance_after');
-    // 1,000.00 THB less the 1.75 % fee.
+    // 1,000.00 THB less the 1.75 % fee, then the 100.00 refund.
     assert.match(lines[1]!, /,payment,[0-9a-f-]{36},payment order-187,THB,982\.5000,982\.5000$/);
+    assert.match(lines[2]!, /,refund,,refund rfd_[A-Za-z0-9_-]+ of payment order-187,THB,-100\.0000,882\.5000$/);
     await page.close();
   });
 

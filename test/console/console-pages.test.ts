@@ -94,6 +94,57 @@ for (const { dialect, skip } of await testDialects()) {
       assert.equal(entry?.target, 'merchant_payout:shop-a:THB');
     });
 
+    test('refunds: through the refund use case, shown with their notification and ledger entry; a double submit refunds once; over-refunds are refused', async () => {
+      const id = await paid(shopA, '1000.00');
+      const other = await paid(shopB, '500.00');
+      const page = await merchantA.get(`/console/payments/${id}`);
+      assert.match(page.body, /<input id="refund_amount" name="amount"[^>]*value="1000\.00"/);
+      const csrf = merchantA.csrf();
+      const key = /name="refund_key" value="([^"]+)"/.exec(page.body)![1]!;
+      const done = await merchantA.post(`/console/payments/${id}/refund`, { csrf, refund_key: key, amount: '300.00', reason: 'one bag arrived damaged' });
+      assert.equal(done.status, 303);
+      const refundId = /refund=(rfd_[A-Za-z0-9_-]+)/.exec(done.location!)![1]!;
+      const again = await merchantA.post(`/console/payments/${id}/refund`, { csrf, refund_key: key, amount: '300.00', reason: 'one bag arrived damaged' });
+      assert.equal(/refund=(rfd_[A-Za-z0-9_-]+)/.exec(again.location!)![1], refundId, 'the same form twice is one refund');
+      const refunds = await gw.services.refunds.ofTransaction(id);
+      assert.equal(refunds.length, 1);
+      assert.equal(refunds[0]!.amountMinor, 3_000_000n);
+      const detail = await merchantA.get(done.location!);
+      assert.ok(detail.body.includes(refundId));
+      assert.match(detail.body, /one bag arrived damaged/);
+      assert.match(detail.body, /฿300\.00/);
+      assert.match(detail.body, /value="700\.00"/, 'the form offers what is left');
+      assert.match(detail.body, / · refund · /, 'the refund ledger entry is listed');
+      assert.match(detail.body, /-300\.0000 THB/);
+
+      const tooMuch = await merchantA.post(`/console/payments/${id}/refund`, { csrf: merchantA.csrf(), refund_key: 'console-other', amount: '700.01' });
+      assert.equal(tooMuch.status, 409);
+      assert.match(tooMuch.body, /more than the 700\.00 THB still refundable/);
+      assert.ok(tooMuch.body.includes(`href="/console/payments/${id}"`), 'leads back to the payment');
+      assert.equal((await gw.services.refunds.ofTransaction(id)).length, 1, 'nothing changed');
+      assert.equal((await merchantA.post(`/console/payments/${id}/refund`, { refund_key: 'console-x', amount: '1.00' })).status, 403, 'no CSRF token');
+      await merchantA.get(`/console/payments/${id}`);
+      assert.equal((await merchantA.post(`/console/payments/${other}/refund`, { csrf: merchantA.csrf(), refund_key: 'console-y', amount: '1.00' })).status, 404, "another merchant's payment");
+      assert.equal((await gw.services.refunds.ofTransaction(other)).length, 0);
+
+      // The refund's notification can be resent from the payment page; another payment's event cannot.
+      const outbox = new OutboxRepo(gw.services.store.db, gw.services.store.dialect);
+      const refundEvent = (await outbox.findByRefund(refundId))!;
+      await merchantA.get(`/console/payments/${id}`);
+      const resent = await merchantA.post(`/console/payments/${id}/resend`, { csrf: merchantA.csrf(), event: refundEvent.id });
+      assert.equal(resent.location, `/console/payments/${id}?done=resent&series=2#refunds`);
+      assert.equal((await outbox.findById(refundEvent.id))!.series, 2);
+      const foreignEvent = (await outbox.findByTransaction(other))!;
+      await merchantA.get(`/console/payments/${id}`);
+      assert.equal((await merchantA.post(`/console/payments/${id}/resend`, { csrf: merchantA.csrf(), event: foreignEvent.id })).status, 404);
+      assert.equal((await outbox.findById(foreignEvent.id))!.series, 1);
+
+      const [entry] = await consoleOf(gw).repo.listAudit({ limit: 1, action: 'payment.refund' });
+      assert.equal(entry?.target, id);
+      assert.equal(entry?.actorId, 'shop-a');
+      assert.deepEqual(entry?.details, { refundid: refundId, amount: '300.00', currency: 'THB', reason: 'one bag arrived damaged' });
+    });
+
     test('operators pick a merchant for balances; an unknown merchant is a 404', async () => {
       const picker = await operator.get('/console/balances');
       assert.ok(picker.body.includes('value="shop-b"'));

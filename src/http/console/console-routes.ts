@@ -77,7 +77,10 @@ export async function registerConsole(app: FastifyInstance, services: Services):
           body = t.errors.errorBody;
         }
         const session = maybeSessionOf(request);
-        return sendPage(kit, request, reply, { lang, title, body: messageBody(title, body, { href: `${kit.root}/payments`, label: t.errors.back }), langHref: `${kit.root}/payments`, ...(session && { session }) }, status);
+        // A refused action on one payment (a refund over what is left, say) leads back to that payment.
+        const payment = status < 500 && status !== 404 ? /^\/console\/payments\/([0-9a-f-]{36})\//.exec(request.url)?.[1] : undefined;
+        const back = payment ? `${kit.root}/payments/${payment}` : `${kit.root}/payments`;
+        return sendPage(kit, request, reply, { lang, title, body: messageBody(title, body, { href: back, label: t.errors.back }), langHref: back, ...(session && { session }) }, status);
       });
 
       const notFound = (request: FastifyRequest, reply: FastifyReply) => {

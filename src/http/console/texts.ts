@@ -90,6 +90,16 @@ export type ConsoleTexts = {
     complete: string;
     completed_: string;
     back: string;
+    refunds: string;
+    noRefunds: string;
+    refundId: string;
+    refundedTotal: string;
+    refundable: string;
+    refundReason: string;
+    refundReference: string;
+    refundSubmit: string;
+    refundHint: string;
+    refundDone: (id: string) => string;
   };
   deliveries: { heading: string; failed: string; pending: string; delivered: string; all: string; none: string; payment: string };
   delivery: Record<'pending' | 'delivered' | 'failed', string>;
@@ -230,6 +240,16 @@ const th: ConsoleTexts = {
     complete: 'จบรายการ',
     completed_: 'จบรายการแล้ว',
     back: 'กลับไปที่รายการชำระเงิน',
+    refunds: 'การคืนเงิน',
+    noRefunds: 'ยังไม่มีการคืนเงิน',
+    refundId: 'refund id',
+    refundedTotal: 'คืนเงินแล้วทั้งหมด',
+    refundable: 'คืนเงินได้อีก',
+    refundReason: 'เหตุผล (ไม่บังคับ)',
+    refundReference: 'อ้างอิง',
+    refundSubmit: 'คืนเงิน',
+    refundHint: 'คืนเงินบางส่วนหรือทั้งหมด หักจากยอดคงเหลือของร้านค้า และแจ้งร้านค้าด้วยการแจ้งผลแบบ refund',
+    refundDone: (id) => `คืนเงินแล้ว (${id})`,
   },
   deliveries: { heading: 'การแจ้งผล', failed: 'ล้มเหลว', pending: 'รอส่ง', delivered: 'ส่งสำเร็จ', all: 'ทั้งหมด', none: 'ไม่มีรายการ', payment: 'การชำระเงิน' },
   delivery: { pending: 'รอส่ง', delivered: 'ส่งสำเร็จ', failed: 'ล้มเหลว' },
@@ -380,6 +400,16 @@ const en: ConsoleTexts = {
     complete: 'Complete payment',
     completed_: 'Payment completed.',
     back: 'Back to payments',
+    refunds: 'Refunds',
+    noRefunds: 'No refunds.',
+    refundId: 'Refund id',
+    refundedTotal: 'Refunded in total',
+    refundable: 'Still refundable',
+    refundReason: 'Reason (optional)',
+    refundReference: 'Reference',
+    refundSubmit: 'Refund',
+    refundHint: "Refund part or all of the payment. It is taken from the merchant's balance and the merchant gets a refund notification.",
+    refundDone: (id) => `Refunded (${id}).`,
   },
   deliveries: { heading: 'Notifications', failed: 'Failed', pending: 'Pending', delivered: 'Delivered', all: 'All', none: 'None.', payment: 'Payment' },
   delivery: { pending: 'pending', delivered: 'delivered', failed: 'failed' },

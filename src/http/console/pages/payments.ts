@@ -5,10 +5,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError, isGatewayError } from '../../../domain/errors.ts';
 import type { SandboxOutcome, TransactionStatus } from '../../../domain/lifecycle.ts';
-import { parseDecimal } from '../../../domain/money.ts';
+import { currencyExponent, formatMinor, parseDecimal } from '../../../domain/money.ts';
+import { randomToken } from '../../../domain/ids.ts';
+import { validateRefund } from '../../../domain/refund-request.ts';
 import { resendDelivery } from '../../../delivery/resend.ts';
 import { ConsolePaymentsRepo, type PaymentSearch } from '../../../store/console-payments.repo.ts';
-import { OutboxRepo } from '../../../store/outbox.repo.ts';
+import { OutboxRepo, type OutboxEvent } from '../../../store/outbox.repo.ts';
+import type { RefundRecord } from '../../../store/refunds.repo.ts';
 import type { TransactionRecord } from '../../../store/transactions.repo.ts';
 import { html, raw, type SafeHtml } from '../../hosted-page/html.ts';
 import { bankName, formatAmount, maskAccount } from '../../hosted-page/page-view.ts';
@@ -154,7 +157,16 @@ export function registerPaymentRoutes(scope: FastifyInstance, kit: ConsoleKit): 
     const d = t.detail;
     const session = sessionOf(request);
     const tx = await paymentFor(request);
-    const [transitions, event, entry] = await Promise.all([services.transactions.transitions(tx.id), outbox.findByTransaction(tx.id), services.ledger.findEntryByTransaction(tx.id)]);
+    const [transitions, event, entry, refunds] = await Promise.all([
+      services.transactions.transitions(tx.id),
+      outbox.findByTransaction(tx.id),
+      services.ledger.findEntryByTransaction(tx.id),
+      services.refunds.ofTransaction(tx.id),
+    ]);
+    const refundEvents = await Promise.all(refunds.map((r) => outbox.findByRefund(r.id)));
+    // A refund's ledger entry is keyed by its refund id (app/refund-payment.ts), not the transaction.
+    const refundEntries = await Promise.all(refunds.map((r) => services.ledger.findEntryByIdempotencyKey(`refund:${r.id}`)));
+    const entries = [entry, ...refundEntries].filter((e): e is NonNullable<typeof e> => e !== undefined);
     const attempts = event ? await outbox.attempts(event.id) : [];
     const csrf = formToken(kit, request, reply, session);
     const done = request.query.done;
@@ -163,7 +175,9 @@ export function registerPaymentRoutes(scope: FastifyInstance, kit: ConsoleKit): 
         ? d.resent(Number(request.query.series))
         : done === 'completed'
           ? d.completed_
-          : undefined;
+          : done === 'refunded' && typeof request.query.refund === 'string' && /^rfd_[A-Za-z0-9_-]{1,64}$/.test(request.query.refund)
+            ? d.refundDone(request.query.refund)
+            : undefined;
     const row = (label: string, value: SafeHtml | string | null) => html`<dt>${label}</dt><dd>${value ?? '—'}</dd>`;
     const body = html`<p><a href="${kit.root}/payments">← ${d.back}</a></p>
       <h1>${d.heading} <span class="mono">${tx.trackid}</span> ${statePill(t, tx.status)}</h1>
@@ -209,13 +223,15 @@ export function registerPaymentRoutes(scope: FastifyInstance, kit: ConsoleKit): 
             </tbody></table></div>
             <form method="post" action="${kit.root}/payments/${tx.id}/resend">${csrfField(csrf)}<button type="submit">${d.resend}</button></form>`
       }</section>
-      ${refundsSection(kit, tx)}
+      ${refundsSection(kit, t, tx, refunds, refundEvents, csrf)}
       <section class="card"><h2>${d.ledger}</h2>${
-        !entry
+        entries.length === 0
           ? html`<p class="muted">${d.noLedger}</p>`
-          : html`<p class="mono">${entry.id} · ${entry.kind} · ${formatTime(entry.createdAt)}</p><div class="scroll"><table><thead><tr><th>${d.account}</th><th class="num">${t.payments.amount}</th><th class="num">${d.balanceAfter}</th></tr></thead><tbody>
-              ${entry.postings.map((p) => html`<tr><td class="mono">${p.accountId}</td><td class="num">${ledgerAmount(p.amountMinor, p.currency)}</td><td class="num">${ledgerAmount(p.balanceAfterMinor, p.currency)}</td></tr>`)}
-            </tbody></table></div>`
+          : entries.map(
+              (e) => html`<p class="mono">${e.id} · ${e.kind} · ${formatTime(e.createdAt)}</p><div class="scroll"><table><thead><tr><th>${d.account}</th><th class="num">${t.payments.amount}</th><th class="num">${d.balanceAfter}</th></tr></thead><tbody>
+              ${e.postings.map((p) => html`<tr><td class="mono">${p.accountId}</td><td class="num">${ledgerAmount(p.amountMinor, p.currency)}</td><td class="num">${ledgerAmount(p.balanceAfterMinor, p.currency)}</td></tr>`)}
+            </tbody></table></div>`,
+            )
       }</section>
       ${
         sandbox && tx.status === 'PROCESSING'
@@ -242,13 +258,41 @@ export function registerPaymentRoutes(scope: FastifyInstance, kit: ConsoleKit): 
     if (!checkForm(request, reply)) return reply;
     const session = sessionOf(request);
     const tx = await paymentFor(request);
-    const event = await outbox.findByTransaction(tx.id);
-    if (!event) throw new GatewayError('NOT_FOUND', 'This payment has no notification yet.');
+    // Without `event`: the payment's result notification; with it: one of this payment's refund notifications.
+    const asked = formBody(request).event;
+    const event = typeof asked === 'string' && asked !== '' ? await outbox.findById(asked.slice(0, 100)) : await outbox.findByTransaction(tx.id);
+    if (!event || event.transactionId !== tx.id) throw new GatewayError('NOT_FOUND', 'This payment has no such notification.');
     const result = await resendDelivery(services.store, event.id, services.now());
     // Wake this instance's delivery worker now (others: NOTIFY on PostgreSQL, their poll on SQLite).
     for (const listener of services.finalisedListeners) listener(tx.id, event.id);
-    await c.audit.record({ role: session.subject.role, id: session.subject.id }, 'delivery.resend', event.id, { transactionid: tx.id, series: result.series, previous_status: result.previousStatus }, remoteOrigin(request));
-    return reply.redirect(`${kit.root}/payments/${tx.id}?done=resent&series=${result.series}#notification`, 303);
+    await c.audit.record({ role: session.subject.role, id: session.subject.id }, 'delivery.resend', event.id, { transactionid: tx.id, refundid: event.refundId, series: result.series, previous_status: result.previousStatus }, remoteOrigin(request));
+    return reply.redirect(`${kit.root}/payments/${tx.id}?done=resent&series=${result.series}${event.refundId ? '#refunds' : '#notification'}`, 303);
+  });
+
+  // The same use case as POST /transaction/refund, on behalf of the payment's merchant.
+  scope.post('/payments/:id/refund', async (request: FastifyRequest<{ Params: { id: string } }>, reply) => {
+    if (!checkForm(request, reply)) return reply;
+    const session = sessionOf(request);
+    const tx = await paymentFor(request);
+    const body = formBody(request);
+    const input = validateRefund({
+      transactionid: tx.id,
+      bill_amount: typeof body.amount === 'string' ? body.amount.trim().replace(/,/g, '') : '',
+      bill_currencycode: tx.currency,
+      reason: typeof body.reason === 'string' ? body.reason : null,
+      refund_reference: typeof body.refund_key === 'string' ? body.refund_key : null,
+    });
+    const outcome = await services.refund.execute(tx.merchantId, input);
+    if (!outcome.replayed) {
+      await c.audit.record(
+        { role: session.subject.role, id: session.subject.id },
+        'payment.refund',
+        tx.id,
+        { refundid: outcome.refund.id, amount: formatMinor(outcome.refund.amountMinor, currencyExponent(outcome.refund.currency)), currency: outcome.refund.currency, reason: outcome.refund.reason },
+        remoteOrigin(request),
+      );
+    }
+    return reply.redirect(`${kit.root}/payments/${tx.id}?done=refunded&refund=${outcome.refund.id}#refunds`, 303);
   });
 
   // Sandbox only: the same use case as POST /sandbox/transaction/complete.
@@ -270,12 +314,46 @@ export function registerPaymentRoutes(scope: FastifyInstance, kit: ConsoleKit): 
   });
 }
 
+/** Amount as a plain decimal for a form field (exact, the currency's digits). */
+function plainAmount(minor: bigint, currency: string): string {
+  return formatMinor(minor, currencyExponent(currency));
+}
+
 /**
- * REFUNDS (issue 9): the coordinator wires the payment's refunds here after merging the refund
- * branch (table `refunds`): list them (id, amount, reason, created, notification) and, for
- * SUCCESS payments, a refund form that calls the same use case as POST /transaction/refund and
- * writes a 'payment.refund' audit entry. Until then the detail page shows no refund section.
+ * The payment's refunds (issue 9), each with its notification, and for a SUCCESS payment with
+ * something left to refund, a refund form. The form carries a fresh idempotency key per page
+ * view: a double submit refunds once, a second refund needs the page again.
  */
-function refundsSection(_kit: ConsoleKit, _tx: TransactionRecord): SafeHtml | null {
-  return null;
+function refundsSection(kit: ConsoleKit, t: ConsoleTexts, tx: TransactionRecord, refunds: RefundRecord[], events: Array<OutboxEvent | undefined>, csrf: string): SafeHtml {
+  const d = t.detail;
+  const refundable = tx.amountMinor - tx.refundedMinor;
+  return html`<section class="card" id="refunds"><h2>${d.refunds}</h2>
+    <dl class="kv">
+      <dt>${d.refundedTotal}</dt><dd>${formatAmount(tx.refundedMinor, tx.currency)}</dd>
+      ${tx.status === 'SUCCESS' ? html`<dt>${d.refundable}</dt><dd>${formatAmount(refundable, tx.currency)}</dd>` : null}
+    </dl>
+    ${
+      refunds.length === 0
+        ? html`<p class="muted">${d.noRefunds}</p>`
+        : html`<div class="scroll"><table><thead><tr><th>${d.refundId}</th><th>${t.payments.created}</th><th class="num">${t.payments.amount}</th><th class="num">${d.refundedTotal}</th><th>${d.reason}</th><th>${d.refundReference}</th><th>${d.notification}</th></tr></thead><tbody>
+          ${refunds.map((r, i) => {
+            const e = events[i];
+            return html`<tr><td class="mono">${r.id}</td><td>${formatTime(r.createdAt)}</td><td class="num">${formatAmount(r.amountMinor, r.currency)}</td><td class="num">${formatAmount(r.refundedAfterMinor, r.currency)}</td><td>${r.reason ?? ''}</td><td>${r.reference ?? ''}</td><td>${
+              e
+                ? html`<span class="pill s-${e.status}">${t.delivery[e.status]}</span> <span class="muted">(${d.attempts}: ${String(e.attempts)})</span>
+                    <form class="inline" method="post" action="${kit.root}/payments/${tx.id}/resend">${csrfField(csrf)}<input type="hidden" name="event" value="${e.id}"><button type="submit" class="secondary">${d.resend}</button></form>`
+                : ''
+            }</td></tr>`;
+          })}
+        </tbody></table></div>`
+    }
+    ${
+      tx.status === 'SUCCESS' && refundable > 0n
+        ? html`<p class="muted">${d.refundHint}</p><form method="post" action="${kit.root}/payments/${tx.id}/refund" class="filters">${csrfField(csrf)}<input type="hidden" name="refund_key" value="${`console-${randomToken(16)}`}">
+            <div><label for="refund_amount">${t.payments.amount} (${tx.currency})</label><input id="refund_amount" name="amount" inputmode="decimal" required maxlength="32" value="${plainAmount(refundable, tx.currency)}"></div>
+            <div><label for="refund_reason">${d.refundReason}</label><input id="refund_reason" name="reason" maxlength="255"></div>
+            <div class="actions"><button type="submit">${d.refundSubmit}</button></div></form>`
+        : null
+    }
+  </section>`;
 }
