@@ -18,6 +18,8 @@ export type LoadSpec = {
   /** GET instead of POST (no body); `nextPath`, if given, chooses each request's path and query. */
   method?: 'GET' | 'POST';
   nextPath?: () => string;
+  /** Extra headers on every GET (e.g. a console session cookie). */
+  headers?: Record<string, string>;
   onResponse?: (status: number, body: string, tag: string | undefined) => void;
   /** The server's process id, to report its CPU use during the run. */
   serverPid?: number | undefined;
@@ -61,6 +63,7 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
   const request: autocannon.Request = spec.method === 'GET' ? {
     method: 'GET',
     path: url.pathname + url.search,
+    ...(spec.headers && { headers: spec.headers }),
     ...(nextPath && { setupRequest: (req: autocannon.Request) => ({ ...req, path: nextPath() }) }),
     ...(onResponse && { onResponse: (status: number, body: string) => onResponse(status, body, undefined) }),
   } : {

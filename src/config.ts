@@ -71,6 +71,15 @@ export type Config = {
   metricsHost: string;
   /** When set, /metrics requires `Authorization: Bearer <token>`. */
   metricsToken: string | undefined;
+  /** Serve the web console under /console (false: those paths answer 404 like any unknown path). */
+  consoleEnabled: boolean;
+  /** A console session ends after this long without a request. */
+  consoleIdleTimeoutMs: number;
+  /** A console session ends this long after login, however active. */
+  consoleSessionLifetimeMs: number;
+  /** Failed console logins per client address and per account within the window before logins are refused. */
+  consoleLoginLimit: number;
+  consoleLoginWindowMs: number;
 };
 
 export type TrustProxy = boolean | number | string[];
@@ -245,6 +254,11 @@ export function loadConfig(env: Env): Config {
     metricsPort: env.METRICS_PORT ? int('METRICS_PORT', 9464, 0, 65535) : undefined,
     metricsHost: str('METRICS_HOST', '127.0.0.1'),
     metricsToken: env.METRICS_TOKEN || undefined,
+    consoleEnabled: bool('CONSOLE_ENABLED', true),
+    consoleIdleTimeoutMs: duration('CONSOLE_IDLE_TIMEOUT', '30m', 10_000, 86_400_000),
+    consoleSessionLifetimeMs: duration('CONSOLE_SESSION_LIFETIME', '12h', 60_000, 30 * 86_400_000),
+    consoleLoginLimit: int('CONSOLE_LOGIN_LIMIT', 10, 1, 1_000_000),
+    consoleLoginWindowMs: duration('CONSOLE_LOGIN_WINDOW', '15m', 1000, 86_400_000),
   };
   // Node refuses a headers timeout longer than the whole-request timeout.
   if (config.headersTimeoutMs > config.requestTimeoutMs) problems.push('HEADERS_TIMEOUT must not be longer than REQUEST_TIMEOUT');

@@ -23,6 +23,7 @@ import { registerLoadShedding } from './load-shedding.ts';
 import { sendPageError } from './hosted-page/page-errors.ts';
 import { registerOpenApi } from './openapi/openapi.ts';
 import { registerDocsPage } from './openapi/docs-page.ts';
+import { registerConsole } from './console/console-routes.ts';
 
 /** Which response shape a route's errors take (real clients parse one shape per operation). */
 export type ErrorShape = 'initiation' | 'status' | 'balance' | 'page' | 'refund';
@@ -100,6 +101,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     registerRedirectPageRoutes(scope, services);
     registerRedirectQrPngRoute(scope, services);
   });
+  await registerConsole(app, services); // the web console, in its own scope under /console
   return app;
 }
 

@@ -1,5 +1,6 @@
 // Every CLI command, by name. Each group lives in its own file.
 import type { Command } from './context.ts';
+import { consoleCommands } from './console.ts';
 import { deliveryCommands } from './delivery.ts';
 import { devCommands } from './dev.ts';
 import { ledgerCommands } from './ledger.ts';
@@ -16,4 +17,5 @@ export const commandTable: Record<string, Command> = {
   ...deliveryCommands,
   ...refundCommands,
   ...devCommands,
+  ...consoleCommands,
 };

@@ -8,6 +8,7 @@ import * as ledger from './004-ledger.ts';
 import * as gatewayMeta from './005-gateway-meta.ts';
 import * as outboxOrigin from './010-outbox-origin.ts';
 import * as refunds from './012-refunds.ts';
+import * as consoleTables from './013-console.ts';
 
 const migrations: Record<string, Migration> = {
   '001-merchants': merchants,
@@ -17,6 +18,7 @@ const migrations: Record<string, Migration> = {
   '005-gateway-meta': gatewayMeta,
   '010-outbox-origin': outboxOrigin,
   '012-refunds': refunds,
+  '013-console': consoleTables,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

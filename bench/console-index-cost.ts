@@ -1,0 +1,113 @@
+// What the console's payment-search indexes (migration 013) cost every initiation, on a fresh
+// SQLite file with and without those indexes, alternating A/B for `--rounds` rounds on this
+// (shared, noisy) machine. `node bench/console-index-cost.ts [--seconds 3] [--rounds 4]`.
+//   raw   the transactions INSERT, 100 rows per commit: index upkeep, not fsync, dominates
+//   group the project's write path: TransactionsRepo.insertOrGet through the group commit with
+//         16 writers in flight (like 16 connections initiating), one durable commit per group
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { ManageMerchants } from '../src/app/manage-merchants.ts';
+import { openSqlite } from '../src/store/dialects/sqlite.ts';
+import { createGroupCommit } from '../src/store/group-commit.ts';
+import { MerchantsRepo } from '../src/store/merchants.repo.ts';
+import { openStore } from '../src/store/open-store.ts';
+import { TransactionsRepo, type TransactionRecord } from '../src/store/transactions.repo.ts';
+
+const CONSOLE_INDEXES = ['transactions_created', 'transactions_merchant_created', 'transactions_status_created', 'transactions_merchant_status_created', 'transactions_trackid', 'transactions_amount', 'transactions_email'];
+const { values: args } = parseArgs({ options: { seconds: { type: 'string', default: '3' }, rounds: { type: 'string', default: '4' } } });
+const SECONDS = Number(args.seconds);
+const ROUNDS = Number(args.rounds);
+const PER_COMMIT = 100;
+
+async function phase(dir: string, file: string, withIndexes: boolean): Promise<number> {
+  const path = join(dir, `${file}.db`);
+  const store = openStore(`sqlite:${path}`);
+  await store.migrate();
+  const { merchantid } = await new ManageMerchants(new MerchantsRepo(store.db), Buffer.alloc(32, 7), 0).create({ name: 'Bench', payoutCurrency: 'THB', payoutAccount: '1234567890' });
+  await store.close();
+  const db = openSqlite({ path });
+  if (!withIndexes) for (const name of CONSOLE_INDEXES) db.exec(`drop index ${name}`);
+  const insert = db.prepare(
+    'insert into transactions (id, merchant_id, trackid, request_hash, token, redirect_id, status, amount_minor, currency, payment_method, bill_country, bill_customerip, bill_email, return_url, server_url, payer_account_no, payer_account_name, payer_bank_code, lang, created_at, expires_at) ' +
+      "values (?, ?, ?, ?, ?, ?, 'PROCESSING', ?, 'THB', 'THAI_DEBIT', 'TH', '203.150.10.24', ?, 'https://shop.example/return', 'https://shop.example/hook', '1234567890', 'Somchai', '014', 'en', ?, ?)",
+  );
+  let n = 0;
+  const start = performance.now();
+  const end = start + SECONDS * 1000;
+  while (performance.now() < end) {
+    db.exec('begin immediate');
+    for (let i = 0; i < PER_COMMIT; i++) {
+      n += 1;
+      const now = Date.now();
+      insert.run(`${file}-${n}`, merchantid, `t-${n}`, 'h'.repeat(43), `tok-${n}`, `red-${n}`, (100 + (n % 5000)) * 10_000, `buyer${n % 100_000}@example.com`, now, now + 900_000);
+    }
+    db.exec('commit');
+  }
+  const rate = n / ((performance.now() - start) / 1000);
+  db.close();
+  return rate;
+}
+
+const WRITERS = 16;
+
+async function groupPhase(dir: string, file: string, withIndexes: boolean): Promise<number> {
+  const path = join(dir, `${file}.db`);
+  const store = openStore(`sqlite:${path}`);
+  await store.migrate();
+  const { merchantid } = await new ManageMerchants(new MerchantsRepo(store.db), Buffer.alloc(32, 7), 0).create({ name: 'Bench', payoutCurrency: 'THB', payoutAccount: '1234567890' });
+  if (!withIndexes) await store.transaction(async (trx) => {
+    for (const name of CONSOLE_INDEXES) await trx.schema.dropIndex(name).execute();
+  });
+  const repo = new TransactionsRepo(store.db);
+  const { write } = createGroupCommit(store);
+  let n = 0;
+  const row = (): TransactionRecord => {
+    n += 1;
+    const now = Date.now();
+    return {
+      id: `${file}-${n}`, merchantId: merchantid, trackid: `t-${n}`, requestHash: 'h'.repeat(43), token: `tok-${file}-${n}`, redirectId: `red-${file}-${n}`,
+      status: 'PROCESSING', errorCodeTag: null, errorText: null, amountMinor: BigInt((100 + (n % 5000)) * 10_000), currency: 'THB', paymentMethod: 'THAI_DEBIT',
+      billCountry: 'TH', billCustomerIp: '203.150.10.24', billEmail: `buyer${n % 100_000}@example.com`, returnUrl: 'https://shop.example/return', serverUrl: 'https://shop.example/hook',
+      payerAccountNo: '1234567890', payerAccountName: 'Somchai', payerBankCode: '014', productdesc: null, lang: 'en', returnUrlOnFailure: null, createdAt: now, expiresAt: now + 900_000, completedAt: null, refundedMinor: 0n,
+    };
+  };
+  let rows = 0;
+  const start = performance.now();
+  const end = start + SECONDS * 1000;
+  await Promise.all(
+    Array.from({ length: WRITERS }, async () => {
+      while (performance.now() < end) {
+        const next = row();
+        await write((trx) => repo.insertOrGet(next, trx));
+        rows += 1;
+      }
+    }),
+  );
+  const rate = rows / ((performance.now() - start) / 1000);
+  await store.close();
+  return rate;
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'gw-index-cost-'));
+try {
+  const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+  const fmt = (xs: number[]) => `${Math.round(sum(xs) / xs.length).toLocaleString('en-US')} rows/s (range ${Math.round(Math.min(...xs)).toLocaleString('en-US')}–${Math.round(Math.max(...xs)).toLocaleString('en-US')})`;
+  console.log(`${cpus().length} × ${cpus()[0]?.model.trim()}, Node ${process.version}; ${ROUNDS} rounds × ${SECONDS} s per phase`);
+  for (const [mode, run] of [['raw, 100 rows per commit', phase], [`group commit, ${WRITERS} writers`, groupPhase]] as const) {
+    const rates = { without: [] as number[], with: [] as number[] };
+    for (let round = 0; round < ROUNDS; round++) {
+      const order = round % 2 === 0 ? (['without', 'with'] as const) : (['with', 'without'] as const);
+      for (const which of order) rates[which].push(await run(dir, `${mode.slice(0, 3)}-${which}-${round}`, which === 'with'));
+    }
+    console.log(`${mode}:`);
+    console.log(`  without the console's 7 indexes: ${fmt(rates.without)}`);
+    console.log(`  with them (as migrated):         ${fmt(rates.with)}`);
+    console.log(`  ratio with/without: ${(sum(rates.with) / sum(rates.without)).toFixed(2)}`);
+  }
+  console.log(`load average at the end: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,48 @@
+// The console's audit log: who did what, to what, when and from where. Every console action
+// (and the CLI's console commands) writes one entry through here, after the action succeeded
+// or, for logins, whatever the outcome. Details never carry secrets: keys that look like one
+// are replaced before anything is stored.
+import { uuidv7 } from '../domain/ids.ts';
+import type { AuditEntry, ConsoleRepo } from '../store/console.repo.ts';
+
+export type AuditActor = { role: AuditEntry['actorRole']; id: string | null };
+export type AuditOrigin = { remoteAddr: string | null; requestId: string | null };
+
+const SECRET_KEY = /pass|secret|token|totp|otp|csrf|cookie|key/i;
+const MAX_DETAIL_TEXT = 500;
+
+/** A copy of `details` safe to store: secret-looking keys redacted, long strings cut. */
+export function auditSafeDetails(details: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(details)) {
+    if (SECRET_KEY.test(name)) out[name] = '[redacted]';
+    else if (typeof value === 'string') out[name] = value.length > MAX_DETAIL_TEXT ? `${value.slice(0, MAX_DETAIL_TEXT)}…` : value;
+    else if (value === null || typeof value === 'number' || typeof value === 'boolean') out[name] = value;
+    else out[name] = String(value);
+  }
+  return out;
+}
+
+export class ConsoleAudit {
+  readonly #repo: ConsoleRepo;
+  readonly #now: () => number;
+  constructor(repo: ConsoleRepo, now: () => number) {
+    this.#repo = repo;
+    this.#now = now;
+  }
+
+  async record(actor: AuditActor, action: string, target: string | null, details: Record<string, unknown>, origin: AuditOrigin): Promise<void> {
+    const at = this.#now();
+    await this.#repo.insertAudit({
+      id: uuidv7(at),
+      at,
+      actorRole: actor.role,
+      actorId: actor.id,
+      action,
+      target,
+      details: auditSafeDetails(details),
+      remoteAddr: origin.remoteAddr,
+      requestId: origin.requestId,
+    });
+  }
+}
