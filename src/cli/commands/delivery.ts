@@ -3,12 +3,12 @@ import { openMigratedStore } from '../../bootstrap.ts';
 import { GatewayError } from '../../domain/errors.ts';
 import { resendDelivery } from '../../delivery/resend.ts';
 import type { Store } from '../../store/open-store.ts';
-import { OutboxRepo, type DeliveryAttempt, type ListCursor, type OutboxEvent, type OutboxStatus } from '../../store/outbox.repo.ts';
+import { OutboxRepo, type DeliveryAttempt, type OutboxEvent, type OutboxStatus } from '../../store/outbox.repo.ts';
 import type { Command, CommandContext } from './context.ts';
+import { parseCursor, parseLimit, pageOf } from './paging.ts';
 import { UsageError, flags, requirePositional, table } from './context.ts';
 
 const STATUSES: readonly OutboxStatus[] = ['pending', 'delivered', 'failed'];
-const MAX_LIMIT = 10_000;
 
 async function withStore<T>(ctx: CommandContext, work: (store: Store) => Promise<T>): Promise<T> {
   const store = await openMigratedStore(ctx.config);
@@ -57,13 +57,6 @@ function outcomeText(a: DeliveryAttempt): string {
   return a.error ?? 'unknown';
 }
 
-/** `<created_at ms>.<event id>`, as printed in next_cursor. */
-function parseCursor(text: string): ListCursor {
-  const match = /^(\d{1,16})\.(evt_[A-Za-z0-9_-]{1,64})$/.exec(text);
-  if (!match) throw new UsageError('--cursor must be a next_cursor value printed by an earlier delivery list');
-  return { createdAt: Number(match[1]), id: match[2]! };
-}
-
 export const deliveryCommands: Record<string, Command> = {
   'delivery list': {
     summary: 'notifications (payment results and refunds), newest first',
@@ -72,9 +65,8 @@ export const deliveryCommands: Record<string, Command> = {
       const { values } = flags(args, { merchant: { type: 'string' }, status: { type: 'string' }, limit: { type: 'string' }, cursor: { type: 'string' }, json: { type: 'boolean' } });
       const status = values.status;
       if (status !== undefined && !STATUSES.includes(status as OutboxStatus)) throw new UsageError(`--status must be one of ${STATUSES.join(', ')}`);
-      const limit = values.limit === undefined ? 100 : Number(values.limit);
-      if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw new UsageError(`--limit must be a whole number from 1 to ${MAX_LIMIT}`);
-      const before = values.cursor === undefined ? undefined : parseCursor(values.cursor);
+      const limit = parseLimit(values.limit);
+      const before = parseCursor(values.cursor, 'evt_', 'delivery list');
       // One row more than asked tells whether another page follows.
       const page = await withStore(ctx, (store) =>
         new OutboxRepo(store.db, store.dialect).list({
@@ -84,9 +76,7 @@ export const deliveryCommands: Record<string, Command> = {
           ...(status !== undefined && { status: status as OutboxStatus }),
         }),
       );
-      const events = page.slice(0, limit);
-      const last = events.at(-1);
-      const nextCursor = page.length > limit && last ? `${last.createdAt}.${last.id}` : null;
+      const { rows: events, nextCursor } = pageOf(page, limit);
       const rows = events.map(eventJson);
       if (values.json) ctx.io.out(JSON.stringify({ deliveries: rows, next_cursor: nextCursor }));
       else if (rows.length === 0) ctx.io.out('No notifications.');

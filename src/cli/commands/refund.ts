@@ -6,9 +6,9 @@ import { RefundsRepo, type RefundRecord } from '../../store/refunds.repo.ts';
 import type { Store } from '../../store/open-store.ts';
 import { OutboxRepo } from '../../store/outbox.repo.ts';
 import type { Command, CommandContext } from './context.ts';
-import { UsageError, flags, requirePositional, table } from './context.ts';
+import { parseCursor, parseLimit, pageOf } from './paging.ts';
+import { flags, requirePositional, table } from './context.ts';
 
-const MAX_LIMIT = 10_000;
 
 async function withStore<T>(ctx: CommandContext, work: (store: Store) => Promise<T>): Promise<T> {
   const store = await openMigratedStore(ctx.config);
@@ -36,22 +36,14 @@ function refundJson(r: RefundRecord) {
   };
 }
 
-/** `<created_at ms>.<refund id>`, as printed in next_cursor. */
-function parseCursor(text: string): { createdAt: number; id: string } {
-  const match = /^(\d{1,16})\.(rfd_[A-Za-z0-9_-]{1,64})$/.exec(text);
-  if (!match) throw new UsageError('--cursor must be a next_cursor value printed by an earlier refund list');
-  return { createdAt: Number(match[1]), id: match[2]! };
-}
-
 export const refundCommands: Record<string, Command> = {
   'refund list': {
     summary: 'refunds, newest first',
     usage: '[--merchant <id>] [--transaction <transactionid>] [--limit N] [--cursor <next_cursor>] [--json]',
     async run(args, ctx) {
       const { values } = flags(args, { merchant: { type: 'string' }, transaction: { type: 'string' }, limit: { type: 'string' }, cursor: { type: 'string' }, json: { type: 'boolean' } });
-      const limit = values.limit === undefined ? 100 : Number(values.limit);
-      if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw new UsageError(`--limit must be a whole number from 1 to ${MAX_LIMIT}`);
-      const before = values.cursor === undefined ? undefined : parseCursor(values.cursor);
+      const limit = parseLimit(values.limit);
+      const before = parseCursor(values.cursor, 'rfd_', 'refund list');
       const page = await withStore(ctx, (store) =>
         new RefundsRepo(store.db).list({
           limit: limit + 1,
@@ -60,9 +52,7 @@ export const refundCommands: Record<string, Command> = {
           ...(values.transaction !== undefined && { transactionId: values.transaction }),
         }),
       );
-      const refunds = page.slice(0, limit);
-      const last = refunds.at(-1);
-      const nextCursor = page.length > limit && last ? `${last.createdAt}.${last.id}` : null;
+      const { rows: refunds, nextCursor } = pageOf(page, limit);
       const rows = refunds.map(refundJson);
       if (values.json) ctx.io.out(JSON.stringify({ refunds: rows, next_cursor: nextCursor }));
       else if (rows.length === 0) ctx.io.out('No refunds.');
