@@ -33,13 +33,14 @@ export class CompletePayment {
 
   /** `merchantId` scopes the lookup when a merchant asks (sandbox API); omitted for page and sweeper. */
   async execute(transactionId: string, cause: CompletionCause, options: { override?: SandboxOutcome; merchantId?: string } = {}): Promise<TransactionRecord> {
-    const { store, transaction, transactions, merchants, ledger, now } = this.#deps;
+    const { store, transaction, transactions, ledger, now } = this.#deps;
     const eventId = newEventId();
     const finalised = await transaction(async (trx) => {
-      const current = await transactions.lockById(trx, transactionId, store.dialect);
-      if (!current || (options.merchantId !== undefined && current.merchantId !== options.merchantId)) {
+      const locked = await transactions.lockForCompletion(trx, transactionId, store.dialect);
+      if (!locked || (options.merchantId !== undefined && locked.record.merchantId !== options.merchantId)) {
         throw new GatewayError('NOT_FOUND', 'No transaction with that transactionid exists for this merchant.');
       }
+      const current = locked.record;
       assertCanComplete(current.status);
       const at = now();
       const decision = decideCompletion({ cause, amountMinor: current.amountMinor, expiresAt: current.expiresAt, now: at, override: options.override });
@@ -52,12 +53,10 @@ export class CompletePayment {
       }
       await transactions.addTransition(trx, { transactionId: current.id, fromStatus: 'PROCESSING', toStatus: outcome.status, cause: decision.cause, errorCodeTag: outcome.tag, at });
       if (outcome.status === 'SUCCESS') {
-        const merchant = await merchants.findById(current.merchantId, trx);
-        if (!merchant) throw new Error(`merchant ${current.merchantId} vanished`);
         await ledger.post(
           trx,
           { id: uuidv7(at), kind: 'payment', merchantId: current.merchantId, transactionId: current.id, idempotencyKey: null, reason: `payment ${current.trackid}`, createdAt: at },
-          paymentPostings(current.merchantId, current.currency, current.amountMinor, merchant.feeRatePpm),
+          paymentPostings(current.merchantId, current.currency, current.amountMinor, locked.feeRatePpm),
         );
       }
       await insertOutboxEvent(trx, {
