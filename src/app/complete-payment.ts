@@ -52,13 +52,6 @@ export class CompletePayment {
         throw alreadyFinal();
       }
       await transactions.addTransition(trx, { transactionId: current.id, fromStatus: 'PROCESSING', toStatus: outcome.status, cause: decision.cause, errorCodeTag: outcome.tag, at });
-      if (outcome.status === 'SUCCESS') {
-        await ledger.post(
-          trx,
-          { id: uuidv7(at), kind: 'payment', merchantId: current.merchantId, transactionId: current.id, idempotencyKey: null, reason: `payment ${current.trackid}`, createdAt: at },
-          paymentPostings(current.merchantId, current.currency, current.amountMinor, locked.feeRatePpm),
-        );
-      }
       await insertOutboxEvent(trx, {
         id: eventId,
         transactionId: current.id,
@@ -80,6 +73,15 @@ export class CompletePayment {
         }),
         createdAt: at,
       });
+      // The ledger goes last: on PostgreSQL its merchant payout row lock is then held only for the
+      // postings, the entry and the commit, so completions of one merchant queue as briefly as possible.
+      if (outcome.status === 'SUCCESS') {
+        await ledger.post(
+          trx,
+          { id: uuidv7(at), kind: 'payment', merchantId: current.merchantId, transactionId: current.id, idempotencyKey: null, reason: `payment ${current.trackid}`, createdAt: at },
+          paymentPostings(current.merchantId, current.currency, current.amountMinor, locked.feeRatePpm),
+        );
+      }
       return { ...current, status: outcome.status, errorCodeTag: outcome.tag, errorText, completedAt: at } satisfies TransactionRecord;
     });
     this.#deps.onFinalised?.(finalised, eventId);
