@@ -46,11 +46,6 @@ export function createServices(config: Config, store: Store, key: SecretKey, opt
   const ledger = new LedgerRepo(store.db);
   const finalisedListeners: Services['finalisedListeners'] = [];
   const writer = store.dialect === 'sqlite' ? createGroupCommit(store) : createDirectWriter(store);
-  // Completions share transactions on both stores: on PostgreSQL the completions that arrive
-  // together run in one transaction and one commit (a merchant's payout row is then locked once
-  // per group, not once per payment; see docs/ledger.md). Initiations there are batched apart
-  // (pg-initiation-batch.ts), so this group only ever holds completions.
-  const completions = store.dialect === 'sqlite' ? writer : createGroupCommit(store);
   const metrics = new GatewayMetrics({ mode: config.mode, store: store.dialect });
   return {
     config,
@@ -75,7 +70,7 @@ export function createServices(config: Config, store: Store, key: SecretKey, opt
     initiate: new InitiatePayment({ insertOrGet: createTransactionInserter(store, transactions, writer), key, publicBaseUrl: config.publicBaseUrl, ttlMs: config.transactionTtlMs, now }),
     complete: new CompletePayment({
       store,
-      transaction: completions.transaction,
+      transaction: writer.transaction,
       transactions,
       merchants,
       ledger,
