@@ -97,6 +97,12 @@ export function createGroupCommit(store: Store): Writer {
 /** Read-modify-write transactions (completions) open at once on PostgreSQL; see createDirectWriter. */
 export const MAX_OPEN_TRANSACTIONS = 4;
 
+/** MAX_OPEN_TRANSACTIONS, but always leaving two pooled connections to everything else (DATABASE_POOL_SIZE may be small). */
+function openTransactionLimit(store: Store): number {
+  const poolSize = store.pgPool?.options.max ?? 10;
+  return Math.max(1, Math.min(MAX_OPEN_TRANSACTIONS, poolSize - 2));
+}
+
 /**
  * PostgreSQL commits concurrent transactions in groups on its own, so each write runs directly
  * on the pool: a single-statement write is then one autocommit round trip, not BEGIN/…/COMMIT.
@@ -106,7 +112,7 @@ export const MAX_OPEN_TRANSACTIONS = 4;
  * starved initiations, status reads and the delivery worker (notification p99 ~22 s at an offered
  * 200 payments/s, docs/performance.md).
  */
-export function createDirectWriter(store: Store, maxOpen = MAX_OPEN_TRANSACTIONS): Writer {
+export function createDirectWriter(store: Store, maxOpen = openTransactionLimit(store)): Writer {
   let open = 0;
   const waiting: Array<() => void> = [];
   const transaction: TransactionRunner = async (work) => {
