@@ -33,13 +33,14 @@ export class CompletePayment {
 
   /** `merchantId` scopes the lookup when a merchant asks (sandbox API); omitted for page and sweeper. */
   async execute(transactionId: string, cause: CompletionCause, options: { override?: SandboxOutcome; merchantId?: string } = {}): Promise<TransactionRecord> {
-    const { store, transaction, transactions, merchants, ledger, now } = this.#deps;
+    const { store, transaction, transactions, ledger, now } = this.#deps;
     const eventId = newEventId();
     const finalised = await transaction(async (trx) => {
-      const current = await transactions.lockById(trx, transactionId, store.dialect);
-      if (!current || (options.merchantId !== undefined && current.merchantId !== options.merchantId)) {
+      const locked = await transactions.lockForCompletion(trx, transactionId, store.dialect);
+      if (!locked || (options.merchantId !== undefined && locked.record.merchantId !== options.merchantId)) {
         throw new GatewayError('NOT_FOUND', 'No transaction with that transactionid exists for this merchant.');
       }
+      const current = locked.record;
       assertCanComplete(current.status);
       const at = now();
       const decision = decideCompletion({ cause, amountMinor: current.amountMinor, expiresAt: current.expiresAt, now: at, override: options.override });
@@ -51,15 +52,6 @@ export class CompletePayment {
         throw alreadyFinal();
       }
       await transactions.addTransition(trx, { transactionId: current.id, fromStatus: 'PROCESSING', toStatus: outcome.status, cause: decision.cause, errorCodeTag: outcome.tag, at });
-      if (outcome.status === 'SUCCESS') {
-        const merchant = await merchants.findById(current.merchantId, trx);
-        if (!merchant) throw new Error(`merchant ${current.merchantId} vanished`);
-        await ledger.post(
-          trx,
-          { id: uuidv7(at), kind: 'payment', merchantId: current.merchantId, transactionId: current.id, idempotencyKey: null, reason: `payment ${current.trackid}`, createdAt: at },
-          paymentPostings(current.merchantId, current.currency, current.amountMinor, merchant.feeRatePpm),
-        );
-      }
       await insertOutboxEvent(trx, {
         id: eventId,
         transactionId: current.id,
@@ -81,6 +73,15 @@ export class CompletePayment {
         }),
         createdAt: at,
       });
+      // The ledger goes last: on PostgreSQL its merchant payout row lock is then held only for the
+      // postings, the entry and the commit, so completions of one merchant queue as briefly as possible.
+      if (outcome.status === 'SUCCESS') {
+        await ledger.post(
+          trx,
+          { id: uuidv7(at), kind: 'payment', merchantId: current.merchantId, transactionId: current.id, idempotencyKey: null, reason: `payment ${current.trackid}`, createdAt: at },
+          paymentPostings(current.merchantId, current.currency, current.amountMinor, locked.feeRatePpm),
+        );
+      }
       return { ...current, status: outcome.status, errorCodeTag: outcome.tag, errorText, completedAt: at } satisfies TransactionRecord;
     });
     this.#deps.onFinalised?.(finalised, eventId);

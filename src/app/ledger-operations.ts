@@ -127,7 +127,7 @@ export class LedgerOperations {
         const entry = { id: uuidv7(at), kind: request.direction, merchantId: merchant.id, transactionId: null, idempotencyKey: request.key, reason: request.reason, createdAt: at };
         const planned = await ledger.post(trx, entry, lines);
         const mine = planned.find((p) => p.kind === 'merchant_payout');
-        if (!mine) throw new Error('ledger: adjustment without a merchant line');
+        if (!mine || mine.balanceAfterMinor === null) throw new Error('ledger: adjustment without a merchant line');
         return {
           replayed: false,
           entry: { ...entry, postings: planned.map((p) => ({ ...p, entryId: entry.id })) },

@@ -11,6 +11,12 @@
 //   `deliveryPerHostConcurrency` to one origin, so one slow merchant endpoint cannot occupy
 //   every slot. Claims visit origins round robin (outbox-claims.repo.ts) and skip a saturated
 //   origin without reading its events, so one dead endpoint's backlog delays nobody else.
+// - Lease ahead: a claim may lease up to PREFETCH_ROUNDS × the per-host cap of one origin. What
+//   cannot start at once waits in that origin's local queue and starts the moment one of its
+//   sends ends, without a claim (a claim is a commit) between two sends. The caps above still
+//   bound what is *sent*; a queued event whose lease is half gone is given back, not sent late.
+//   At-least-once is unchanged: a queued event is still pending in the store, and a crash or
+//   stop gives its lease back (stop) or lets it expire (SQLite releases every lease at start).
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
@@ -31,6 +37,8 @@ import { gatewayUserAgent } from './user-agent.ts';
 const CLAIM_BATCH = 64;
 /** Claim rounds per wake-up before yielding (each round starts sends). */
 const MAX_ROUNDS = 32;
+/** Events of one origin leased at most: this many times its per-host cap (sending + queued). */
+const PREFETCH_ROUNDS = 4;
 
 export type DeliveryWorkerOptions = {
   instanceId?: string;
@@ -61,6 +69,9 @@ export class DeliveryWorker implements Worker {
   readonly #inflight = new Map<string, Promise<void>>();
   /** Sends in flight (HTTP exchange not over yet) per origin. */
   readonly #perOrigin = new Map<string, number>();
+  /** Leased ahead, not started yet, per origin (oldest first), with when each was claimed. */
+  readonly #queued = new Map<string, Array<{ event: OutboxEvent; claimedAt: number }>>();
+  #queuedCount = 0;
   /** Round robin: the next claim visits origins after this one first. */
   #cursor: string | undefined;
 
@@ -165,6 +176,9 @@ export class DeliveryWorker implements Worker {
       // Each send ends by its own deadline, then is recorded.
       while (this.#inflight.size > 0) await Promise.allSettled([...this.#inflight.values()]);
       if (!this.#started) return;
+      // Queued events never start now; their leases go back with the rest.
+      this.#queued.clear();
+      this.#queuedCount = 0;
       try {
         await this.#claims.releaseAllOf(this.instanceId);
       } catch (error) {
@@ -177,18 +191,22 @@ export class DeliveryWorker implements Worker {
   async #pump(): Promise<void> {
     const { config } = this.#services;
     const cap = config.deliveryPerHostConcurrency;
+    const maxQueued = config.deliveryConcurrency * (PREFETCH_ROUNDS - 1);
     for (let round = 0; round < MAX_ROUNDS && !this.#stopping; round++) {
+      this.#startQueued();
       const free = config.deliveryConcurrency - this.#inflight.size;
-      if (free <= 0) return;
-      // Only what can start now is leased: at most `free` events, and per origin no more than
-      // its remaining share of the per-host cap. Nothing here awaits between the claim and the
-      // launches, so the allowances still hold when the sends start.
+      const room = free + maxQueued - this.#queuedCount;
+      if (free <= 0 || room <= 0) return;
+      // What is leased either starts now or waits in its origin's queue: per origin no more than
+      // PREFETCH_ROUNDS × the per-host cap, sending and queued together. Nothing here awaits
+      // between the claim and the launches, so the allowances still hold when the sends start.
+      const claimedAt = this.#services.now();
       const claimed = await this.#claims.claim({
         owner: this.instanceId,
-        now: this.#services.now(),
+        now: claimedAt,
         leaseMs: config.deliveryLeaseMs,
-        limit: Math.min(CLAIM_BATCH, free),
-        allowance: (origin) => cap - (this.#perOrigin.get(origin) ?? 0),
+        limit: Math.min(CLAIM_BATCH, room),
+        allowance: (origin) => cap * PREFETCH_ROUNDS - (this.#perOrigin.get(origin) ?? 0) - (this.#queued.get(origin)?.length ?? 0),
         ...(this.#cursor !== undefined && { after: this.#cursor }),
       });
       this.#cursor = claimed.lastOrigin;
@@ -197,7 +215,41 @@ export class DeliveryWorker implements Worker {
         await this.#claims.release(claimed.events.map((e) => e.id), this.instanceId);
         return;
       }
-      for (const event of claimed.events) this.#launch(event);
+      for (const event of claimed.events) {
+        const queue = this.#queued.get(event.origin);
+        if (queue) queue.push({ event, claimedAt });
+        else this.#queued.set(event.origin, [{ event, claimedAt }]);
+        this.#queuedCount++;
+      }
+      this.#startQueued();
+    }
+  }
+
+  /** Starts queued events wherever both a global and an origin slot are free, origins in turn. */
+  #startQueued(): void {
+    if (this.#stopping) return;
+    const { config } = this.#services;
+    const cap = config.deliveryPerHostConcurrency;
+    let started = true;
+    while (started && this.#queuedCount > 0 && this.#inflight.size < config.deliveryConcurrency) {
+      started = false;
+      for (const [origin, queue] of this.#queued) {
+        if (this.#inflight.size >= config.deliveryConcurrency) return;
+        if ((this.#perOrigin.get(origin) ?? 0) >= cap) continue;
+        const next = queue.shift()!;
+        this.#queuedCount--;
+        // Round robin: this origin goes to the back (or away when its queue is empty).
+        this.#queued.delete(origin);
+        if (queue.length > 0) this.#queued.set(origin, queue);
+        if (this.#services.now() - next.claimedAt > config.deliveryLeaseMs / 2) {
+          // Too close to its lease's end to be sent safely: give it back for a fresh claim.
+          this.#claims.release([next.event.id], this.instanceId).catch((error) => this.#logger.debug({ err: error }, 'could not give back a queued delivery; its lease expires'));
+        } else {
+          this.#launch(next.event);
+        }
+        started = true;
+        break;
+      }
     }
   }
 
@@ -213,6 +265,7 @@ export class DeliveryWorker implements Worker {
       const left = (this.#perOrigin.get(origin) ?? 1) - 1;
       if (left > 0) this.#perOrigin.set(origin, left);
       else this.#perOrigin.delete(origin);
+      this.#startQueued();
       void this.wake();
     };
     const done = this.#deliver(event, freeOrigin)
@@ -220,7 +273,8 @@ export class DeliveryWorker implements Worker {
       .finally(() => {
         this.#inflight.delete(event.id);
         freeOrigin();
-        void this.wake(); // a slot is free
+        this.#startQueued(); // a global slot is free
+        void this.wake();
       });
     this.#inflight.set(event.id, done);
   }

@@ -14,6 +14,16 @@ export const PPM = 1_000_000n;
 export const INT64_MAX = 2n ** 63n - 1n;
 export const INT64_MIN = -(2n ** 63n);
 
+/**
+ * Summed accounts: the gateway's fee and clearing accounts, which every successful payment of a
+ * currency posts to. Their postings carry no running balance, so no completion locks or moves a
+ * shared row; their balance is the sum of their postings. Every other account keeps a chain
+ * (sequence number and running balance on each posting, the balance on the locked account row):
+ * a payout balance must be known under a lock to refuse an overdraft. See docs/ledger.md.
+ */
+export const SUMMED_KINDS: ReadonlySet<AccountKind> = new Set<AccountKind>(['gateway_fee', 'gateway_clearing']);
+export const keepsRunningBalance = (kind: AccountKind): boolean => !SUMMED_KINDS.has(kind);
+
 /** Deterministic account id: the primary key itself makes each account unique. */
 export function accountId(ref: AccountRef): string {
   return `${ref.kind}:${ref.merchantId ?? 'gateway'}:${ref.currency}`;
@@ -71,15 +81,18 @@ export function assertBalanced(lines: PostingLine[]): PostingLine[] {
 /** An account as read (and locked) just before posting to it. */
 export type AccountState = { id: string; kind: AccountKind; currency: string; balanceMinor: bigint; postingCount: bigint };
 
-/** A posting ready to insert: it continues its account's chain (sequence number and running balance). */
+/**
+ * A posting ready to insert. On an account that keeps a running balance it continues the
+ * account's chain (sequence number and balance after it); on a summed account both are null.
+ */
 export type PlannedPosting = {
   lineNo: number;
   accountId: string;
   kind: AccountKind;
   currency: string;
   amountMinor: bigint;
-  accountSeq: bigint;
-  balanceAfterMinor: bigint;
+  accountSeq: bigint | null;
+  balanceAfterMinor: bigint | null;
 };
 
 /** Why the ledger refused an operator request; the CLI prints the message, the tests read `reason`. */
@@ -97,13 +110,17 @@ export class LedgerRefusal extends GatewayError {
 /**
  * Applies the lines, in order, to the accounts' current states. Refuses (changing nothing)
  * when a merchant payout balance would go below zero; throws when a balance would leave the
- * 64-bit range. `states` is not modified.
+ * 64-bit range. `states` is needed only for accounts that keep a running balance (lines on
+ * summed accounts get no chain) and is not modified.
  */
 export function planPostings(lines: PostingLine[], states: ReadonlyMap<string, AccountState>): PlannedPosting[] {
   assertBalanced(lines);
   const running = new Map<string, { balance: bigint; count: bigint }>();
   return lines.map((line, index) => {
     const id = accountId(line.account);
+    if (!keepsRunningBalance(line.account.kind)) {
+      return { lineNo: index + 1, accountId: id, kind: line.account.kind, currency: line.account.currency, amountMinor: line.amountMinor, accountSeq: null, balanceAfterMinor: null };
+    }
     const state = states.get(id);
     if (!state) throw new Error(`ledger: account ${id} was not locked before posting`);
     if (state.currency !== line.account.currency || state.kind !== line.account.kind) throw new Error(`ledger: account ${id} does not match its line`);

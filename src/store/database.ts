@@ -116,8 +116,9 @@ export interface LedgerAccountsTable {
   kind: 'merchant_payout' | 'gateway_fee' | 'gateway_clearing' | 'operator_adjustment';
   merchant_id: string | null;
   currency: string;
+  /** Sum of the account's chained postings; a summed account's unchained postings come on top (migration 011). */
   balance_minor: Int64;
-  /** Sequence number of the account's latest posting (0: none). */
+  /** Sequence number of the account's latest chained posting (0: none). */
   posting_count: Int64;
   created_at: Int64;
 }
@@ -138,9 +139,12 @@ export interface PostingsTable {
   account_id: string;
   currency: string;
   amount_minor: Int64;
-  /** This posting's place in its account's chain, and the account balance right after it. */
-  account_seq: Int64;
-  balance_after_minor: Int64;
+  /**
+   * This posting's place in its account's chain, and the account balance right after it. Both
+   * null on a posting to a summed account (fee, clearing: migration 011), which has no chain.
+   */
+  account_seq: Int64 | null;
+  balance_after_minor: Int64 | null;
   created_at: Int64;
 }
 

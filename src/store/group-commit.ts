@@ -94,10 +94,38 @@ export function createGroupCommit(store: Store): Writer {
   };
 }
 
+/** Read-modify-write transactions (completions) open at once on PostgreSQL; see createDirectWriter. */
+export const MAX_OPEN_TRANSACTIONS = 4;
+
+/** MAX_OPEN_TRANSACTIONS, but always leaving two pooled connections to everything else (DATABASE_POOL_SIZE may be small). */
+function openTransactionLimit(store: Store): number {
+  const poolSize = store.pgPool?.options.max ?? 10;
+  return Math.max(1, Math.min(MAX_OPEN_TRANSACTIONS, poolSize - 2));
+}
+
 /**
  * PostgreSQL commits concurrent transactions in groups on its own, so each write runs directly
  * on the pool: a single-statement write is then one autocommit round trip, not BEGIN/…/COMMIT.
+ * Read-modify-write transactions are limited to MAX_OPEN_TRANSACTIONS at once, the rest wait
+ * here: completions of one merchant queue on its payout row, and a transaction waiting for a row
+ * lock holds a pool connection, so without the limit they took every connection of the pool and
+ * starved initiations, status reads and the delivery worker (notification p99 ~22 s at an offered
+ * 200 payments/s, docs/performance.md).
  */
-export function createDirectWriter(store: Store): Writer {
-  return { write: (work) => work(store.db), transaction: (work) => store.transaction(work) };
+export function createDirectWriter(store: Store, maxOpen = openTransactionLimit(store)): Writer {
+  let open = 0;
+  const waiting: Array<() => void> = [];
+  const transaction: TransactionRunner = async (work) => {
+    if (open >= maxOpen) await new Promise<void>((resolve) => waiting.push(resolve));
+    else open++;
+    try {
+      return await store.transaction(work);
+    } finally {
+      // Hand the slot straight to the next waiter (open stays the same), or give it back.
+      const next = waiting.shift();
+      if (next) next();
+      else open--;
+    }
+  };
+  return { write: (work) => work(store.db), transaction };
 }

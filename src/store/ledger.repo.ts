@@ -1,12 +1,14 @@
 // Ledger accounts, journal entries and postings: SQL only. The rules live in domain/ledger.ts;
-// the database triggers of migration 004 enforce the same invariants a second time.
+// the database triggers of migrations 004 and 011 enforce the same invariants a second time.
 //
-// Posting order inside the caller's transaction: lock every account of the entry in one global
-// order (account id) so that concurrent entries cannot deadlock, plan the postings from the
-// locked balances, insert the postings (their trigger moves the balances), insert the entry
-// last (its trigger checks that the postings balance).
+// Posting order inside the caller's transaction (four statements, whatever the number of lines):
+// create missing accounts (one multi-row INSERT … ON CONFLICT DO NOTHING), lock the accounts that
+// keep a running balance in one global order (account id) so that concurrent entries cannot
+// deadlock, plan the postings from the locked balances, insert the postings (one multi-row
+// INSERT; their trigger moves the chained balances), insert the entry last (its trigger checks
+// that the postings balance). Summed accounts (fee, clearing) are never locked or read.
 import { sql, SqliteAdapter } from 'kysely';
-import { accountId, planPostings, type AccountKind, type AccountRef, type AccountState, type EntryKind, type PlannedPosting, type PostingLine } from '../domain/ledger.ts';
+import { accountId, keepsRunningBalance, planPostings, type AccountKind, type AccountRef, type AccountState, type EntryKind, type PlannedPosting, type PostingLine } from '../domain/ledger.ts';
 import { toNumber, type Int64 } from './database.ts';
 import type { Db, Trx } from './open-store.ts';
 
@@ -27,8 +29,9 @@ export type PostingRecord = {
   kind: AccountKind;
   currency: string;
   amountMinor: bigint;
-  accountSeq: bigint;
-  balanceAfterMinor: bigint;
+  /** Null on a summed account (fee, clearing), whose postings carry no chain. */
+  accountSeq: bigint | null;
+  balanceAfterMinor: bigint | null;
 };
 
 export type EntryWithPostings = JournalEntry & { postings: PostingRecord[] };
@@ -52,55 +55,70 @@ export class LedgerRepo {
   }
 
   async ensureAccount(trx: Trx, ref: AccountRef, now: number): Promise<string> {
-    const id = accountId(ref);
-    await this.#q(trx)
-      .insertInto('ledger_accounts')
-      .values({ id, kind: ref.kind, merchant_id: ref.merchantId, currency: ref.currency, balance_minor: 0n, posting_count: 0n, created_at: now })
-      .onConflict((oc) => oc.column('id').doNothing())
-      .execute();
-    return id;
+    await this.#ensureAccounts(trx, [ref], now);
+    return accountId(ref);
   }
 
-  /** Creates missing accounts and locks them all, in account-id order, until the transaction ends. */
+  /** Creates the accounts that do not exist yet, in one statement. */
+  async #ensureAccounts(trx: Trx, refs: AccountRef[], now: number): Promise<void> {
+    if (refs.length === 0) return;
+    await this.#q(trx)
+      .insertInto('ledger_accounts')
+      .values(refs.map((ref) => ({ id: accountId(ref), kind: ref.kind, merchant_id: ref.merchantId, currency: ref.currency, balance_minor: 0n, posting_count: 0n, created_at: now })))
+      .onConflict((oc) => oc.column('id').doNothing())
+      .execute();
+  }
+
+  /**
+   * Creates missing accounts and locks those that keep a running balance, in account-id order,
+   * until the transaction ends. Summed accounts (fee, clearing) are created but neither read nor
+   * locked: nothing about them needs to be known before posting, so payments never wait there.
+   * Returns the states of the locked accounts.
+   */
   async lockAccounts(trx: Trx, refs: AccountRef[], now: number): Promise<Map<string, AccountState>> {
     const byId = new Map(refs.map((r) => [accountId(r), r]));
+    const ids = [...byId.keys()].sort();
+    await this.#ensureAccounts(trx, ids.map((id) => byId.get(id)!), now);
+    const chained = ids.filter((id) => keepsRunningBalance(byId.get(id)!.kind));
     const states = new Map<string, AccountState>();
-    for (const id of [...byId.keys()].sort()) {
-      await this.ensureAccount(trx, byId.get(id)!, now);
-      let query = this.#q(trx)
-        .selectFrom('ledger_accounts')
-        .select(['id', 'kind', 'currency', exact('balance_minor').as('balance'), exact('posting_count').as('count')])
-        .where('id', '=', id);
-      if (this.#lockRows) query = query.forUpdate();
-      const row = await query.executeTakeFirstOrThrow();
-      states.set(id, { id, kind: row.kind, currency: row.currency, balanceMinor: BigInt(row.balance), postingCount: BigInt(row.count) });
+    if (chained.length === 0) return states;
+    let query = this.#q(trx)
+      .selectFrom('ledger_accounts')
+      .select(['id', 'kind', 'currency', exact('balance_minor').as('balance'), exact('posting_count').as('count')])
+      .where('id', 'in', chained)
+      .orderBy('id');
+    // PostgreSQL locks the rows as the sorted result emits them: the same global order everywhere.
+    if (this.#lockRows) query = query.forUpdate();
+    for (const row of await query.execute()) {
+      states.set(row.id, { id: row.id, kind: row.kind, currency: row.currency, balanceMinor: BigInt(row.balance), postingCount: BigInt(row.count) });
     }
     return states;
   }
 
   /**
    * Posts one balanced entry. Throws LedgerRefusal (OVERDRAFT) before writing anything when a
-   * payout balance would go negative. Returns the postings as written, with running balances.
+   * payout balance would go negative. Returns the postings as written: running balances on
+   * accounts that keep one, null on summed accounts.
    */
   async post(trx: Trx, entry: JournalEntry, lines: PostingLine[]): Promise<PlannedPosting[]> {
     const states = await this.lockAccounts(trx, lines.map((l) => l.account), entry.createdAt);
     const planned = planPostings(lines, states);
     const db = this.#q(trx);
-    for (const p of planned) {
-      await db
-        .insertInto('postings')
-        .values({
-          entry_id: entry.id,
-          line_no: p.lineNo,
-          account_id: p.accountId,
-          currency: p.currency,
-          amount_minor: p.amountMinor,
-          account_seq: p.accountSeq,
-          balance_after_minor: p.balanceAfterMinor,
-          created_at: entry.createdAt,
-        })
-        .execute();
-    }
+    const rows = planned.map((p) => ({
+      entry_id: entry.id,
+      line_no: p.lineNo,
+      account_id: p.accountId,
+      currency: p.currency,
+      amount_minor: p.amountMinor,
+      account_seq: p.accountSeq,
+      balance_after_minor: p.balanceAfterMinor,
+      created_at: entry.createdAt,
+    }));
+    // PostgreSQL runs AFTER ROW triggers at the end of the statement, so a second chained line on
+    // the same account would be checked against a balance not yet moved: one row per statement then.
+    const chainedIds = planned.filter((p) => p.accountSeq !== null).map((p) => p.accountId);
+    if (new Set(chainedIds).size === chainedIds.length) await db.insertInto('postings').values(rows).execute();
+    else for (const row of rows) await db.insertInto('postings').values(row).execute();
     await db
       .insertInto('journal_entries')
       .values({
@@ -116,9 +134,23 @@ export class LedgerRepo {
     return planned;
   }
 
-  /** The stored balance of one account; 0 when it has never been posted to. */
+  /**
+   * The balance of one account; 0 when it has never been posted to. An account that keeps a
+   * running balance has it on its row; a summed account's row holds only its chained postings
+   * (those written before migration 011), and its unchained postings are added on read.
+   */
   async balance(ref: AccountRef, trx?: Trx): Promise<bigint> {
-    const row = await this.#q(trx).selectFrom('ledger_accounts').select(exact('balance_minor').as('balance')).where('id', '=', accountId(ref)).executeTakeFirst();
+    const id = accountId(ref);
+    const q = this.#q(trx);
+    if (keepsRunningBalance(ref.kind)) {
+      const row = await q.selectFrom('ledger_accounts').select(exact('balance_minor').as('balance')).where('id', '=', id).executeTakeFirst();
+      return row ? BigInt(row.balance) : 0n;
+    }
+    const row = await q
+      .selectFrom('ledger_accounts as a')
+      .select(sql<string>`cast(a.balance_minor + coalesce((${unchainedSum(sql.ref('a.id'))}), 0) as text)`.as('balance'))
+      .where('a.id', '=', id)
+      .executeTakeFirst();
     return row ? BigInt(row.balance) : 0n;
   }
 
@@ -160,8 +192,8 @@ export class LedgerRepo {
         'a.kind',
         'p.currency',
         exact('p.amount_minor').as('amount'),
-        exact('p.account_seq').as('seq'),
-        exact('p.balance_after_minor').as('after'),
+        sql<string | null>`cast(p.account_seq as text)`.as('seq'),
+        sql<string | null>`cast(p.balance_after_minor as text)`.as('after'),
       ])
       .where('p.entry_id', 'in', entryIds)
       .orderBy('p.entry_id')
@@ -174,16 +206,29 @@ export class LedgerRepo {
       kind: r.kind,
       currency: r.currency,
       amountMinor: BigInt(r.amount),
-      accountSeq: BigInt(r.seq),
-      balanceAfterMinor: BigInt(r.after),
+      accountSeq: r.seq === null ? null : BigInt(r.seq),
+      balanceAfterMinor: r.after === null ? null : BigInt(r.after),
     }));
   }
 
-  /** A merchant's accounts (one per currency), or with `null` the gateway's own accounts. */
+  /**
+   * A merchant's accounts (one per currency), or with `null` the gateway's own accounts. Balances
+   * and posting counts include a summed account's unchained postings (a sum over its postings).
+   */
   async accountsOf(merchantId: string | null): Promise<AccountRecord[]> {
+    const summed = (column: 'amount_minor' | 'count') =>
+      sql<string>`coalesce((select ${column === 'count' ? sql`count(*)` : sql`sum(u.amount_minor)`} from postings u where u.account_id = ledger_accounts.id and u.account_seq is null), 0)`;
     const rows = await this.#q()
       .selectFrom('ledger_accounts')
-      .select(['id', 'kind', 'merchant_id', 'currency', 'created_at', exact('balance_minor').as('balance'), exact('posting_count').as('count')])
+      .select([
+        'id',
+        'kind',
+        'merchant_id',
+        'currency',
+        'created_at',
+        sql<string>`cast(balance_minor + ${summed('amount_minor')} as text)`.as('balance'),
+        sql<string>`cast(posting_count + ${summed('count')} as text)`.as('count'),
+      ])
       .where('merchant_id', merchantId === null ? 'is' : '=', merchantId)
       .orderBy('currency')
       .orderBy('kind')
@@ -231,7 +276,11 @@ export class LedgerRepo {
     return [...few.map((r) => r.id), ...orphans.map((r) => r.entry_id)];
   }
 
-  /** Accounts whose stored balance or posting count differs from what their postings add up to. */
+  /**
+   * Accounts whose stored row differs from what their chained postings add up to (balance, count,
+   * last sequence number), and accounts that keep a running balance but have a posting without
+   * one. A summed account's unchained postings are not on its row: its balance is their sum.
+   */
   async balanceMismatches(): Promise<Array<{ accountId: string; storedMinor: bigint; postedMinor: bigint }>> {
     const rows = await this.#q()
       .selectFrom('ledger_accounts as a')
@@ -239,10 +288,14 @@ export class LedgerRepo {
       .select([
         'a.id',
         exact('a.balance_minor').as('stored'),
-        sql<string>`cast(coalesce(sum(p.amount_minor), 0) as text)`.as('posted'),
+        sql<string>`cast(coalesce(sum(case when p.account_seq is not null then p.amount_minor end), 0) as text)`.as('posted'),
       ])
-      .groupBy(['a.id', 'a.balance_minor', 'a.posting_count'])
-      .having(sql<boolean>`a.balance_minor <> coalesce(sum(p.amount_minor), 0) or a.posting_count <> count(p.account_id) or a.posting_count <> coalesce(max(p.account_seq), 0)`)
+      .groupBy(['a.id', 'a.kind', 'a.balance_minor', 'a.posting_count'])
+      .having(
+        sql<boolean>`a.balance_minor <> coalesce(sum(case when p.account_seq is not null then p.amount_minor end), 0)
+          or a.posting_count <> count(p.account_seq) or a.posting_count <> coalesce(max(p.account_seq), 0)
+          or (a.kind not in ('gateway_fee', 'gateway_clearing') and count(p.account_id) <> count(p.account_seq))`,
+      )
       .execute();
     return rows.map((r) => ({ accountId: r.id, storedMinor: BigInt(r.stored), postedMinor: BigInt(r.posted) }));
   }
@@ -258,6 +311,11 @@ export class LedgerRepo {
     const row = await query.executeTakeFirstOrThrow();
     return toNumber(row.n as Int64);
   }
+}
+
+/** The sum of a summed account's unchained postings (the part of its balance not on its row). */
+function unchainedSum(account: ReturnType<typeof sql.ref>) {
+  return sql<string>`select sum(u.amount_minor) from postings u where u.account_id = ${account} and u.account_seq is null`;
 }
 
 function entryFromRow(row: { id: string; kind: EntryKind; merchant_id: string; transaction_id: string | null; idempotency_key: string | null; reason: string | null; created_at: Int64 }): JournalEntry {

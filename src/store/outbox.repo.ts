@@ -162,11 +162,56 @@ export class OutboxRepo {
     if (items.length === 0) return [];
     // Rows are locked in id order so two instances' batches can never deadlock.
     const order = items.map((_, i) => i).sort((a, b) => (items[a]!.attempt.eventId < items[b]!.attempt.eventId ? -1 : 1));
+    const distinct = new Set(items.map((item) => item.attempt.eventId)).size === items.length;
     return this.#db.transaction().execute(async (trx) => {
+      if (distinct) return this.#recordBatch(trx, items, order);
       const applied: boolean[] = new Array(items.length).fill(false);
       for (const i of order) applied[i] = await this.#recordOne(trx, items[i]!);
       return applied;
     });
+  }
+
+  /**
+   * The batch in 2 + (events changed) statements instead of 4 per attempt: one read of every
+   * event's state and last attempt number (locking the rows on PostgreSQL), one multi-row insert
+   * of the attempts, then each owned event's own transition.
+   */
+  async #recordBatch(trx: Trx, items: readonly AttemptRecord[], order: number[]): Promise<boolean[]> {
+    const ids = order.map((i) => items[i]!.attempt.eventId);
+    let read = trx
+      .selectFrom('outbox_events as e')
+      .select(['e.id', 'e.status', 'e.series', 'e.lease_owner', sql<number | string | null>`(select max(a.attempt_no) from delivery_attempts a where a.event_id = e.id)`.as('n')])
+      .where('e.id', 'in', ids)
+      .orderBy('e.id');
+    if (this.#dialect === 'postgres') read = read.forUpdate();
+    const rows = new Map((await read.execute()).map((r) => [r.id, r]));
+    for (const id of ids) if (!rows.has(id)) throw new Error(`outbox event ${id} does not exist`);
+    await trx
+      .insertInto('delivery_attempts')
+      .values(
+        order.map((i) => {
+          const { attempt } = items[i]!;
+          return {
+            event_id: attempt.eventId,
+            attempt_no: Number(rows.get(attempt.eventId)!.n ?? 0) + 1,
+            series: attempt.series,
+            started_at: attempt.startedAt,
+            latency_ms: Math.max(0, Math.round(attempt.latencyMs)),
+            http_status: attempt.httpStatus,
+            error: storableText(attempt.error),
+            response_excerpt: storableText(attempt.responseExcerpt),
+            instance_id: attempt.instanceId,
+          };
+        }),
+      )
+      .execute();
+    const applied: boolean[] = new Array(items.length).fill(false);
+    for (const i of order) {
+      const { attempt, owner, transition } = items[i]!;
+      const row = rows.get(attempt.eventId)!;
+      applied[i] = await this.#applyTransition(trx, attempt, owner, transition, row);
+    }
+    return applied;
   }
 
   async #recordOne(trx: Trx, { attempt, owner, transition }: AttemptRecord): Promise<boolean> {
@@ -194,6 +239,11 @@ export class OutboxRepo {
         instance_id: attempt.instanceId,
       })
       .execute();
+    return this.#applyTransition(trx, attempt, owner, transition, row);
+  }
+
+  /** Applies the worker's decision if `owner` still holds the event for the same series; gives a stale lease back otherwise. */
+  async #applyTransition(trx: Trx, attempt: NewAttempt, owner: string, transition: AttemptTransition, row: { status: string; series: number | string | bigint; lease_owner: string | null }): Promise<boolean> {
     const owned = row.lease_owner === owner && Number(row.series) === attempt.series && row.status === 'pending';
     if (!owned) {
       if (row.lease_owner === owner) {

@@ -1,5 +1,5 @@
 // Transactions and their transition records: SQL only, no rules.
-import { CompiledQuery, type Insertable, type Selectable } from 'kysely';
+import { CompiledQuery, sql, type Insertable, type Selectable } from 'kysely';
 import { isDeepStrictEqual } from 'node:util';
 import type { TransactionsTable } from './database.ts';
 import { toBigInt, toNumber, toNumberOrNull } from './database.ts';
@@ -183,6 +183,19 @@ export class TransactionsRepo {
     return row ? transactionFromRow(row) : undefined;
   }
 
+  /**
+   * A completion's one read: the row, locked on PostgreSQL (SQLite's IMMEDIATE transaction
+   * already serialises), with its merchant's fee rate as of now, in one statement.
+   */
+  async lockForCompletion(trx: Trx, id: string, dialect: 'sqlite' | 'postgres'): Promise<{ record: TransactionRecord; feeRatePpm: bigint } | undefined> {
+    let query = trx.selectFrom('transactions as t').innerJoin('merchants as m', 'm.id', 't.merchant_id').selectAll('t').select('m.fee_rate_ppm').where('t.id', '=', id);
+    if (dialect === 'postgres') query = query.forUpdate('t');
+    const row = await query.executeTakeFirst();
+    if (!row) return undefined;
+    const { fee_rate_ppm, ...transaction } = row;
+    return { record: transactionFromRow(transaction), feeRatePpm: BigInt(fee_rate_ppm) };
+  }
+
   /** Reads the row inside a transaction, locking it on PostgreSQL (SQLite's IMMEDIATE transaction already serialises). */
   async lockById(trx: Trx, id: string, dialect: 'sqlite' | 'postgres'): Promise<TransactionRecord | undefined> {
     let query = trx.selectFrom('transactions').selectAll().where('id', '=', id);
@@ -206,24 +219,11 @@ export class TransactionsRepo {
     return (result.numUpdatedRows ?? 0n) === 1n;
   }
 
+  /** Appends the next transition of a transaction: one statement (the sequence number is computed in it). */
   async addTransition(trx: Trx, t: Transition): Promise<void> {
-    const last = await trx
-      .selectFrom('transaction_transitions')
-      .select((eb) => eb.fn.max('seq').as('seq'))
-      .where('transaction_id', '=', t.transactionId)
-      .executeTakeFirst();
-    await trx
-      .insertInto('transaction_transitions')
-      .values({
-        transaction_id: t.transactionId,
-        seq: Number(last?.seq ?? 0) + 1,
-        from_status: t.fromStatus,
-        to_status: t.toStatus,
-        cause: t.cause,
-        error_code_tag: t.errorCodeTag,
-        at: t.at,
-      })
-      .execute();
+    await sql`insert into transaction_transitions (transaction_id, seq, from_status, to_status, cause, error_code_tag, at)
+      select ${t.transactionId}, coalesce(max(seq), 0) + 1, ${t.fromStatus}, ${t.toStatus}, ${t.cause}, cast(${t.errorCodeTag} as text), cast(${t.at} as bigint)
+      from transaction_transitions where transaction_id = ${t.transactionId}`.execute(trx);
   }
 
   async transitions(transactionId: string): Promise<Transition[]> {

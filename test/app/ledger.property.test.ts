@@ -69,20 +69,33 @@ async function assertInvariants(gw: TestGateway): Promise<void> {
     'every entry has at least two postings',
   );
   assert.deepEqual(await rows(sql`select p.entry_id from postings p left join journal_entries e on e.id = p.entry_id where e.id is null`), [], 'no posting without its entry');
+  // A stored balance is the sum of the account's chained postings (all of them, except on the
+  // summed fee and clearing accounts, whose unchained postings are summed on read: migration 011).
   assert.deepEqual(
-    await rows(sql`select a.id from ledger_accounts a left join (select account_id, sum(amount_minor) as s, count(*) as c from postings group by account_id) p on p.account_id = a.id
+    await rows(sql`select a.id from ledger_accounts a left join (select account_id, sum(amount_minor) as s, count(*) as c from postings where account_seq is not null group by account_id) p on p.account_id = a.id
                    where a.balance_minor <> coalesce(p.s, 0) or a.posting_count <> coalesce(p.c, 0)`),
     [],
-    'every stored balance equals the sum of its postings',
+    'every stored balance equals the sum of its chained postings',
+  );
+  assert.deepEqual(
+    await rows(sql`select p.entry_id, p.account_id from postings p join ledger_accounts a on a.id = p.account_id
+                   where p.account_seq is null and a.kind not in ('gateway_fee', 'gateway_clearing')`),
+    [],
+    'payout and adjustment accounts carry a running balance on every posting',
   );
   assert.deepEqual(await rows(sql`select id from ledger_accounts where kind = 'merchant_payout' and balance_minor < 0`), [], 'no payout balance is negative');
   assert.deepEqual(await rows(sql`select idempotency_key from journal_entries where idempotency_key is not null group by idempotency_key having count(*) > 1`), [], 'a key posts once');
   assert.deepEqual(await rows(sql`select transaction_id from journal_entries where transaction_id is not null group by transaction_id having count(*) > 1`), [], 'a payment posts once');
 }
 
-/** Balances as text (exact on both stores), keyed by account id. */
+/** Balances (the sum of every posting of the account) as text, exact on both stores, keyed by account id. */
 async function balances(gw: TestGateway, ids: string[]): Promise<Map<string, bigint>> {
-  const found = await gw.services.store.db.selectFrom('ledger_accounts').select(['id', sql<string>`cast(balance_minor as text)`.as('b')]).where('id', 'in', ids).execute();
+  const found = await gw.services.store.db
+    .selectFrom('postings')
+    .select(['account_id as id', sql<string>`cast(sum(amount_minor) as text)`.as('b')])
+    .where('account_id', 'in', ids)
+    .groupBy('account_id')
+    .execute();
   return new Map(ids.map((id) => [id, BigInt(found.find((r) => r.id === id)?.b ?? '0')]));
 }
 
@@ -218,6 +231,10 @@ for (const { dialect, skip } of await testDialects()) {
             for (const id of accounts) assert.equal(merchantNow.get(id), model.get(id), `balance of ${id}`);
             const gatewayNow = await balances(gw, gatewayAccounts);
             for (const id of gatewayAccounts) assert.equal((gatewayNow.get(id) ?? 0n) - (gatewayStart.get(id) ?? 0n), model.get(id), `movement of ${id}`);
+            // What the gateway reports for the summed accounts (row + postings without a chain) is that sum too.
+            for (const kind of ['gateway_fee', 'gateway_clearing'] as const) {
+              assert.equal(await gw.services.ledger.balance({ kind, merchantId: null, currency: 'THB' }), gatewayNow.get(`${kind}:gateway:THB`) ?? 0n, `reported balance of ${kind}`);
+            }
             const entries = await gw.services.store.db.selectFrom('journal_entries').select((eb) => eb.fn.countAll().as('n')).where('merchant_id', 'in', ids).executeTakeFirstOrThrow();
             assert.equal(Number(entries.n), expectedEntries, 'entries posted = postings the model expects (no replay posted twice)');
           }

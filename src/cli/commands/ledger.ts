@@ -30,7 +30,7 @@ function entryJson(e: EntryWithPostings) {
     idempotency_key: e.idempotencyKey,
     reason: e.reason,
     created_at: iso(e.createdAt),
-    postings: e.postings.map((p) => ({ line: p.lineNo, account: p.accountId, currency: p.currency, amount: amount4(p.amountMinor), balance_after: amount4(p.balanceAfterMinor) })),
+    postings: e.postings.map((p) => ({ line: p.lineNo, account: p.accountId, currency: p.currency, amount: amount4(p.amountMinor), balance_after: p.balanceAfterMinor === null ? null : amount4(p.balanceAfterMinor) })),
   };
 }
 
@@ -38,7 +38,7 @@ function entryLines(e: EntryWithPostings): string[] {
   const ref = e.transactionId ? `transaction ${e.transactionId}` : `key ${e.idempotencyKey}`;
   return [
     `  ${iso(e.createdAt)}  ${e.kind.padEnd(7)} ${e.id}  ${ref}${e.reason ? `  "${e.reason}"` : ''}`,
-    ...e.postings.map((p) => `      ${p.accountId.padEnd(44)} ${signed4(p.amountMinor).padStart(20)} ${p.currency}  → ${amount4(p.balanceAfterMinor)}`),
+    ...e.postings.map((p) => `      ${p.accountId.padEnd(44)} ${signed4(p.amountMinor).padStart(20)} ${p.currency}${p.balanceAfterMinor === null ? '' : `  → ${amount4(p.balanceAfterMinor)}`}`),
   ];
 }
 

@@ -7,6 +7,7 @@ import * as outbox from './003-outbox.ts';
 import * as ledger from './004-ledger.ts';
 import * as gatewayMeta from './005-gateway-meta.ts';
 import * as outboxOrigin from './010-outbox-origin.ts';
+import * as summedAccounts from './011-summed-accounts.ts';
 import * as refunds from './012-refunds.ts';
 import * as consoleTables from './013-console.ts';
 
@@ -17,21 +18,22 @@ const migrations: Record<string, Migration> = {
   '004-ledger': ledger,
   '005-gateway-meta': gatewayMeta,
   '010-outbox-origin': outboxOrigin,
+  '011-summed-accounts': summedAccounts,
   '012-refunds': refunds,
   '013-console': consoleTables,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
 
-/** Migrates up to and including `name` only (tests of a migration over data written before it). */
-export async function migrateTo(db: Kysely<any>, name: string): Promise<void> {
-  const { error } = await new Migrator({ db, provider }).migrateTo(name);
-  if (error) throw error instanceof Error ? error : new Error(String(error));
+export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
+  return migrateTo(db);
 }
 
-export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
+/** Migrates up to and including `name` (all when omitted); tests use it to build an older schema. */
+export async function migrateTo(db: Kysely<any>, name?: string): Promise<string[]> {
+  if (name !== undefined && !(name in migrations)) throw new Error(`no migration named ${name}`);
   const migrator = new Migrator({ db, provider });
-  const { error, results } = await migrator.migrateToLatest();
+  const { error, results } = name === undefined ? await migrator.migrateToLatest() : await migrator.migrateTo(name);
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

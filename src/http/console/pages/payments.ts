@@ -229,7 +229,7 @@ export function registerPaymentRoutes(scope: FastifyInstance, kit: ConsoleKit): 
           ? html`<p class="muted">${d.noLedger}</p>`
           : entries.map(
               (e) => html`<p class="mono">${e.id} · ${e.kind} · ${formatTime(e.createdAt)}</p><div class="scroll"><table><thead><tr><th>${d.account}</th><th class="num">${t.payments.amount}</th><th class="num">${d.balanceAfter}</th></tr></thead><tbody>
-              ${e.postings.map((p) => html`<tr><td class="mono">${p.accountId}</td><td class="num">${ledgerAmount(p.amountMinor, p.currency)}</td><td class="num">${ledgerAmount(p.balanceAfterMinor, p.currency)}</td></tr>`)}
+              ${e.postings.map((p) => html`<tr><td class="mono">${p.accountId}</td><td class="num">${ledgerAmount(p.amountMinor, p.currency)}</td><td class="num">${p.balanceAfterMinor === null ? '—' : ledgerAmount(p.balanceAfterMinor, p.currency)}</td></tr>`)}
             </tbody></table></div>`,
             )
       }</section>

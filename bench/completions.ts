@@ -1,0 +1,185 @@
+// Completions per second (issue 14): how fast payments reach SUCCESS (final state, transition,
+// ledger entry, outbox event in one transaction), against a bare node:http server answering the
+// same POSTs from the same clients in the same run.
+//
+//   node_modules/.bin/node bench/completions.ts [--store sqlite|postgres] [--payments 3000] [--concurrency 64] [--merchants 1]
+//
+// One in-process gateway (HTTP API, production configuration apart from the port and store, no
+// delivery worker: the outbox events stay pending, so only the completion itself is measured).
+// `--payments` transactions are initiated first (not measured), spread round robin over
+// `--merchants` merchants with a 2.5 % fee (so every entry has three lines: payout, fee,
+// clearing); then `--concurrency` clients complete them all through
+// `POST /sandbox/transaction/complete`. The bare baseline is a node:http server in the same
+// process answering a fixed JSON body to the same clients. Afterwards every completion must be
+// SUCCESS with one ledger entry, and `ledger verify` must find the ledger sound.
+// Figures: completions/s, the ratio to bare, and process CPU per request (all threads).
+// PostgreSQL uses a fresh database on 127.0.0.1:5432 (BENCH_PG_ADMIN_URL to override), dropped after.
+import http from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../src/config.ts';
+import { createLogger } from '../src/logger.ts';
+import { startGateway } from '../src/server.ts';
+import { LedgerOperations } from '../src/app/ledger-operations.ts';
+import { createBenchDatabase } from './postgres-database.ts';
+
+const { values } = parseArgs({
+  options: {
+    store: { type: 'string', default: 'sqlite' },
+    payments: { type: 'string', default: '3000' },
+    concurrency: { type: 'string', default: '64' },
+    merchants: { type: 'string', default: '1' },
+  },
+});
+const store = values.store === 'postgres' ? 'postgres' : 'sqlite';
+const payments = Math.max(100, Math.min(200_000, Number(values.payments)));
+const concurrency = Math.max(1, Math.min(512, Number(values.concurrency)));
+const merchantCount = Math.max(1, Math.min(1000, Number(values.merchants)));
+
+async function database(): Promise<{ url: string; drop(): Promise<void> }> {
+  if (store === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'gw-bench-'));
+    return { url: `sqlite:${join(dir, 'gateway.db')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+  }
+  return createBenchDatabase();
+}
+
+/** Sends `bodies` through `concurrency` keep-alive clients; returns requests/s and CPU µs per request. */
+async function drive(url: string, bodies: unknown[], check: (status: number, body: string) => void): Promise<{ perSecond: number; cpuUs: number; wallMs: number }> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
+  const target = new URL(url);
+  const send = (body: unknown) =>
+    new Promise<void>((resolve, reject) => {
+      const payload = JSON.stringify(body);
+      const req = http.request({ host: target.hostname, port: target.port, path: target.pathname, method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          try {
+            check(res.statusCode ?? 0, Buffer.concat(chunks).toString('utf8'));
+            resolve();
+          } catch (error) {
+            reject(error);
+          }
+        });
+      });
+      req.on('error', reject);
+      req.end(payload);
+    });
+  let next = 0;
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < bodies.length) await send(bodies[next++]);
+    }),
+  );
+  const wallMs = performance.now() - started;
+  const used = process.cpuUsage(cpu);
+  agent.destroy();
+  return { perSecond: (bodies.length / wallMs) * 1000, cpuUs: (used.user + used.system) / bodies.length, wallMs };
+}
+
+const bare = http.createServer((req, res) => {
+  req.resume();
+  req.on('end', () => {
+    const body = JSON.stringify({ type: 'valid', result: 'Success', responsecode: '0', transactionid: 'x', status: 'SUCCESS' });
+    res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+  });
+});
+await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
+const bareUrl = `http://127.0.0.1:${(bare.address() as AddressInfo).port}/sandbox/transaction/complete`;
+
+const db = await database();
+const config = loadConfig({
+  DATABASE_URL: db.url,
+  GATEWAY_SECRET_KEY: randomBytes(32).toString('hex'),
+  PORT: '0',
+  CREATE_DEMO_MERCHANT: 'false',
+  LOG_LEVEL: 'warn',
+  RATE_LIMIT_PER_MERCHANT_PER_SECOND: '100000',
+});
+const gateway = await startGateway(config, { logger: createLogger('warn'), workers: [] });
+try {
+  const merchants: Array<{ merchantid: string; password: string }> = [];
+  for (let m = 0; m < merchantCount; m++) {
+    merchants.push(await gateway.services.manageMerchants.create({ name: `Bench Shop ${m}`, payoutCurrency: 'THB', payoutAccount: '1234567890', feeRate: '0.025' }));
+  }
+  await gateway.services.directory.refresh();
+  const initiations = Array.from({ length: payments }, (_, i) => {
+    const m = merchants[i % merchantCount]!;
+    return {
+      merchantid: m.merchantid,
+      password: m.password,
+      payment_method: { type: 'THAI_DEBIT' },
+      trackid: `bench-${i}`,
+      bill_currencycode: 'THB',
+      bill_amount: '1000.01',
+      bill_country: 'TH',
+      bill_customerip: '127.0.0.1',
+      bill_email: 'payer@example.com',
+      returnUrl: 'https://shop.example.com/return',
+      serverUrl: 'http://127.0.0.1:9/hook',
+      payer_account_no: '1234567890',
+      payer_account_name: 'Bench Payer',
+      payer_bank_code: '014',
+    };
+  });
+  const completions: Array<{ merchantid: string; password: string; transactionid: string }> = [];
+  await drive(`${gateway.url}/transaction/s2s`, initiations, (status, body) => {
+    const json = JSON.parse(body);
+    if (status !== 200) throw new Error(`initiation: ${status} ${body}`);
+    const m = merchants.find((x) => x.merchantid === json.merchantid)!;
+    completions.push({ merchantid: m.merchantid, password: m.password, transactionid: json.transactionid });
+  });
+
+  const load = loadavg().map((l) => l.toFixed(1)).join(' ');
+  const bareFirst = await drive(bareUrl, completions, (status) => {
+    if (status !== 200) throw new Error(`bare: ${status}`);
+  });
+  const gw = await drive(`${gateway.url}/sandbox/transaction/complete`, completions, (status, body) => {
+    if (status !== 200 || JSON.parse(body).responsecode !== '0') throw new Error(`completion: ${status} ${body}`);
+  });
+  const bareAfter = await drive(bareUrl, completions, (status) => {
+    if (status !== 200) throw new Error(`bare: ${status}`);
+  });
+
+  // Accounting: every completion posted exactly once, and the ledger is sound.
+  const { store: s, ledger, merchants: repo, now } = gateway.services;
+  const entries = await ledger.countEntries();
+  const check = await new LedgerOperations({ store: s, ledger, merchants: repo, now }).verify();
+  if (entries !== payments || !check.ok) throw new Error(`accounting: ${entries} entries for ${payments} completions; ledger verify ok=${check.ok}`);
+
+  const bareRate = (bareFirst.perSecond + bareAfter.perSecond) / 2;
+  const bareCpu = (bareFirst.cpuUs + bareAfter.cpuUs) / 2;
+  const result = {
+    store,
+    payments,
+    concurrency,
+    merchants: merchantCount,
+    load_before: load,
+    load_after: loadavg().map((l) => l.toFixed(1)).join(' '),
+    bare_per_s: [Math.round(bareFirst.perSecond), Math.round(bareAfter.perSecond)],
+    completions_per_s: Math.round(gw.perSecond),
+    vs_bare: Math.round((gw.perSecond / bareRate) * 100) / 100,
+    cpu_us_per_completion: Math.round(gw.cpuUs),
+    bare_cpu_us_per_request: Math.round(bareCpu),
+    cpu_vs_bare: Math.round((gw.cpuUs / bareCpu) * 10) / 10,
+    ledger_entries: entries,
+    ledger_verify_ok: check.ok,
+  };
+  console.log(
+    `Completions (${store}, ${payments} payments over ${merchantCount} merchant(s), ${concurrency} clients, load ${result.load_before} → ${result.load_after}):\n` +
+      `  bare node:http ${result.bare_per_s.join(' / ')} req/s (before / after), ${result.bare_cpu_us_per_request} µs CPU per request\n` +
+      `  gateway completions ${result.completions_per_s}/s = ${result.vs_bare}× bare, ${result.cpu_us_per_completion} µs CPU per completion (${result.cpu_vs_bare}× bare); ledger: ${entries} entries, verify ok`,
+  );
+  console.log(JSON.stringify(result));
+} finally {
+  await gateway.stop();
+  bare.close();
+  await db.drop();
+}
