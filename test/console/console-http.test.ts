@@ -39,8 +39,9 @@ for (const { dialect, skip } of await testDialects()) {
       const anon = new ConsoleClient(gw.app);
       const page = await anon.get('/console/payments?state=FAILED');
       assert.equal(page.status, 303);
-      assert.equal(page.location, `/console/login?ended=1&next=${encodeURIComponent('/console/payments?state=FAILED')}`);
+      assert.equal(page.location, `/console/login?next=${encodeURIComponent('/console/payments?state=FAILED')}`, 'a first visit is not told its session ended');
       await anon.get(page.location!);
+      assert.doesNotMatch(anon.last!.body, /เซสชันหมดอายุ/, 'no "session ended" notice on a first visit');
       const next = /name="next" value="([^"]*)"/.exec(anon.last!.body)![1];
       assert.equal(next, '/console/payments?state=FAILED');
       const login = await anon.post('/console/login', { csrf: anon.csrf(), role: 'operator', username: 'op', password: OPERATOR_PASSWORD, next: next! });
@@ -116,7 +117,10 @@ for (const { dialect, skip } of await testDialects()) {
       gw.clock.now += 29 * 60_000;
       assert.equal((await b.get('/console/payments')).status, 200, 'activity keeps it alive');
       gw.clock.now += 30 * 60_000;
-      assert.equal((await b.get('/console/payments')).status, 303, 'idle for 30 minutes: logged out');
+      const idle = await b.get('/console/payments');
+      assert.equal(idle.status, 303, 'idle for 30 minutes: logged out');
+      assert.equal(idle.location, `/console/login?ended=1&next=${encodeURIComponent('/console/payments')}`, 'told the session ended');
+      assert.match((await b.get(idle.location!)).body, /เซสชันหมดอายุ/, 'the login form says so (Thai by default)');
 
       await b.login('operator', 'op', OPERATOR_PASSWORD);
       const token = b.cookies.get('gw_console')!;
@@ -312,7 +316,7 @@ describe('behind a reverse proxy that mounts the gateway under a path', () => {
       const b = new ConsoleClient(gw.app);
       // The proxy strips /pay: the gateway sees /console/…
       const bounced = await b.get('/console/deliveries?status=all');
-      assert.equal(bounced.location, `/pay/console/login?ended=1&next=${encodeURIComponent('/pay/console/deliveries?status=all')}`);
+      assert.equal(bounced.location, `/pay/console/login?next=${encodeURIComponent('/pay/console/deliveries?status=all')}`);
       const form = await b.get('/console/login?next=%2Fpay%2Fconsole%2Fdeliveries%3Fstatus%3Dall');
       assert.match(form.body, /<form method="post" action="\/pay\/console\/login">/);
       const login = await b.post('/console/login', { csrf: b.csrf(), role: 'operator', username: 'op', password: OPERATOR_PASSWORD, next: '/pay/console/deliveries?status=all' });

@@ -42,11 +42,13 @@ export async function registerConsole(app: FastifyInstance, services: Services):
       scope.addHook('preHandler', async (request, reply) => {
         const config = request.routeOptions.config;
         if (config?.consolePublic) return;
-        const session = await kit.console.sessions.resolve(readCookie(request, SESSION_COOKIE));
+        const cookie = readCookie(request, SESSION_COOKIE);
+        const session = await kit.console.sessions.resolve(cookie);
         if (!session) {
-          // Not logged in (or the session ended): to the login form, which brings them back for a GET.
-          const next = request.method === 'GET' ? `&next=${encodeURIComponent(browserUrl(kit, request))}` : '';
-          return reply.redirect(`${kit.root}/login?ended=1${next}`, 303);
+          // To the login form, which brings them back for a GET. "Your session ended" only for a
+          // browser that had a session cookie, not for a first visit.
+          const query = new URLSearchParams({ ...(cookie !== undefined && { ended: '1' }), ...(request.method === 'GET' && { next: browserUrl(kit, request) }) }).toString();
+          return reply.redirect(`${kit.root}/login${query ? `?${query}` : ''}`, 303);
         }
         attachSession(request, session);
         if (config?.consoleOperatorOnly && session.subject.role !== 'operator') return notFound(request, reply);
