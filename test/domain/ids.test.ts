@@ -2,7 +2,7 @@
 // bits after their time prefix, keep their lengths, and are distinct from each other and the id.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { newTransactionIdentifiers } from '../../src/domain/ids.ts';
+import { newTransactionIdentifiers, drawRandomBytes } from '../../src/domain/ids.ts';
 
 const at = Date.UTC(2026, 10, 22, 12, 0, 0, 123);
 
@@ -36,4 +36,20 @@ test('later identifiers sort after earlier ones (their indexes append)', () => {
   const later = newTransactionIdentifiers(at + 1);
   assert.ok(Buffer.from(earlier.token, 'base64url').compare(Buffer.from(later.token, 'base64url')) < 0);
   assert.ok(Buffer.from(earlier.redirectId, 'base64url').compare(Buffer.from(later.redirectId, 'base64url')) < 0);
+});
+
+test('pooled random bytes: draws across many refills never overlap or repeat, and a draw is not overwritten later', () => {
+  const first = drawRandomBytes(60);
+  const kept = Buffer.from(first);
+  const seen = new Set<string>();
+  for (let i = 0; i < 5_000; i++) {
+    const draw = drawRandomBytes(60); // 5,000 × 60 bytes: about 73 refills of the 4 KiB pool
+    assert.equal(draw.length, 60);
+    const hex = draw.toString('hex');
+    assert.ok(!seen.has(hex), 'a draw repeated');
+    seen.add(hex);
+    draw.fill(0); // a caller writing into its draw (uuidv7 does) must not touch anyone else's
+  }
+  assert.deepEqual(first, kept, 'an early draw kept its bytes through later draws and refills');
+  assert.ok(!first.every((b) => b === 0));
 });
