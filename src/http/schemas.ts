@@ -114,7 +114,7 @@ export const RefundRequestSchema = Type.Object(
     ...Credentials,
     transactionid: Type.String({ description: 'The payment’s gateway id (`tranid` is accepted as an alias).' }),
     tranid: Type.Optional(Type.String({ description: 'Alias of `transactionid`; when both are sent they must be equal.' })),
-    bill_amount: Type.Union([Type.String({ pattern: '^\\d+(\\.\\d+)?$' }), Type.Number()], { description: 'The amount to refund: more than 0, at most what is still refundable.' }),
+    bill_amount: Amount, // more than 0, at most what is still refundable (the operation's description)
     bill_currencycode: Type.String({ description: 'The payment’s currency (`THB`).' }),
     reason: Type.Optional(Type.String({ maxLength: 255 })),
     trackid: Type.Optional(Type.String({ maxLength: 254, description: 'Your free-text reference for the refund; not matched against the payment.' })),
