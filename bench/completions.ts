@@ -15,9 +15,7 @@
 // Figures: completions/s, the ratio to bare, and process CPU per request (all threads).
 // PostgreSQL uses a fresh database on 127.0.0.1:5432 (BENCH_PG_ADMIN_URL to override), dropped after.
 import http from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { loadavg } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
@@ -25,7 +23,7 @@ import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
 import { startGateway } from '../src/server.ts';
 import { LedgerOperations } from '../src/app/ledger-operations.ts';
-import { createBenchDatabase } from './postgres-database.ts';
+import { benchDatabase } from './postgres-database.ts';
 
 const { values } = parseArgs({
   options: {
@@ -39,14 +37,6 @@ const store = values.store === 'postgres' ? 'postgres' : 'sqlite';
 const payments = Math.max(100, Math.min(200_000, Number(values.payments)));
 const concurrency = Math.max(1, Math.min(512, Number(values.concurrency)));
 const merchantCount = Math.max(1, Math.min(1000, Number(values.merchants)));
-
-async function database(): Promise<{ url: string; drop(): Promise<void> }> {
-  if (store === 'sqlite') {
-    const dir = mkdtempSync(join(tmpdir(), 'gw-bench-'));
-    return { url: `sqlite:${join(dir, 'gateway.db')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
-  }
-  return createBenchDatabase();
-}
 
 /** Sends `bodies` through `concurrency` keep-alive clients; returns requests/s and CPU µs per request. */
 async function drive(url: string, bodies: unknown[], check: (status: number, body: string) => void): Promise<{ perSecond: number; cpuUs: number; wallMs: number }> {
@@ -94,7 +84,7 @@ const bare = http.createServer((req, res) => {
 await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
 const bareUrl = `http://127.0.0.1:${(bare.address() as AddressInfo).port}/sandbox/transaction/complete`;
 
-const db = await database();
+const db = await benchDatabase(store);
 const config = loadConfig({
   DATABASE_URL: db.url,
   GATEWAY_SECRET_KEY: randomBytes(32).toString('hex'),

@@ -9,9 +9,7 @@
 // Rows are generated in SQL (a recursive CTE), not through the API, so a 1M-row history takes
 // seconds. The dead endpoint is a closed port on 127.0.0.1 (connection refused at once).
 import http from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir, loadavg } from 'node:os';
-import { join } from 'node:path';
+import { loadavg } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
@@ -22,7 +20,7 @@ import { startGateway, type RunningGateway } from '../src/server.ts';
 import { deliveryWorker } from '../src/delivery/delivery-worker.ts';
 import { OutboxClaimsRepo } from '../src/store/outbox-claims.repo.ts';
 import type { Db } from '../src/store/open-store.ts';
-import { createBenchDatabase } from './postgres-database.ts';
+import { benchDatabase } from './postgres-database.ts';
 
 const { values } = parseArgs({
   options: {
@@ -38,14 +36,6 @@ const backlog = Math.max(100, Math.min(1_000_000, Number(values.backlog)));
 const history = Math.max(0, Math.min(2_000_000, Number(values.history)));
 const CONCURRENCY = 16;
 const PER_HOST = 4;
-
-async function database(): Promise<{ url: string; drop(): Promise<void> }> {
-  if (store === 'sqlite') {
-    const dir = mkdtempSync(join(tmpdir(), 'gw-bench-'));
-    return { url: `sqlite:${join(dir, 'gateway.db')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
-  }
-  return createBenchDatabase();
-}
 
 // --- receiver and a closed port ------------------------------------------------------------
 let received = 0;
@@ -118,7 +108,7 @@ async function barePostRate(count: number): Promise<number> {
 }
 
 async function withGateway<T>(work: (gateway: RunningGateway, db: Db, merchantId: string) => Promise<T>, withWorker: boolean): Promise<T> {
-  const db = await database();
+  const db = await benchDatabase(store);
   const config = loadConfig({
     DATABASE_URL: db.url,
     GATEWAY_SECRET_KEY: randomBytes(32).toString('hex'),

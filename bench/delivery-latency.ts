@@ -11,9 +11,6 @@
 // receiver share one event loop and the machine's 2 cores), not the worker's own delay.
 // PostgreSQL uses a fresh database on 127.0.0.1:5432 (BENCH_PG_ADMIN_URL to override), dropped after.
 import http from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
@@ -21,7 +18,7 @@ import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
 import { startGateway } from '../src/server.ts';
 import { deliveryWorker } from '../src/delivery/delivery-worker.ts';
-import { createBenchDatabase } from './postgres-database.ts';
+import { benchDatabase } from './postgres-database.ts';
 
 const { values } = parseArgs({
   options: { store: { type: 'string', default: 'sqlite' }, payments: { type: 'string', default: '1000' }, rate: { type: 'string', default: '50' }, concurrency: { type: 'string', default: '8' } },
@@ -30,14 +27,6 @@ const store = values.store === 'postgres' ? 'postgres' : 'sqlite';
 const payments = Math.max(10, Math.min(100_000, Number(values.payments)));
 const concurrency = Math.max(1, Math.min(256, Number(values.concurrency)));
 const rate = Math.max(0, Math.min(10_000, Number(values.rate)));
-
-async function database(): Promise<{ url: string; drop(): Promise<void> }> {
-  if (store === 'sqlite') {
-    const dir = mkdtempSync(join(tmpdir(), 'gw-bench-'));
-    return { url: `sqlite:${join(dir, 'gateway.db')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
-  }
-  return createBenchDatabase();
-}
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
@@ -59,7 +48,7 @@ const receiver = http.createServer((req, res) => {
 await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
 const serverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
 
-const db = await database();
+const db = await benchDatabase(store);
 const config = loadConfig({
   DATABASE_URL: db.url,
   GATEWAY_SECRET_KEY: randomBytes(32).toString('hex'),

@@ -1,6 +1,9 @@
 // A throw-away PostgreSQL database on 127.0.0.1:5432 for `npm run bench -- --postgres`,
-// dropped again when the run ends (also after a failure).
+// dropped again when the run ends (also after a failure); or a throw-away SQLite file.
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 
 const ADMIN_URL = process.env.BENCH_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -39,4 +42,11 @@ export async function createBenchDatabase(): Promise<BenchDatabase> {
       }
     },
   };
+}
+
+/** A fresh database of either store for one bench run: a SQLite file in a temp folder, or createBenchDatabase(). */
+export async function benchDatabase(store: 'sqlite' | 'postgres'): Promise<BenchDatabase> {
+  if (store === 'postgres') return createBenchDatabase();
+  const dir = mkdtempSync(join(tmpdir(), 'gw-bench-'));
+  return { url: `sqlite:${join(dir, 'gateway.db')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
 }
