@@ -11,6 +11,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
 import { testDialects } from '../support/dialects.ts';
+import { initiation } from '../support/running-gateway.ts';
 import { deliveryWorker } from '../../src/delivery/delivery-worker.ts';
 import { browserSkipReason, launchBrowser, startListeningGateway, type Browser, type ListeningGateway } from './support.ts';
 
@@ -79,19 +80,8 @@ for (const { dialect, skip: storeSkip } of await testDialects()) {
 
     async function initiate(notifyPath: string, extra: Record<string, unknown> = {}): Promise<{ redirectUrl: string }> {
       const body = {
-        merchantid: creds.merchantid,
-        password: creds.password,
-        payment_method: { type: 'THAI_DEBIT' },
-        trackid: `ret-${Math.random().toString(36).slice(2, 10)}`,
-        bill_currencycode: 'THB',
-        bill_amount: '1000.00',
-        bill_country: 'TH',
-        bill_customerip: '203.0.113.7',
-        bill_email: 'buyer@example.com',
+        ...initiation(creds, `${shop.url}${notifyPath}`, `ret-${Math.random().toString(36).slice(2, 10)}`),
         returnUrl: `${shop.url}/return?order=187`,
-        serverUrl: `${shop.url}${notifyPath}`,
-        payer_account_no: '1234569012',
-        payer_account_name: 'Malee Srisuk',
         payer_bank_code: 'Kasikorn Bank',
         lang: 'en',
         ...extra,
