@@ -9,14 +9,29 @@
 //   timer for our own retries, and a poll as the fallback for everything else.
 // - Fairness: at most `deliveryConcurrency` sends in flight, and at most
 //   `deliveryPerHostConcurrency` to one origin, so one slow merchant endpoint cannot occupy
-//   every slot. Claims visit origins round robin (outbox-claims.repo.ts) and skip a saturated
+//   every slot. A slot is free as soon as its HTTP exchange ends; recording the attempt is group
+//   committed (attempt-recorder.ts) and does not hold a slot, so the batches grow with the load
+//   instead of the sends waiting for each commit. What this instance holds at once (queued,
+//   sending and not yet recorded) is bounded by `deliveryConcurrency` × MAX_ROUNDS_AHEAD. Claims visit origins round robin (outbox-claims.repo.ts) and skip a saturated
 //   origin without reading its events, so one dead endpoint's backlog delays nobody else.
-// - Lease ahead: a claim may lease up to PREFETCH_ROUNDS × the per-host cap of one origin. What
+// - Lease ahead: a claim may lease several rounds of an origin's per-host cap (its depth). What
 //   cannot start at once waits in that origin's local queue and starts the moment one of its
-//   sends ends, without a claim (a claim is a commit) between two sends. The caps above still
-//   bound what is *sent*; a queued event whose lease is half gone is given back, not sent late.
+//   sends ends, without a claim (a claim is a commit) between two sends. The depth follows the
+//   origin's pace: PREFETCH_ROUNDS rounds until its sends have been timed, then as many rounds
+//   (MIN_ROUNDS to MAX_ROUNDS_AHEAD) as it gets through in a quarter of the lease, so a fast
+//   endpoint's queue covers the time a claim takes and a slow one's is never held for long.
+//   The caps above still bound what is *sent*; a queued event whose lease is half gone is given
+//   back, not sent late.
 //   At-least-once is unchanged: a queued event is still pending in the store, and a crash or
 //   stop gives its lease back (stop) or lets it expire (SQLite releases every lease at start).
+// - Claim cadence: a claim is a commit, so an origin's queue is refilled in batches, not one
+//   event per finished send: a finished send claims again only when its origin has fallen to
+//   half its depth (sending + queued) and the last claim left events of it behind, or when the
+//   last claim stopped short of every due origin and a batch worth of room is free.
+//   Anything else that can make work due (a finalised payment, NOTIFY, a retry timer, the poll)
+//   wakes the worker as before.
+// - Connections: sends reuse keep-alive connections per origin (http-sender.ts explains why that
+//   keeps the outbound policy intact and what a stale connection does); retries open new ones.
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
@@ -27,8 +42,8 @@ import { OutboxRepo, type OutboxEvent } from '../store/outbox.repo.ts';
 import { OutboxClaimsRepo } from '../store/outbox-claims.repo.ts';
 import { AttemptRecorder } from './attempt-recorder.ts';
 import type { Resolver } from './guarded-lookup.ts';
-import { sendNotification, type SendOutcome } from './http-sender.ts';
-import { notificationHeaders, signingSecrets } from './notification-request.ts';
+import { NotificationSender, type SendOutcome } from './http-sender.ts';
+import { OpenedSecrets, notificationHeaders, signingSecrets } from './notification-request.ts';
 import { OutboxListener, notifyOutbox } from './pg-wakeup.ts';
 import { nextTransition, type AttemptResult, type ScheduleOptions } from './retry-schedule.ts';
 import { gatewayUserAgent } from './user-agent.ts';
@@ -37,8 +52,13 @@ import { gatewayUserAgent } from './user-agent.ts';
 const CLAIM_BATCH = 64;
 /** Claim rounds per wake-up before yielding (each round starts sends). */
 const MAX_ROUNDS = 32;
-/** Events of one origin leased at most: this many times its per-host cap (sending + queued). */
+/** Events of one origin leased at most, until its pace is known: this many times its per-host cap. */
 const PREFETCH_ROUNDS = 4;
+/** Bounds on the rounds leased ahead once the pace is known. */
+const MIN_ROUNDS = 2;
+const MAX_ROUNDS_AHEAD = 16;
+/** Origins whose pace is remembered at most (the memo starts over past this). */
+const MAX_PACES = 10_000;
 
 export type DeliveryWorkerOptions = {
   instanceId?: string;
@@ -61,12 +81,15 @@ export class DeliveryWorker implements Worker {
   readonly #repo: OutboxRepo;
   readonly #claims: OutboxClaimsRepo;
   readonly #recorder: AttemptRecorder;
-  readonly #policy: OutboundPolicy;
-  readonly #resolver: Resolver | undefined;
+  readonly #sender: NotificationSender;
+  readonly #opened: OpenedSecrets;
   readonly #schedule: ScheduleOptions;
   readonly #userAgent = gatewayUserAgent();
 
+  /** Launched and not yet recorded (sending, or waiting for the attempt's commit). */
   readonly #inflight = new Map<string, Promise<void>>();
+  /** HTTP exchanges under way (the `deliveryConcurrency` slots). */
+  #sending = 0;
   /** Sends in flight (HTTP exchange not over yet) per origin. */
   readonly #perOrigin = new Map<string, number>();
   /** Leased ahead, not started yet, per origin (oldest first), with when each was claimed. */
@@ -74,12 +97,21 @@ export class DeliveryWorker implements Worker {
   #queuedCount = 0;
   /** Round robin: the next claim visits origins after this one first. */
   #cursor: string | undefined;
+  /** Origins whose due events the last claims did not all take (skipped, or their share filled). */
+  readonly #leftBehind = new Set<string>();
+  /** The last claim stopped before it had looked at every due origin (its limit ran out). */
+  #truncated = false;
+  /** Recent milliseconds per HTTP exchange, per origin (moving average). */
+  readonly #pace = new Map<string, number>();
 
   #started = false;
   #stopping: Promise<void> | undefined;
   #ready: Promise<void> = Promise.resolve();
   #pumping: Promise<void> | undefined;
-  #again = false;
+  /** A full claim (every due origin, round robin) is wanted: something may have become due. */
+  #fullWanted = false;
+  /** A refill of origins this instance already sends to is wanted. */
+  #refillWanted = false;
   #poll: NodeJS.Timeout | undefined;
   #retryTimer: NodeJS.Timeout | undefined;
   #retryTimerAt = Infinity;
@@ -97,8 +129,8 @@ export class DeliveryWorker implements Worker {
     this.#claims = new OutboxClaimsRepo(services.store.db, services.store.dialect);
     this.#recorder = new AttemptRecorder(this.#repo);
     this.instanceId = options.instanceId ?? newInstanceId();
-    this.#policy = options.policy ?? services.outboundPolicy;
-    this.#resolver = options.resolver;
+    this.#sender = new NotificationSender({ policy: options.policy ?? services.outboundPolicy, ...(options.resolver && { resolver: options.resolver }) });
+    this.#opened = new OpenedSecrets(services.key);
     this.#schedule = {
       ladderMs: services.config.retryLadderMs,
       jitterPercent: services.config.deliveryJitterPercent,
@@ -130,26 +162,46 @@ export class DeliveryWorker implements Worker {
 
   /** Looks for due events now. Resolves when this round of claiming is over (sends may go on). */
   wake(): Promise<void> {
+    this.#fullWanted = true;
+    return this.#kick();
+  }
+
+  /** Asks for a refill of the origins that are down to half their depth (see "Claim cadence"). */
+  #refill(): void {
+    this.#refillWanted = true;
+    void this.#kick();
+  }
+
+  #kick(): Promise<void> {
     if (!this.#started || this.#stopping) return Promise.resolve();
-    if (this.#pumping) {
-      this.#again = true;
-      return this.#pumping;
-    }
+    if (this.#pumping) return this.#pumping;
     this.#pumping = (async () => {
       await this.#ready;
-      do {
-        this.#again = false;
+      // Requests that arrive while a claim runs are served by the next turn of this loop.
+      while ((this.#fullWanted || this.#refillWanted) && !this.#stopping) {
+        // Targeted refills only while the last full claim saw every due origin; otherwise
+        // other origins may be waiting, and only a full claim visits them in turn.
+        const full = this.#fullWanted || this.#truncated;
+        this.#fullWanted = false;
+        this.#refillWanted = false;
+        const targets = full ? undefined : this.#refillable();
+        if (targets?.length === 0) continue;
         try {
-          await this.#pump();
+          await this.#pump(targets);
         } catch (error) {
           this.#logger.error({ err: error }, 'claiming due deliveries failed; retrying on the next wake-up');
           break;
         }
-      } while (this.#again && !this.#stopping);
+      }
     })().finally(() => {
       this.#pumping = undefined;
     });
     return this.#pumping;
+  }
+
+  /** Origins the store still has events of that are down to half their depth. */
+  #refillable(): string[] {
+    return [...this.#leftBehind].filter((origin) => this.#held(origin) <= this.#depth(origin) / 2);
   }
 
   /** Resolves once nothing is being claimed or sent (tests use it instead of sleeping). */
@@ -175,6 +227,7 @@ export class DeliveryWorker implements Worker {
       await this.#pumping;
       // Each send ends by its own deadline, then is recorded.
       while (this.#inflight.size > 0) await Promise.allSettled([...this.#inflight.values()]);
+      this.#sender.close();
       if (!this.#started) return;
       // Queued events never start now; their leases go back with the rest.
       this.#queued.clear();
@@ -188,30 +241,38 @@ export class DeliveryWorker implements Worker {
     return this.#stopping;
   }
 
-  async #pump(): Promise<void> {
+  /** Claims and starts sends: a full claim, or (`targets`) a refill of those origins only. */
+  async #pump(targets?: string[]): Promise<void> {
     const { config } = this.#services;
-    const cap = config.deliveryPerHostConcurrency;
-    const maxQueued = config.deliveryConcurrency * (PREFETCH_ROUNDS - 1);
     for (let round = 0; round < MAX_ROUNDS && !this.#stopping; round++) {
       this.#startQueued();
-      const free = config.deliveryConcurrency - this.#inflight.size;
-      const room = free + maxQueued - this.#queuedCount;
-      if (free <= 0 || room <= 0) return;
+      const room = this.#room();
+      if (this.#sending >= config.deliveryConcurrency || room <= 0) return;
       // What is leased either starts now or waits in its origin's queue: per origin no more than
-      // PREFETCH_ROUNDS × the per-host cap, sending and queued together. Nothing here awaits
-      // between the claim and the launches, so the allowances still hold when the sends start.
+      // its depth, sending and queued together. An origin still above half its depth is
+      // skipped: it has enough to send, and topping it up one event at a time would cost a
+      // commit per send. Nothing here awaits between the claim and the launches, so the
+      // allowances still hold when the sends start.
       const claimedAt = this.#services.now();
       const claimed = await this.#claims.claim({
         owner: this.instanceId,
         now: claimedAt,
         leaseMs: config.deliveryLeaseMs,
         limit: Math.min(CLAIM_BATCH, room),
-        allowance: (origin) => cap * PREFETCH_ROUNDS - (this.#perOrigin.get(origin) ?? 0) - (this.#queued.get(origin)?.length ?? 0),
-        ...(this.#cursor !== undefined && { after: this.#cursor }),
+        allowance: (origin) => {
+          const held = this.#held(origin);
+          const depth = this.#depth(origin);
+          return held > depth / 2 ? 0 : depth - held;
+        },
+        ...(targets ? { origins: targets } : this.#cursor !== undefined && { after: this.#cursor }),
       });
-      this.#cursor = claimed.lastOrigin;
-      if (claimed.events.length === 0) return;
-      if (this.#stopping) {
+      if (!targets) {
+        this.#cursor = claimed.lastOrigin;
+        this.#truncated = claimed.truncated;
+      }
+      for (const origin of claimed.leftBehind) this.#leftBehind.add(origin);
+      for (const origin of claimed.exhausted) this.#leftBehind.delete(origin);
+      if (claimed.events.length > 0 && this.#stopping) {
         await this.#claims.release(claimed.events.map((e) => e.id), this.instanceId);
         return;
       }
@@ -222,7 +283,38 @@ export class DeliveryWorker implements Worker {
         this.#queuedCount++;
       }
       this.#startQueued();
+      // Another round only if this (full) claim did not get to every due origin.
+      if (targets || !claimed.truncated) return;
     }
+  }
+
+  /** Events of `origin` this instance holds: sending plus queued. */
+  #held(origin: string): number {
+    return (this.#perOrigin.get(origin) ?? 0) + (this.#queued.get(origin)?.length ?? 0);
+  }
+
+  /** How many more events may be leased now: the bound on what is held, less what is. */
+  #room(): number {
+    return this.#maxHeld() - this.#inflight.size - this.#queuedCount;
+  }
+
+  /** Events this instance holds at most: queued, sending and not yet recorded. */
+  #maxHeld(): number {
+    return this.#services.config.deliveryConcurrency * MAX_ROUNDS_AHEAD;
+  }
+
+  /** Events of `origin` to hold at most (sending + queued): see "Lease ahead" at the top. */
+  #depth(origin: string): number {
+    const { deliveryPerHostConcurrency: cap, deliveryLeaseMs } = this.#services.config;
+    const pace = this.#pace.get(origin);
+    if (pace === undefined) return cap * PREFETCH_ROUNDS;
+    return cap * Math.max(MIN_ROUNDS, Math.min(MAX_ROUNDS_AHEAD, Math.floor(deliveryLeaseMs / 4 / Math.max(1, pace))));
+  }
+
+  #timed(origin: string, ms: number): void {
+    const pace = this.#pace.get(origin);
+    if (pace === undefined && this.#pace.size >= MAX_PACES) this.#pace.clear();
+    this.#pace.set(origin, pace === undefined ? ms : pace * 0.8 + ms * 0.2);
   }
 
   /** Starts queued events wherever both a global and an origin slot are free, origins in turn. */
@@ -231,10 +323,10 @@ export class DeliveryWorker implements Worker {
     const { config } = this.#services;
     const cap = config.deliveryPerHostConcurrency;
     let started = true;
-    while (started && this.#queuedCount > 0 && this.#inflight.size < config.deliveryConcurrency) {
+    while (started && this.#queuedCount > 0 && this.#sending < config.deliveryConcurrency) {
       started = false;
       for (const [origin, queue] of this.#queued) {
-        if (this.#inflight.size >= config.deliveryConcurrency) return;
+        if (this.#sending >= config.deliveryConcurrency) return;
         if ((this.#perOrigin.get(origin) ?? 0) >= cap) continue;
         const next = queue.shift()!;
         this.#queuedCount--;
@@ -243,7 +335,11 @@ export class DeliveryWorker implements Worker {
         if (queue.length > 0) this.#queued.set(origin, queue);
         if (this.#services.now() - next.claimedAt > config.deliveryLeaseMs / 2) {
           // Too close to its lease's end to be sent safely: give it back for a fresh claim.
-          this.#claims.release([next.event.id], this.instanceId).catch((error) => this.#logger.debug({ err: error }, 'could not give back a queued delivery; its lease expires'));
+          this.#leftBehind.add(origin);
+          this.#claims
+            .release([next.event.id], this.instanceId)
+            .then(() => this.#refill())
+            .catch((error) => this.#logger.debug({ err: error }, 'could not give back a queued delivery; its lease expires'));
         } else {
           this.#launch(next.event);
         }
@@ -256,25 +352,30 @@ export class DeliveryWorker implements Worker {
   #launch(event: OutboxEvent): void {
     const origin = event.origin;
     this.#perOrigin.set(origin, (this.#perOrigin.get(origin) ?? 0) + 1);
-    // The origin's slot is about the merchant's endpoint, so it is freed as soon as the HTTP
-    // exchange ends; the global slot (and the lease) is held until the attempt is recorded.
+    this.#sending++;
+    // Both slots are about sending, so they are freed as soon as the HTTP exchange ends; the
+    // lease is held (and the event counted as held) until the attempt is recorded.
     let originHeld = true;
     const freeOrigin = () => {
       if (!originHeld) return;
       originHeld = false;
+      this.#sending--;
       const left = (this.#perOrigin.get(origin) ?? 1) - 1;
       if (left > 0) this.#perOrigin.set(origin, left);
       else this.#perOrigin.delete(origin);
       this.#startQueued();
-      void this.wake();
+      // Refill this origin once it is down to half its depth, if the store still has events of it.
+      if (this.#leftBehind.has(origin) && this.#held(origin) <= this.#depth(origin) / 2) this.#refill();
     };
     const done = this.#deliver(event, freeOrigin)
       .catch((error) => this.#logger.error({ err: error, eventId: event.id }, 'delivery attempt could not be recorded; it is retried when its lease expires'))
       .finally(() => {
         this.#inflight.delete(event.id);
         freeOrigin();
-        this.#startQueued(); // a global slot is free
-        void this.wake();
+        this.#startQueued();
+        // The last claim ran out of room before seeing every due origin: claim again once a
+        // batch worth of room is free.
+        if (this.#truncated && this.#room() >= this.#services.config.deliveryConcurrency) this.#refill();
       });
     this.#inflight.set(event.id, done);
   }
@@ -283,10 +384,11 @@ export class DeliveryWorker implements Worker {
     const { now, key } = this.#services;
     const startedAt = now();
     let outcome: SendOutcome;
+    // Read for every attempt, so a rotated secret signs from the next attempt on.
     const merchant = await this.#services.merchants.findById(event.merchantId);
     let secrets: string[] | undefined;
     try {
-      if (merchant) secrets = signingSecrets(merchant, key, startedAt);
+      if (merchant) secrets = signingSecrets(merchant, key, startedAt, this.#opened);
     } catch {
       secrets = undefined;
     }
@@ -294,15 +396,16 @@ export class DeliveryWorker implements Worker {
       // Never send unsigned: a merchant could not tell it from a forgery.
       outcome = { kind: 'error', error: 'not sent: the merchant\'s webhook secret cannot be opened (was GATEWAY_SECRET_KEY changed?)', latencyMs: 0 };
     } else {
-      outcome = await sendNotification({
+      outcome = await this.#sender.send({
         url: event.targetUrl,
         body: Buffer.from(event.payload, 'utf8'),
         headers: notificationHeaders({ eventId: event.id, payload: event.payload, secrets, nowMs: startedAt, userAgent: this.#userAgent }),
-        policy: this.#policy,
         timeoutMs: this.#services.config.deliveryTimeoutMs,
-        ...(this.#resolver && { resolver: this.#resolver }),
+        // A retry: the endpoint already failed once, so its answer comes on a connection of its own.
+        fresh: event.attempts > 0,
       });
     }
+    this.#timed(event.origin, outcome.latencyMs);
     sent();
 
     const result: AttemptResult = outcome.kind === 'response' ? { kind: 'response', status: outcome.status, retryAfter: outcome.retryAfter } : outcome;
