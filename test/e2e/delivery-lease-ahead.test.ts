@@ -1,12 +1,16 @@
 // Leasing ahead (issue 14): the worker may lease more of an origin's events than it can send at
 // once, to start the next send the moment one ends. What is sent must still respect the
 // per-host cap, every event is delivered exactly once in normal operation, and events leased
-// but not started go back to the outbox at stop (nothing is lost, nothing is held).
+// but not started go back to the outbox at stop (nothing is lost, nothing is held). Refills
+// come in batches as an origin's queue runs down, without waiting for the poll.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { testDialects } from '../support/dialects.ts';
-import { addMerchant, type MerchantCredentials } from '../support/test-gateway.ts';
-import { Receiver, completePayment, eventOf, slow, startDeliveryGateway, type Behaviour, type DeliveryGateway } from './delivery-helpers.ts';
+import { addMerchant, startTestGateway, type MerchantCredentials } from '../support/test-gateway.ts';
+import { createLogger } from '../../src/logger.ts';
+import { DeliveryWorker } from '../../src/delivery/delivery-worker.ts';
+import { OutboxRepo } from '../../src/store/outbox.repo.ts';
+import { FAST_DELIVERY_ENV, Receiver, answer, completePayment, eventOf, slow, startDeliveryGateway, type Behaviour, type DeliveryGateway } from './delivery-helpers.ts';
 
 for (const { dialect, skip } of await testDialects()) {
   describe(`delivery lease-ahead [${dialect}]`, { skip }, () => {
@@ -54,6 +58,39 @@ for (const { dialect, skip } of await testDialects()) {
       assert.deepEqual(after.map((e) => e.leaseOwner), payments.map(() => null), 'no lease is left behind');
       assert.equal(after.filter((e) => e.status === 'delivered').length, 2);
       assert.equal(after.filter((e) => e.status === 'pending').length, 4, 'the rest wait in the outbox for the next start');
+    });
+  });
+}
+
+for (const { dialect, skip } of await testDialects()) {
+  describe(`delivery refills a backlog without the poll [${dialect}]`, { skip }, () => {
+    test('a backlog several times an origin\'s depth drains completely, each event once, within its per-host cap, with the poll 10 minutes away', async () => {
+      const receiver = await Receiver.start();
+      // No worker yet: the backlog builds up first.
+      const gw = await startTestGateway(dialect, { ...FAST_DELIVERY_ENV, DELIVERY_POLL_INTERVAL: '10m', DELIVERY_CONCURRENCY: '4', DELIVERY_PER_HOST_CONCURRENCY: '2' });
+      const worker = new DeliveryWorker(gw.services, createLogger('silent'));
+      try {
+        const creds = await addMerchant(gw);
+        let maxOpen = 0;
+        const url = receiver.on('/hook/drain', (res, req, n) => {
+          maxOpen = Math.max(maxOpen, receiver.to('/hook/drain').filter((r) => r.open).length);
+          answer(200)(res, req, n);
+        });
+        const payments = [];
+        for (let i = 0; i < 120; i++) payments.push(await completePayment(gw, creds, url));
+        worker.start();
+        await receiver.waitFor(() => receiver.to('/hook/drain').length >= payments.length, 'the whole backlog', 30_000);
+        await worker.idle();
+        const ids = receiver.to('/hook/drain').map((r) => JSON.parse(r.body.toString()).transactionid as string);
+        assert.deepEqual([...ids].sort(), payments.map((p) => p.transactionid).sort(), 'each payment notified exactly once');
+        assert.ok(maxOpen <= 2, `at most 2 open at once (saw ${maxOpen})`);
+        const outbox = new OutboxRepo(gw.services.store.db, gw.services.store.dialect);
+        for (const p of payments) assert.equal((await eventOf(outbox, p.transactionid)).status, 'delivered');
+      } finally {
+        await worker.stop();
+        await gw.close();
+        await receiver.close();
+      }
     });
   });
 }
