@@ -117,8 +117,11 @@ export class DeliveryWorker implements Worker {
   #retryTimerAt = Infinity;
   #listener: OutboxListener | undefined;
   #notifyQueued = false;
-  readonly #onFinalised = () => {
-    void this.wake();
+  /** Events finalised in this process since the last claim: their origins are claimed from directly. */
+  readonly #finalised = new Set<string>();
+  readonly #onFinalised = (_transactionId: string, eventId: string) => {
+    this.#finalised.add(eventId);
+    void this.#kick();
     this.#notifyOthers();
   };
 
@@ -178,13 +181,35 @@ export class DeliveryWorker implements Worker {
     this.#pumping = (async () => {
       await this.#ready;
       // Requests that arrive while a claim runs are served by the next turn of this loop.
-      while ((this.#fullWanted || this.#refillWanted) && !this.#stopping) {
-        // Targeted refills only while the last full claim saw every due origin; otherwise
-        // other origins may be waiting, and only a full claim visits them in turn.
-        const full = this.#fullWanted || this.#truncated;
+      while ((this.#fullWanted || this.#refillWanted || this.#finalised.size > 0) && !this.#stopping) {
+        // Targeted claims (refills, and the origins of events just finalised here) only while
+        // the last full claim saw every due origin; otherwise other origins may be waiting, and
+        // only a full claim visits them in turn.
+        let full = this.#fullWanted || this.#truncated;
         this.#fullWanted = false;
         this.#refillWanted = false;
-        const targets = full ? undefined : this.#refillable();
+        let targets: string[] | undefined;
+        if (!full) {
+          targets = this.#refillable();
+          if (this.#finalised.size > 0) {
+            const ids = [...this.#finalised];
+            this.#finalised.clear();
+            try {
+              // One indexed read (on SQLite's read connection, not the writer) instead of the
+              // due-origins walk: the claim is then a single statement.
+              const { origins, missing } = await this.#claims.originsOf(ids);
+              if (missing) full = true; // not visible here yet: look everywhere
+              for (const origin of origins) if (!targets.includes(origin)) targets.push(origin);
+            } catch (error) {
+              this.#logger.debug({ err: error }, 'could not read the origins of finalised events; claiming from every origin');
+              full = true;
+            }
+          }
+        }
+        if (full) {
+          this.#finalised.clear(); // a full claim covers them
+          targets = undefined;
+        }
         if (targets?.length === 0) continue;
         try {
           await this.#pump(targets);
@@ -195,6 +220,8 @@ export class DeliveryWorker implements Worker {
       }
     })().finally(() => {
       this.#pumping = undefined;
+      // A request made between the loop's last check and now would otherwise wait for the poll.
+      if ((this.#fullWanted || this.#refillWanted || this.#finalised.size > 0) && !this.#stopping) void this.#kick();
     });
     return this.#pumping;
   }

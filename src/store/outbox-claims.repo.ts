@@ -15,6 +15,7 @@ import type { Selectable } from 'kysely';
 import type { OutboxEventsTable } from './database.ts';
 import { toNumber } from './database.ts';
 import { eventFromRow, type OutboxEvent } from './outbox.repo.ts';
+import { originOf } from '../domain/url-origin.ts';
 import type { Db, Dialect } from './open-store.ts';
 
 /** Origins looked at per claim; a cursor carries on from the last one next time. */
@@ -170,6 +171,19 @@ export class OutboxClaimsRepo {
     const exhausted: string[] = [];
     for (const { origin, take } of plan) ((got.get(origin) ?? 0) >= take ? leftBehind : exhausted).push(origin);
     return { events, lastOrigin: plan[plan.length - 1]!.origin, leftBehind, exhausted, truncated };
+  }
+
+  /**
+   * The origins of these events that are still pending, and whether any of them is not in the
+   * store at all (not visible to this connection yet). A plain indexed read by primary key:
+   * on SQLite it runs on the read connection, without waiting for the writer.
+   */
+  async originsOf(ids: readonly string[]): Promise<{ origins: string[]; missing: boolean }> {
+    if (ids.length === 0) return { origins: [], missing: false };
+    const rows = await this.#db.selectFrom('outbox_events').select(['id', 'origin', 'target_url', 'status']).where('id', 'in', ids).execute();
+    const origins = new Set<string>();
+    for (const row of rows) if (row.status === 'pending') origins.add(row.origin ?? originOf(row.target_url));
+    return { origins: [...origins], missing: rows.length < new Set(ids).size };
   }
 
   /** Gives leased events back untouched (claimed but not sent). */
