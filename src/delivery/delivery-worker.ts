@@ -411,8 +411,13 @@ export class DeliveryWorker implements Worker {
     const { now, key } = this.#services;
     const startedAt = now();
     let outcome: SendOutcome;
-    // Read for every attempt, so a rotated secret signs from the next attempt on.
-    const merchant = await this.#services.merchants.findById(event.merchantId);
+    // The merchant directory's copy: kept current by its change marker every MERCHANT_REFRESH
+    // (and at once after a change made in the console), as for API credentials, so an attempt
+    // costs no read (a round trip on PostgreSQL, made while the origin's slot is held). A
+    // rotated secret signs within that time; until then the previous secret, which the merchant
+    // still accepts during the overlap, signs alone. The store answers for a merchant the
+    // directory does not have yet.
+    const merchant = this.#services.directory.get(event.merchantId) ?? (await this.#services.merchants.findById(event.merchantId));
     let secrets: string[] | undefined;
     try {
       if (merchant) secrets = signingSecrets(merchant, key, startedAt, this.#opened);
