@@ -119,9 +119,11 @@ export class DeliveryWorker implements Worker {
   #notifyQueued = false;
   /** Events finalised in this process since the last claim: their origins are claimed from directly. */
   readonly #finalised = new Set<string>();
+  /** The claim for events finalised here, which runs beside the main claim loop. */
+  #claimingFinalised: Promise<void> | undefined;
   readonly #onFinalised = (_transactionId: string, eventId: string) => {
     this.#finalised.add(eventId);
-    void this.#kick();
+    this.#claimFinalised();
     this.#notifyOthers();
   };
 
@@ -181,35 +183,13 @@ export class DeliveryWorker implements Worker {
     this.#pumping = (async () => {
       await this.#ready;
       // Requests that arrive while a claim runs are served by the next turn of this loop.
-      while ((this.#fullWanted || this.#refillWanted || this.#finalised.size > 0) && !this.#stopping) {
-        // Targeted claims (refills, and the origins of events just finalised here) only while
-        // the last full claim saw every due origin; otherwise other origins may be waiting, and
-        // only a full claim visits them in turn.
-        let full = this.#fullWanted || this.#truncated;
+      while ((this.#fullWanted || this.#refillWanted) && !this.#stopping) {
+        // Targeted refills only while the last full claim saw every due origin; otherwise
+        // other origins may be waiting, and only a full claim visits them in turn.
+        const full = this.#fullWanted || this.#truncated;
         this.#fullWanted = false;
         this.#refillWanted = false;
-        let targets: string[] | undefined;
-        if (!full) {
-          targets = this.#refillable();
-          if (this.#finalised.size > 0) {
-            const ids = [...this.#finalised];
-            this.#finalised.clear();
-            try {
-              // One indexed read (on SQLite's read connection, not the writer) instead of the
-              // due-origins walk: the claim is then a single statement.
-              const { origins, missing } = await this.#claims.originsOf(ids);
-              if (missing) full = true; // not visible here yet: look everywhere
-              for (const origin of origins) if (!targets.includes(origin)) targets.push(origin);
-            } catch (error) {
-              this.#logger.debug({ err: error }, 'could not read the origins of finalised events; claiming from every origin');
-              full = true;
-            }
-          }
-        }
-        if (full) {
-          this.#finalised.clear(); // a full claim covers them
-          targets = undefined;
-        }
+        const targets = full ? undefined : this.#refillable();
         if (targets?.length === 0) continue;
         try {
           await this.#pump(targets);
@@ -221,9 +201,45 @@ export class DeliveryWorker implements Worker {
     })().finally(() => {
       this.#pumping = undefined;
       // A request made between the loop's last check and now would otherwise wait for the poll.
-      if ((this.#fullWanted || this.#refillWanted || this.#finalised.size > 0) && !this.#stopping) void this.#kick();
+      if ((this.#fullWanted || this.#refillWanted) && !this.#stopping) void this.#kick();
     });
     return this.#pumping;
+  }
+
+  /**
+   * Claims events finalised in this process from their origins, beside the main loop, so a new
+   * notification does not queue behind a claim already waiting for the database (on SQLite, for
+   * its turn on the writer). One indexed read by id (on SQLite's read connection) replaces the
+   * walk over due origins, and the claim is one statement. Two claims may then run at once; the
+   * store never leases an event twice, and an origin may briefly hold up to twice its depth
+   * (its per-host cap on sends is enforced when each send starts, whatever is queued).
+   */
+  #claimFinalised(): void {
+    if (this.#claimingFinalised || !this.#started || this.#stopping) return;
+    this.#claimingFinalised = (async () => {
+      await this.#ready;
+      while (this.#finalised.size > 0 && !this.#stopping) {
+        const ids = [...this.#finalised];
+        this.#finalised.clear();
+        // Other origins may be waiting for a turn (the last full claim stopped short), or an
+        // event is not visible here yet: a full claim covers them.
+        if (this.#truncated) {
+          void this.wake();
+          continue;
+        }
+        const { origins, missing } = await this.#claims.originsOf(ids);
+        if (missing) void this.wake();
+        if (origins.length > 0) await this.#pump(origins);
+      }
+    })()
+      .catch((error) => {
+        this.#logger.debug({ err: error }, 'claiming just-finalised deliveries failed; claiming from every origin');
+        void this.wake();
+      })
+      .finally(() => {
+        this.#claimingFinalised = undefined;
+        if (this.#finalised.size > 0) this.#claimFinalised();
+      });
   }
 
   /** Origins the store still has events of that are down to half their depth. */
@@ -233,8 +249,9 @@ export class DeliveryWorker implements Worker {
 
   /** Resolves once nothing is being claimed or sent (tests use it instead of sleeping). */
   async idle(): Promise<void> {
-    while (this.#pumping || this.#inflight.size > 0) {
+    while (this.#pumping || this.#claimingFinalised || this.#inflight.size > 0) {
       await this.#pumping;
+      await this.#claimingFinalised;
       await Promise.allSettled([...this.#inflight.values()]);
     }
   }
@@ -252,6 +269,7 @@ export class DeliveryWorker implements Worker {
       if (this.#retryTimer) clearTimeout(this.#retryTimer);
       await this.#listener?.stop();
       await this.#pumping;
+      await this.#claimingFinalised;
       // Each send ends by its own deadline, then is recorded.
       while (this.#inflight.size > 0) await Promise.allSettled([...this.#inflight.values()]);
       this.#sender.close();
