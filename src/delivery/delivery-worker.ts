@@ -101,6 +101,11 @@ export class DeliveryWorker implements Worker {
   readonly #leftBehind = new Set<string>();
   /** The last claim stopped before it had looked at every due origin (its limit ran out). */
   #truncated = false;
+  /** Claims of this worker under way (the main loop's and the finalised events' may overlap), and started so far. */
+  #claiming = 0;
+  #claimsStarted = 0;
+  /** A claim was skipped for want of room (every slot sending, or too much held): claim fully once there is room. */
+  #starved = false;
   /** Recent milliseconds per HTTP exchange, per origin (moving average). */
   readonly #pace = new Map<string, number>();
 
@@ -130,7 +135,7 @@ export class DeliveryWorker implements Worker {
   constructor(services: Services, logger: Logger, options: DeliveryWorkerOptions = {}) {
     this.#services = services;
     this.#logger = logger.child({ component: 'delivery' });
-    this.#repo = new OutboxRepo(services.store.db, services.store.dialect);
+    this.#repo = new OutboxRepo(services.store.db, services.store.dialect, services.store.insideTransactionDb);
     this.#claims = new OutboxClaimsRepo(services.store.db, services.store.dialect);
     this.#recorder = new AttemptRecorder(this.#repo);
     this.instanceId = options.instanceId ?? newInstanceId();
@@ -292,31 +297,40 @@ export class DeliveryWorker implements Worker {
     for (let round = 0; round < MAX_ROUNDS && !this.#stopping; round++) {
       this.#startQueued();
       const room = this.#room();
-      if (this.#sending >= config.deliveryConcurrency || room <= 0) return;
+      if (this.#sending >= config.deliveryConcurrency || room <= 0) {
+        this.#starved = true;
+        return;
+      }
       // What is leased either starts now or waits in its origin's queue: per origin no more than
       // its depth, sending and queued together. An origin still above half its depth is
       // skipped: it has enough to send, and topping it up one event at a time would cost a
       // commit per send. Nothing here awaits between the claim and the launches, so the
       // allowances still hold when the sends start.
       const claimedAt = this.#services.now();
-      const claimed = await this.#claims.claim({
-        owner: this.instanceId,
-        now: claimedAt,
-        leaseMs: config.deliveryLeaseMs,
-        limit: Math.min(CLAIM_BATCH, room),
-        allowance: (origin) => {
-          const held = this.#held(origin);
-          const depth = this.#depth(origin);
-          return held > depth / 2 ? 0 : depth - held;
-        },
-        ...(targets ? { origins: targets } : this.#cursor !== undefined && { after: this.#cursor }),
-      });
+      const startedAsClaim = ++this.#claimsStarted;
+      const aloneAtStart = this.#claiming++ === 0;
+      const claimed = await this.#claims
+        .claim({
+          owner: this.instanceId,
+          now: claimedAt,
+          leaseMs: config.deliveryLeaseMs,
+          limit: Math.min(CLAIM_BATCH, room),
+          allowance: (origin) => {
+            const held = this.#held(origin);
+            const depth = this.#depth(origin);
+            return held > depth / 2 ? 0 : depth - held;
+          },
+          ...(targets ? { origins: targets } : this.#cursor !== undefined && { after: this.#cursor }),
+        })
+        .finally(() => this.#claiming--);
       if (!targets) {
         this.#cursor = claimed.lastOrigin;
         this.#truncated = claimed.truncated;
       }
       for (const origin of claimed.leftBehind) this.#leftBehind.add(origin);
-      for (const origin of claimed.exhausted) this.#leftBehind.delete(origin);
+      // A short take proves an origin has nothing more only if no other claim of ours ran
+      // meanwhile: PostgreSQL's SKIP LOCKED passes over rows another claim is taking.
+      if (aloneAtStart && startedAsClaim === this.#claimsStarted) for (const origin of claimed.exhausted) this.#leftBehind.delete(origin);
       if (claimed.events.length > 0 && this.#stopping) {
         await this.#claims.release(claimed.events.map((e) => e.id), this.instanceId);
         return;
@@ -418,9 +432,17 @@ export class DeliveryWorker implements Worker {
         this.#inflight.delete(event.id);
         freeOrigin();
         this.#startQueued();
-        // The last claim ran out of room before seeing every due origin: claim again once a
-        // batch worth of room is free.
-        if (this.#truncated && this.#room() >= this.#services.config.deliveryConcurrency) this.#refill();
+        // Recording frees room. Once a batch worth is free: a claim skipped for want of room is
+        // made now (nothing else would retry it), or, if the last full claim ran out of room
+        // before seeing every due origin, the next one is.
+        if (this.#room() < this.#services.config.deliveryConcurrency) return;
+        if (this.#starved) {
+          // A claim (a refill or a new event's) was skipped meanwhile; nothing else would retry it.
+          this.#starved = false;
+          void this.wake();
+        } else if (this.#truncated) {
+          this.#refill();
+        }
       });
     this.#inflight.set(event.id, done);
   }
