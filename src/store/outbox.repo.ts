@@ -221,8 +221,9 @@ export class OutboxRepo {
         where outbox_events.id = v.v_id and outbox_events.lease_owner = v.v_owner and outbox_events.series = v.v_series and outbox_events.status = 'pending'
         returning outbox_events.id`.execute(direct),
       // What is still leased to us was not applied (series or status moved on): the lease goes back.
+      // (IN on the primary key, not EXISTS over v: SQLite would scan the whole table for that.)
       sql`${v} update outbox_events set lease_owner = null, lease_expires_at = null
-        where exists (select 1 from v where v.v_id = outbox_events.id and v.v_owner = outbox_events.lease_owner)`.execute(direct),
+        where id in (select v_id from v) and lease_owner = (select v.v_owner from v where v.v_id = outbox_events.id)`.execute(direct),
     ]);
     for (const result of settled) if (result.status === 'rejected') throw result.reason;
     const applied = new Set((settled[1] as PromiseFulfilledResult<{ rows: Array<{ id: string }> }>).value.rows.map((r) => r.id));
