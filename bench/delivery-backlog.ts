@@ -1,8 +1,11 @@
 // Notification backlogs (issue 14): what a claim costs with a large backlog, with and without
 // one saturated (dead) endpoint, and how fast a backlog drains to a healthy local receiver, with
 // and without a dead endpoint's backlog beside it. Each figure has a bare baseline from the
-// same run: a primary-key read of one outbox row for claims, a bare HTTP POST loop to the same
-// receiver at the same concurrency for drains.
+// same run: a primary-key read of one outbox row for claims; for drains, two bare HTTP POST
+// loops to the same receiver: the worker's whole concurrency on new connections, and one
+// origin's per-host cap on keep-alive connections (the most one origin's sends may use). The
+// drain also prints the process's CPU per delivery (worker, receiver and SQLite thread share
+// the process), steadier than rates on a shared machine.
 //
 //   node_modules/.bin/node bench/delivery-backlog.ts [--store sqlite|postgres] [--backlog 20000] [--history 100000] [--explain] [--no-drain] [--no-claims]
 //
