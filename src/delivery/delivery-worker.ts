@@ -12,8 +12,9 @@
 //   every slot. A slot is free as soon as its HTTP exchange ends; recording the attempt is group
 //   committed (attempt-recorder.ts) and does not hold a slot, so the batches grow with the load
 //   instead of the sends waiting for each commit. What this instance holds at once (queued,
-//   sending and not yet recorded) is bounded by `deliveryConcurrency` × MAX_ROUNDS_AHEAD. Claims visit origins round robin (outbox-claims.repo.ts) and skip a saturated
-//   origin without reading its events, so one dead endpoint's backlog delays nobody else.
+//   sending and not yet recorded) is bounded by `deliveryConcurrency` × MAX_ROUNDS_AHEAD.
+//   Claims visit origins round robin (outbox-claims.repo.ts) and skip a saturated origin without
+//   reading its events, so one dead endpoint's backlog delays nobody else.
 // - Lease ahead: a claim may lease several rounds of an origin's per-host cap (its depth). What
 //   cannot start at once waits in that origin's local queue and starts the moment one of its
 //   sends ends, without a claim (a claim is a commit) between two sends. The depth follows the
@@ -27,9 +28,11 @@
 // - Claim cadence: a claim is a commit, so an origin's queue is refilled in batches, not one
 //   event per finished send: a finished send claims again only when its origin has fallen to
 //   half its depth (sending + queued) and the last claim left events of it behind, or when the
-//   last claim stopped short of every due origin and a batch worth of room is free.
-//   Anything else that can make work due (a finalised payment, NOTIFY, a retry timer, the poll)
-//   wakes the worker as before.
+//   last claim stopped short of every due origin and a batch worth of room is free; a claim
+//   skipped for want of room is made once recording frees some. A payment finalised in this
+//   process is claimed from its origin directly, beside the main loop (#claimFinalised).
+//   Anything else that can make work due (NOTIFY, a retry timer, the poll) wakes the worker for
+//   a full claim as before.
 // - Connections: sends reuse keep-alive connections per origin (http-sender.ts explains why that
 //   keeps the outbound policy intact and what a stale connection does); retries open new ones.
 import { randomBytes } from 'node:crypto';
