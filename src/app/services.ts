@@ -4,13 +4,14 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { SecretKey } from '../domain/credentials.ts';
 import type { OutboundPolicy } from '../domain/outbound-policy.ts';
-import { createDirectWriter, createGroupCommit } from '../store/group-commit.ts';
+import { createJobRunner } from '../store/job-runner.ts';
 import { LedgerRepo } from '../store/ledger.repo.ts';
 import { MerchantsRepo } from '../store/merchants.repo.ts';
 import type { Store } from '../store/open-store.ts';
 import { createTransactionInserter } from '../store/transaction-inserter.ts';
 import { TransactionsRepo } from '../store/transactions.repo.ts';
 import { CompletePayment } from './complete-payment.ts';
+import { STORE_JOBS_MODULE, storeJobs } from './store-jobs.ts';
 import { InitiatePayment } from './initiate-payment.ts';
 import { ManageMerchants } from './manage-merchants.ts';
 import { MerchantDirectory } from './merchant-directory.ts';
@@ -53,7 +54,7 @@ export function createServices(config: Config, store: Store, key: SecretKey, opt
   const transactions = new TransactionsRepo(store.db);
   const ledger = new LedgerRepo(store.db);
   const finalisedListeners: Services['finalisedListeners'] = [];
-  const writer = store.dialect === 'sqlite' ? createGroupCommit(store) : createDirectWriter(store);
+  const runJob = createJobRunner(store, storeJobs, STORE_JOBS_MODULE);
   const metrics = new GatewayMetrics({ mode: config.mode, store: store.dialect });
   const refunds = new RefundsRepo(store.db);
   // Resolved when first needed: the CLI builds services in live mode too, and never refunds.
@@ -87,13 +88,9 @@ export function createServices(config: Config, store: Store, key: SecretKey, opt
       now,
     }),
     manageMerchants: new ManageMerchants(merchants, key, config.webhookSecretOverlapMs, now),
-    initiate: new InitiatePayment({ insertOrGet: createTransactionInserter(store, transactions, writer), key, publicBaseUrl: config.publicBaseUrl, ttlMs: config.transactionTtlMs, now }),
+    initiate: new InitiatePayment({ insertOrGet: createTransactionInserter(store, transactions, (record) => runJob('insertTransaction', record)), key, publicBaseUrl: config.publicBaseUrl, ttlMs: config.transactionTtlMs, now }),
     complete: new CompletePayment({
-      store,
-      transaction: writer.transaction,
-      transactions,
-      merchants,
-      ledger,
+      completeInStore: (args) => runJob('completePayment', args),
       now,
       onFinalised: (t, eventId) => {
         metrics.finalised(t.status, t.errorCodeTag);
