@@ -8,8 +8,9 @@ import { FAILURE_TEXT, alreadyFinal, assertCanComplete, decideCompletion, type C
 import { notificationBody } from '../domain/notification.ts';
 import { LedgerRepo } from '../store/ledger.repo.ts';
 import type { Trx } from '../store/open-store.ts';
-import { insertOutboxEvent } from '../store/outbox.repo.ts';
+import { insertOutboxEvent, type NewOutboxEvent } from '../store/outbox.repo.ts';
 import { dialectOf } from '../store/dialect-of.ts';
+import type { CompletionWrite } from '../store/pg-completions.repo.ts';
 import { TransactionsRepo, type TransactionRecord } from '../store/transactions.repo.ts';
 
 /** What a completion needs to know; plain data, so the store may run it on another thread (store-jobs.ts). */
@@ -55,29 +56,33 @@ function reposFor(trx: Trx): { transactions: TransactionsRepo; ledger: LedgerRep
   return repos;
 }
 
+/** A transaction as read for its completion, with its merchant's fee rate as of now. */
+export type CompletionInput = { record: TransactionRecord; feeRatePpm: bigint };
+
 /**
- * The completion itself, inside one database transaction: final state, transition record,
- * outbox event and (on success) ledger postings, or nothing at all when it throws.
+ * Everything one completion writes, decided from the row as read (no I/O): the final state,
+ * its transition, its outbox event and, on SUCCESS, the journal entry and its lines. The writes
+ * must be conditional on the row still being PROCESSING; the store applies them all or none.
  */
-export async function completeInTransaction(trx: Trx, args: CompletionArgs): Promise<TransactionRecord> {
-  const { transactions, ledger } = reposFor(trx);
-  const locked = await transactions.lockForCompletion(trx, args.transactionId, dialectOf(trx));
-  if (!locked || (args.merchantId !== undefined && locked.record.merchantId !== args.merchantId)) {
+export type CompletionPlan = CompletionWrite;
+
+/**
+ * Decides a completion from the row read for it: refuses an unknown (or another merchant's)
+ * transaction, a final one, and an expiry before the deadline; otherwise returns what to write.
+ * Shared by the one-transaction-per-completion job below and PostgreSQL's set-based batches
+ * (completion-batches.ts), so both write exactly the same rows.
+ */
+export function planCompletion(input: CompletionInput | undefined, args: CompletionArgs): CompletionPlan {
+  if (!input || (args.merchantId !== undefined && input.record.merchantId !== args.merchantId)) {
     throw new GatewayError('NOT_FOUND', 'No transaction with that transactionid exists for this merchant.');
   }
-  const current = locked.record;
+  const current = input.record;
   assertCanComplete(current.status);
   const { at, eventId } = args;
   const decision = decideCompletion({ cause: args.cause, amountMinor: current.amountMinor, expiresAt: current.expiresAt, now: at, override: args.override });
   const { outcome } = decision;
   const errorText = outcome.tag ? FAILURE_TEXT[outcome.tag] : null;
-  // The conditional update is the last line of defence if the row lock was not held
-  // (e.g. a future store): someone else finalised first, so nothing may be written.
-  if (!(await transactions.finalise(trx, current.id, { status: outcome.status, errorCodeTag: outcome.tag, errorText, completedAt: at }))) {
-    throw alreadyFinal();
-  }
-  await transactions.addTransition(trx, { transactionId: current.id, fromStatus: 'PROCESSING', toStatus: outcome.status, cause: decision.cause, errorCodeTag: outcome.tag, at });
-  await insertOutboxEvent(trx, {
+  const event: NewOutboxEvent = {
     id: eventId,
     transactionId: current.id,
     merchantId: current.merchantId,
@@ -97,15 +102,39 @@ export async function completeInTransaction(trx: Trx, args: CompletionArgs): Pro
       createdAt: at,
     }),
     createdAt: at,
-  });
+  };
+  const ledger =
+    outcome.status === 'SUCCESS'
+      ? {
+          entry: { id: uuidv7(at), kind: 'payment' as const, merchantId: current.merchantId, transactionId: current.id, idempotencyKey: null, reason: `payment ${current.trackid}`, createdAt: at },
+          lines: paymentPostings(current.merchantId, current.currency, current.amountMinor, input.feeRatePpm),
+        }
+      : null;
+  return {
+    final: { ...current, status: outcome.status, errorCodeTag: outcome.tag, errorText, completedAt: at },
+    transition: { transactionId: current.id, fromStatus: 'PROCESSING', toStatus: outcome.status, cause: decision.cause, errorCodeTag: outcome.tag, at },
+    event,
+    ledger,
+  };
+}
+
+/**
+ * The completion itself, inside one database transaction: final state, transition record,
+ * outbox event and (on success) ledger postings, or nothing at all when it throws.
+ */
+export async function completeInTransaction(trx: Trx, args: CompletionArgs): Promise<TransactionRecord> {
+  const { transactions, ledger } = reposFor(trx);
+  const plan = planCompletion(await transactions.lockForCompletion(trx, args.transactionId, dialectOf(trx)), args);
+  const { final } = plan;
+  // The conditional update is the last line of defence if the row lock was not held
+  // (e.g. a future store): someone else finalised first, so nothing may be written.
+  if (!(await transactions.finalise(trx, final.id, { status: final.status, errorCodeTag: final.errorCodeTag, errorText: final.errorText, completedAt: args.at }))) {
+    throw alreadyFinal();
+  }
+  await transactions.addTransition(trx, plan.transition);
+  await insertOutboxEvent(trx, plan.event);
   // The ledger goes last: on PostgreSQL its merchant payout row lock is then held only for the
   // postings, the entry and the commit, so completions of one merchant queue as briefly as possible.
-  if (outcome.status === 'SUCCESS') {
-    await ledger.post(
-      trx,
-      { id: uuidv7(at), kind: 'payment', merchantId: current.merchantId, transactionId: current.id, idempotencyKey: null, reason: `payment ${current.trackid}`, createdAt: at },
-      paymentPostings(current.merchantId, current.currency, current.amountMinor, locked.feeRatePpm),
-    );
-  }
-  return { ...current, status: outcome.status, errorCodeTag: outcome.tag, errorText, completedAt: at } satisfies TransactionRecord;
+  if (plan.ledger) await ledger.post(trx, plan.ledger.entry, plan.ledger.lines);
+  return final;
 }

@@ -19,6 +19,7 @@ import { StoreHealth } from './store-health.ts';
 import { GatewayMetrics } from './gateway-metrics.ts';
 import { RefundsRepo } from '../store/refunds.repo.ts';
 import { RefundPayment } from './refund-payment.ts';
+import { completionsIn } from './completion-batches.ts';
 import { connectorFor, type ProcessorConnector } from './processor-connector.ts';
 import { NotificationWaits } from './notification-waits.ts';
 
@@ -90,7 +91,7 @@ export function createServices(config: Config, store: Store, key: SecretKey, opt
     manageMerchants: new ManageMerchants(merchants, key, config.webhookSecretOverlapMs, now),
     initiate: new InitiatePayment({ insertOrGet: createTransactionInserter(store, transactions, (record) => runJob('insertTransaction', record)), key, publicBaseUrl: config.publicBaseUrl, ttlMs: config.transactionTtlMs, now }),
     complete: new CompletePayment({
-      completeInStore: (args) => runJob('completePayment', args),
+      completeInStore: completionsIn(store, (args) => runJob('completePayment', args)),
       now,
       onFinalised: (t, eventId) => {
         metrics.finalised(t.status, t.errorCodeTag);
