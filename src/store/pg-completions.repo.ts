@@ -58,7 +58,7 @@ const WRITE = {
   ),
   fin as (
     update transactions t set status = c.status, error_code_tag = c.error_code_tag, error_text = c.error_text, completed_at = c.at
-    from c where t.id = c.id and t.status = 'PROCESSING'
+    from c where t.id = any($1::text[]) and t.id = c.id and t.status = 'PROCESSING'
     returning t.id
   ),
   transition as (
@@ -128,11 +128,17 @@ export async function ensureAccounts(pool: pg.Pool, refs: AccountRef[], now: num
  * nothing. The ids must be distinct; their payout accounts must exist (ensureAccounts).
  */
 export async function writeCompletions(pool: pg.Pool, writes: CompletionWrite[]): Promise<Set<string>> {
+  const { rows } = await pool.query<{ id: string }>(completionsWriteQuery(writes));
+  return new Set(rows.map((r) => r.id));
+}
+
+/** The write statement with its arrays (also for EXPLAIN in bench/ledger-explain.ts). */
+export function completionsWriteQuery(writes: CompletionWrite[]): { name: string; text: string; values: unknown[] } {
   const col = <T>(pick: (w: CompletionWrite) => T) => writes.map(pick);
   const lines: Array<{ w: CompletionWrite; line: PostingLine; lineNo: number; ord: number }> = [];
   writes.forEach((w, ord) => w.ledger?.lines.forEach((line, i) => lines.push({ w, line, lineNo: i + 1, ord })));
   const entries = writes.flatMap((w) => (w.ledger ? [w.ledger.entry] : []));
-  const { rows } = await pool.query<{ id: string }>({
+  return {
     ...WRITE,
     values: [
       col((w) => w.final.id),
@@ -162,6 +168,5 @@ export async function writeCompletions(pool: pg.Pool, writes: CompletionWrite[])
       entries.map((e) => e.reason),
       entries.map((e) => String(e.createdAt)),
     ],
-  });
-  return new Set(rows.map((r) => r.id));
+  };
 }

@@ -106,5 +106,14 @@ for (const { dialect, skip } of await testDialects()) {
       assert.deepEqual(await row(), { balance: '450', count: '5' });
       assert.deepEqual(await ledger.balanceMismatches(), []);
     });
+
+    test('DB: the account row moves only forward, and only to its chain head', async () => {
+      const move = (count: bigint, balance: bigint) =>
+        t.store.db.updateTable('ledger_accounts').set({ posting_count: count, balance_minor: balance }).where('id', '=', payoutId).execute();
+      await assert.rejects(move(4n, 430n), /moves only by its next posting/, 'back to an earlier posting');
+      await assert.rejects(move(6n, 450n), /moves only by its next posting/, 'beyond the newest posting');
+      await assert.rejects(move(5n, 451n), /moves only by its next posting/, 'a balance no posting carries');
+      assert.deepEqual(await row(), { balance: '450', count: '5' });
+    });
   });
 }
