@@ -9,8 +9,8 @@
 // set's write fails as a whole (a database guard refused one of its rows, a deadlock with a
 // concurrent set), each completion of the set is retried alone through `completeOne` (the store
 // job: its own transaction, the domain's rules and their precise errors); a failed statement
-// wrote nothing. A transaction asked to complete twice in one turn goes to the next set, where
-// it finds its first completion's final state.
+// wrote nothing. A transaction asked to complete again while a set holding it is in flight waits
+// for that set, then finds its final state (INVALID_STATE, as when completed one after another).
 import { accountId, type AccountRef } from '../domain/ledger.ts';
 import { alreadyFinal } from '../domain/lifecycle.ts';
 import { isStoreUnavailable, type Store } from '../store/open-store.ts';
@@ -38,6 +38,7 @@ export class CompletionBatches {
   #queue: Pending[] = [];
   #scheduled = false;
   #inFlight = 0;
+  readonly #inFlightIds = new Set<string>();
   /** Accounts known to exist: the ledger never deletes one (a trigger refuses it). */
   readonly #knownAccounts = new Set<string>();
 
@@ -65,19 +66,23 @@ export class CompletionBatches {
 
   #flush(): void {
     while (this.#queue.length > 0 && this.#inFlight < this.#maxInFlight) {
-      // One completion per transaction per set; a second one waits for the next set.
+      // One completion per transaction in flight: a second one waits until the first's set is
+      // done, then reads its final state. Sorted by id, so every set locks its transaction rows
+      // in the same order (no deadlock between sets).
       const set: Pending[] = [];
       const later: Pending[] = [];
-      const ids = new Set<string>();
       for (const p of this.#queue) {
-        if (set.length < MAX_SET && !ids.has(p.args.transactionId)) {
-          ids.add(p.args.transactionId);
+        if (set.length < MAX_SET && !this.#inFlightIds.has(p.args.transactionId)) {
+          this.#inFlightIds.add(p.args.transactionId);
           set.push(p);
         } else later.push(p);
       }
       this.#queue = later;
+      if (set.length === 0) return;
+      set.sort((x, y) => (x.args.transactionId < y.args.transactionId ? -1 : x.args.transactionId > y.args.transactionId ? 1 : 0));
       this.#inFlight++;
       void this.#run(set).finally(() => {
+        for (const p of set) this.#inFlightIds.delete(p.args.transactionId);
         this.#inFlight--;
         this.#schedule();
       });

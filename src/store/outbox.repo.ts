@@ -71,7 +71,10 @@ export type ListCursor = { createdAt: number; id: string };
 
 export type ListOptions = { merchantId?: string; status?: OutboxStatus; limit?: number; before?: ListCursor };
 
-/** Written inside the final-state transaction, so a final state always has its notification. */
+/**
+ * Written inside the final-state transaction, so a final state always has its notification.
+ * PostgreSQL completion sets write the same row in SQL (pg-completions.repo.ts): keep them in step.
+ */
 export async function insertOutboxEvent(trx: Trx, event: NewOutboxEvent): Promise<void> {
   await trx
     .insertInto('outbox_events')

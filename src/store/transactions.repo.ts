@@ -204,7 +204,10 @@ export class TransactionsRepo {
     return row ? transactionFromRow(row) : undefined;
   }
 
-  /** Writes the final state only if still PROCESSING; returns false when someone else finalised first. */
+  /**
+   * Writes the final state only if still PROCESSING; returns false when someone else finalised first.
+   * (PostgreSQL completion sets do this, and addTransition, in SQL: pg-completions.repo.ts.)
+   */
   async finalise(
     trx: Trx,
     id: string,
