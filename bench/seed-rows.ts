@@ -49,3 +49,46 @@ export async function seedRows(databaseUrl: string, merchantId: string, count: n
     await client.end();
   }
 }
+
+/** Where the dead-backlog events point: the discard port on loopback, where nothing listens (connection refused at once). */
+export const DEAD_ENDPOINT = 'http://127.0.0.1:9';
+
+/**
+ * For "initiation while a backlog exists" (issue 14): N finished transactions whose result
+ * notifications are all due now and pending to DEAD_ENDPOINT, as after a merchant's endpoint died.
+ * The gateway's delivery worker starts on them as soon as it is up, beside the measured initiations.
+ */
+export async function seedDeadBacklog(databaseUrl: string, merchantId: string, count: number): Promise<void> {
+  if (count <= 0) return;
+  const now = Date.now();
+  const transactionValues = (id: string, trackid: string) =>
+    `${id}, ?, ${trackid}, 'dead', 'dead-token-' || i, 'dead-redirect-' || i, 'SUCCESS', null, null, 1505000, 'THB', 'THAI_DEBIT', ` +
+    `'TH', '203.150.10.24', 'somchai@example.co.th', 'https://shop.example.co.th/return', '${DEAD_ENDPOINT}/hook', '1234567890', 'Somchai', '014', null, 'en', cast(? as bigint), cast(? as bigint), cast(? as bigint)`;
+  const events = (id: string, transactionId: string) =>
+    `insert into outbox_events (id, transaction_id, merchant_id, target_url, origin, payload, status, attempts, next_attempt_at, series, created_at) ` +
+    `select ${id}, ${transactionId}, ?, '${DEAD_ENDPOINT}/hook', '${DEAD_ENDPOINT}', '{"type":"valid","result":"Successful"}', 'pending', 0, cast(? as bigint), 1, cast(? as bigint)`;
+  if (databaseUrl.startsWith('sqlite:')) {
+    const db = openSqlite({ path: databaseUrl.slice('sqlite:'.length) });
+    try {
+      const n = 'with recursive n(i) as (select 1 union all select i + 1 from n where i < ?) ';
+      db.exec('begin');
+      db.prepare(`${n}insert into transactions (${COLUMNS}) select ${transactionValues("printf('dead-%012d', i)", "'dead-' || i")} from n`).run(count, merchantId, now, now, now);
+      db.prepare(`${n}${events("printf('evt-dead-%012d', i)", "printf('dead-%012d', i)")} from n`).run(count, merchantId, now, now);
+      db.exec('commit');
+    } finally {
+      db.close();
+    }
+    return;
+  }
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const series = ' from generate_series(1, $1::int) as i';
+    const pgValues = (text: string) => text.replace(/\?/g, (() => { let k = 1; return () => `$${++k}`; })());
+    await client.query(`insert into transactions (${COLUMNS}) select ${pgValues(transactionValues("'dead-' || lpad(i::text, 12, '0')", "'dead-' || i"))}${series}`, [count, merchantId, now, now, now]);
+    await client.query(`${pgValues(events("'evt-dead-' || lpad(i::text, 12, '0')", "'dead-' || lpad(i::text, 12, '0')"))}${series}`, [count, merchantId, now, now]);
+    await client.query('analyze outbox_events');
+  } finally {
+    await client.end();
+  }
+}
