@@ -121,6 +121,8 @@ export class TransactionsRepo {
    * runs on the main thread's read connection; raw SQL would go to the writer thread).
    */
   #byTrackid: CompiledQuery | undefined;
+  /** The hosted page's lookup (every page GET and status poll), compiled once the same way. */
+  #byRedirectId: CompiledQuery | undefined;
 
   constructor(db: Db) {
     this.#db = db;
@@ -179,8 +181,15 @@ export class TransactionsRepo {
   }
 
   async findByRedirectId(redirectId: string): Promise<TransactionRecord | undefined> {
-    const row = await this.#db.selectFrom('transactions').selectAll().where('redirect_id', '=', redirectId).executeTakeFirst();
-    return row ? transactionFromRow(row) : undefined;
+    let compiled: CompiledQuery;
+    if (this.#byRedirectId !== undefined) {
+      compiled = { ...this.#byRedirectId, parameters: [redirectId] };
+    } else {
+      compiled = this.#db.selectFrom('transactions').selectAll().where('redirect_id', '=', redirectId).compile();
+      if (isDeepStrictEqual([...compiled.parameters], [redirectId])) this.#byRedirectId = compiled;
+    }
+    const { rows } = await this.#db.executeQuery<Selectable<TransactionsTable>>(compiled);
+    return rows[0] ? transactionFromRow(rows[0]) : undefined;
   }
 
   /**
