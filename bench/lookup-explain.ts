@@ -97,6 +97,12 @@ try {
     queries.push({ label: 'status by trackid (named statement)', sql: PG_TRANSACTION_LOOKUPS.byTrackid.text, parameters: [merchant, trackid] });
     queries.push({ label: 'status by transactionid (named statement)', sql: PG_TRANSACTION_LOOKUPS.byId.text, parameters: [merchant, middleId] });
     queries.push({ label: 'hosted page by redirect id (named statement)', sql: PG_TRANSACTION_LOOKUPS.byRedirectId.text, parameters: [redirectId] });
+    // The batched forms (the lookups of one event-loop turn), with 16 keys spread over the table.
+    const spread = await db.selectFrom('transactions').select(['id', 'trackid', 'redirect_id']).where('id', 'in', Array.from({ length: 16 }, (_, i) => `seed-${String(Math.floor(((i + 0.5) * rows) / 16)).padStart(12, '0')}`)).execute();
+    const merchants = spread.map(() => merchant);
+    queries.push({ label: 'status by 16 trackids (one batch)', sql: PG_TRANSACTION_LOOKUPS.byTrackids.text, parameters: [merchants, spread.map((r) => r.trackid)] });
+    queries.push({ label: 'status by 16 transactionids (one batch)', sql: PG_TRANSACTION_LOOKUPS.byIds.text, parameters: [merchants, spread.map((r) => r.id)] });
+    queries.push({ label: 'hosted page by 16 redirect ids (one batch)', sql: PG_TRANSACTION_LOOKUPS.byRedirectIds.text, parameters: [spread.map((r) => r.redirect_id)] });
   } else {
     queries.push({ label: 'status by trackid', ...(await capture(() => repo.findByTrackid(merchant, trackid))) });
     queries.push({ label: 'status by transactionid', ...(await capture(() => repo.findById(merchant, middleId))) });

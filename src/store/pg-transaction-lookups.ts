@@ -3,8 +3,8 @@
 //
 // - Named: through Kysely every lookup is an unnamed statement that PostgreSQL parses and plans
 //   again each time; a named one is parsed once per pooled connection and its plan is reused.
-//   Measured on this machine (in-process, 20,000 lookups of a 28-column row by a unique key):
-//   ~7 µs less CPU in Node and ~15 µs less in the PostgreSQL backend per lookup.
+//   bench/pg-named-statements.ts on this machine: ~5–15 µs less CPU in Node and ~15–20 µs less in
+//   the PostgreSQL backend per lookup.
 // - Batched: the lookups of one kind asked for in one event-loop turn (under load, several
 //   requests are parsed per turn) go out as one statement over arrays of keys, so a round trip,
 //   a pooled connection and pg's per-query work are shared; a lone lookup uses the one-key
