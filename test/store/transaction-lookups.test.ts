@@ -80,7 +80,7 @@ for (const { dialect, skip } of await testDialects()) {
       const original = pool.query.bind(pool);
       const names: string[] = [];
       pool.query = ((config: { name?: string }, ...rest: unknown[]) => {
-        names.push(String(config?.name));
+        if (String(config?.name).startsWith('transactions_by_')) names.push(String(config?.name));
         return (original as (...args: unknown[]) => unknown)(config, ...rest);
       }) as typeof pool.query;
       try {
