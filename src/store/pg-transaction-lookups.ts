@@ -17,6 +17,7 @@
 import type { Selectable } from 'kysely';
 import type pg from 'pg';
 import type { TransactionsTable } from './database.ts';
+import { isStoreUnavailable } from './store-unavailable.ts';
 
 type Row = Selectable<TransactionsTable>;
 type Statement = { readonly name: string; readonly text: string };
@@ -74,13 +75,8 @@ class LookupBatch {
 
   /** pg-pool's query() releases the client with the error when one occurs, so a broken connection is discarded. */
   async #run(batch: Pending[]): Promise<void> {
+    if (batch.length === 1) return this.#alone(batch[0]!);
     try {
-      if (batch.length === 1) {
-        const only = batch[0]!;
-        const result = await this.#pool.query<Row>({ ...this.#one, values: [...only.keys] });
-        only.resolve(result.rows[0]);
-        return;
-      }
       // One array per key column: [[merchant1, merchant2, …], [trackid1, trackid2, …]].
       const arrays = batch[0]!.keys.map((_, column) => batch.map((p) => p.keys[column]!));
       const result = await this.#pool.query<Row>({ ...this.#many, values: arrays });
@@ -88,7 +84,19 @@ class LookupBatch {
       for (const row of result.rows) byKey.set(this.#keysOf(row).join('\u0000'), row);
       for (const p of batch) p.resolve(byKey.get(p.keys.join('\u0000')));
     } catch (error) {
-      for (const p of batch) p.reject(error);
+      // One bad key (say, bytes PostgreSQL refuses) must not fail its neighbours: unless the
+      // store is down, each lookup goes alone and gets its own answer or error.
+      if (isStoreUnavailable(error)) for (const p of batch) p.reject(error);
+      else for (const p of batch) void this.#alone(p);
+    }
+  }
+
+  async #alone(p: Pending): Promise<void> {
+    try {
+      const result = await this.#pool.query<Row>({ ...this.#one, values: [...p.keys] });
+      p.resolve(result.rows[0]);
+    } catch (error) {
+      p.reject(error);
     }
   }
 }

@@ -66,6 +66,18 @@ for (const { dialect, skip } of await testDialects()) {
       assert.equal(missing[5]?.id, paymentsB[3]!.transactionid);
     });
 
+    test('a key the store refuses fails only its own lookup, not the others of its turn', async () => {
+      const repo = gw.services.transactions;
+      const [good1, bad, good2] = await Promise.allSettled([
+        repo.findByTrackid(a.merchantid, paymentsA[0]!.trackid),
+        repo.findByTrackid(a.merchantid, 'nul\u0000byte'), // PostgreSQL refuses a NUL in text
+        repo.findByTrackid(b.merchantid, paymentsB[1]!.trackid),
+      ]);
+      assert.equal(good1.status === 'fulfilled' && good1.value?.id, paymentsA[0]!.transactionid);
+      assert.equal(good2.status === 'fulfilled' && good2.value?.id, paymentsB[1]!.transactionid);
+      assert.ok(bad.status === 'rejected' || bad.value === undefined);
+    });
+
     test('a lookup sees the state as of its own read (after a completion, the final state)', async () => {
       const p = await startPayment(gw, a, { bill_amount: '100' });
       assert.equal((await gw.services.transactions.findByRedirectId(p.redirectId))?.status, 'PROCESSING');
