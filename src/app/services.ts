@@ -52,7 +52,7 @@ export type Services = {
 export function createServices(config: Config, store: Store, key: SecretKey, options: { now?: () => number; logger?: Logger; connector?: ProcessorConnector } = {}): Services {
   const now = options.now ?? Date.now;
   const merchants = new MerchantsRepo(store.db);
-  const transactions = new TransactionsRepo(store.db);
+  const transactions = new TransactionsRepo(store.db, { pgPool: store.pgPool });
   const ledger = new LedgerRepo(store.db);
   const finalisedListeners: Services['finalisedListeners'] = [];
   const runJob = createJobRunner(store, storeJobs, STORE_JOBS_MODULE);

@@ -8,8 +8,8 @@ import { toSqliteValue } from './sqlite-connection.ts';
 import type { JobCall, WriterReply, WriterRequest } from './sqlite-writer-worker.ts';
 import { deserializeError as deserialize } from './writer-errors.ts';
 
-/** Counts since start: messages sent to the writer thread, the statements and the store jobs they carried. */
-export type WriterStats = { messages: number; statements: number; jobs: number };
+/** Counts since start: messages sent to the writer thread, the statements and store jobs they carried, and the groups (transactions) the jobs committed in. */
+export type WriterStats = { messages: number; statements: number; jobs: number; groups: number };
 
 type Waiter = { resolve: (result: any) => void; reject: (error: unknown) => void };
 type Outgoing = Waiter & { sql: string; params: unknown[] };
@@ -26,13 +26,14 @@ export class SqliteWriter {
   /** Set once the thread cannot serve any more statements; every later call fails with it. */
   #failure: Error | undefined;
   #closed: Promise<void> | undefined;
-  readonly #stats: WriterStats = { messages: 0, statements: 0, jobs: 0 };
+  readonly #stats: WriterStats = { messages: 0, statements: 0, jobs: 0, groups: 0 };
+  #lastGroup = 0;
 
   constructor(options: SqliteOptions) {
     this.#worker = new Worker(new URL('./sqlite-writer-worker.ts', import.meta.url), {
       workerData: options,
       // The thread runs one file and needs none of the parent's flags (some, like --input-type, would stop it).
-      execArgv: [],
+      execArgv: process.env.WPROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/mprof/w'] : [],
     });
     this.#worker.unref();
     this.#worker.on('message', (reply: WriterReply) => this.#onReply(reply));
@@ -116,6 +117,10 @@ export class SqliteWriter {
     const batch = this.#inFlight.get(reply.id);
     this.#inFlight.delete(reply.id);
     if (this.#inFlight.size === 0) this.#worker.unref();
+    if (reply.group !== undefined && reply.group !== this.#lastGroup) {
+      this.#lastGroup = reply.group;
+      this.#stats.groups += 1;
+    }
     if (!batch) return;
     reply.outcomes.forEach((outcome, i) => {
       const waiter = batch[i]!;
