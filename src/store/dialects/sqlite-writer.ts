@@ -33,7 +33,7 @@ export class SqliteWriter {
     this.#worker = new Worker(new URL('./sqlite-writer-worker.ts', import.meta.url), {
       workerData: options,
       // The thread runs one file and needs none of the parent's flags (some, like --input-type, would stop it).
-      execArgv: process.env.WPROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/mprof/w'] : [],
+      execArgv: [],
     });
     this.#worker.unref();
     this.#worker.on('message', (reply: WriterReply) => this.#onReply(reply));
