@@ -12,7 +12,7 @@ const server = createServer((request, response) => {
   response.end(page);
 });
 server.keepAliveTimeout = 60_000;
-server.listen(0, '127.0.0.1', () => {
+server.listen({ port: 0, host: '127.0.0.1', backlog: 4096 }, () => {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
   console.log(`listening http://127.0.0.1:${port}`);

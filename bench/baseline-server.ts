@@ -29,7 +29,8 @@ const server = createServer((request, response) => {
 });
 
 server.keepAliveTimeout = 60_000;
-server.listen(0, '127.0.0.1', () => {
+// The gateway's listen backlog (src/server.ts), so a burst of connects is treated alike.
+server.listen({ port: 0, host: '127.0.0.1', backlog: 4096 }, () => {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
   console.log(`listening http://127.0.0.1:${port}`);

@@ -3,7 +3,7 @@
 //   raw-1   node:sqlite, one INSERT per commit               (the storage baseline)
 //   raw-10  node:sqlite, ten INSERTs per commit              (what batching can buy)
 //   store-1 the project's store: one store.transaction() per row, awaited one at a time
-//   group   the project's store through createGroupCommit(), N writers in flight
+//   group   the project's store through its store job `insertTransaction` (writer-thread group commit), N writers in flight
 // It shows whether the group committer turns concurrency into rows per fsync.
 import { join } from 'node:path';
 import type { Insertable } from 'kysely';
@@ -12,7 +12,8 @@ import { DatabaseSync } from 'node:sqlite';
 import type { TransactionsTable } from '../src/store/database.ts';
 import { ManageMerchants } from '../src/app/manage-merchants.ts';
 import { openSqlite } from '../src/store/dialects/sqlite.ts';
-import { createGroupCommit } from '../src/store/group-commit.ts';
+import { STORE_JOBS_MODULE, storeJobs } from '../src/app/store-jobs.ts';
+import { createJobRunner } from '../src/store/job-runner.ts';
 import { MerchantsRepo } from '../src/store/merchants.repo.ts';
 import { openStore, type Store } from '../src/store/open-store.ts';
 import { TransactionsRepo, type TransactionRecord } from '../src/store/transactions.repo.ts';
@@ -152,10 +153,10 @@ async function storeSinglePhase(dir: string, file: string, seconds: number): Pro
 
 async function groupPhase(dir: string, file: string, seconds: number, writers: number): Promise<MicroResult> {
   const { store, merchantId, path, commits } = await freshStore(dir, file);
-  const repo = new TransactionsRepo(store.db);
-  const { write } = createGroupCommit(store);
+  const runJob = createJobRunner(store, storeJobs, STORE_JOBS_MODULE);
   const nextRow = rowFactory(merchantId, file);
-  const before = commits();
+  const groups = () => store.sqliteWriterStats()?.groups ?? 0;
+  const before = groups();
   let rows = 0;
   const start = performance.now();
   const end = start + seconds * 1000;
@@ -163,14 +164,14 @@ async function groupPhase(dir: string, file: string, seconds: number, writers: n
   const writer = async (): Promise<void> => {
     while (performance.now() < end) {
       const row = nextRow();
-      const { inserted } = await write((trx) => repo.insertOrGet(row, trx));
+      const { inserted } = await runJob('insertTransaction', row);
       if (!inserted) throw new Error('group commit lost a unique row');
       rows += 1;
     }
   };
   await Promise.all(Array.from({ length: writers }, writer));
   const elapsed = (performance.now() - start) / 1000;
-  const made = commits() - before;
+  const made = groups() - before;
   await store.close();
   return { name: 'group', what: `project store + group commit, ${writers} writers in flight`, rows, seconds: elapsed, rowsPerS: rows / elapsed, commits: made, storedRows: countRows(path) };
 }

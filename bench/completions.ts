@@ -2,7 +2,7 @@
 // ledger entry, outbox event in one transaction), against a bare node:http server answering the
 // same POSTs from the same clients in the same run.
 //
-//   node_modules/.bin/node bench/completions.ts [--store sqlite|postgres] [--payments 3000] [--concurrency 64] [--merchants 1]
+//   node_modules/.bin/node bench/completions.ts [--store sqlite|postgres] [--payments 3000] [--concurrency 64] [--merchants 1] [--explain 32]
 //
 // One in-process gateway (HTTP API, production configuration apart from the port and store, no
 // delivery worker: the outbox events stay pending, so only the completion itself is measured).
@@ -14,6 +14,9 @@
 // SUCCESS with one ledger entry, and `ledger verify` must find the ledger sound.
 // Figures: completions/s, the ratio to bare, and process CPU per request (all threads).
 // PostgreSQL uses a fresh database on 127.0.0.1:5432 (BENCH_PG_ADMIN_URL to override), dropped after.
+// `--explain N` (PostgreSQL): afterwards, N more payments are initiated and their completion set's
+// write statement is run under EXPLAIN (ANALYZE, BUFFERS) in a transaction that is rolled back;
+// the plan (with the time of each trigger) is printed.
 import http from 'node:http';
 import { loadavg } from 'node:os';
 import { randomBytes } from 'node:crypto';
@@ -24,6 +27,10 @@ import { createLogger } from '../src/logger.ts';
 import { startGateway } from '../src/server.ts';
 import { LedgerOperations } from '../src/app/ledger-operations.ts';
 import { benchDatabase } from './postgres-database.ts';
+import pg from 'pg';
+import { planCompletion } from '../src/app/complete-payment.ts';
+import { newEventId } from '../src/domain/ids.ts';
+import { completionsWriteQuery, readForCompletion } from '../src/store/pg-completions.repo.ts';
 
 const { values } = parseArgs({
   options: {
@@ -31,12 +38,14 @@ const { values } = parseArgs({
     payments: { type: 'string', default: '3000' },
     concurrency: { type: 'string', default: '64' },
     merchants: { type: 'string', default: '1' },
+    explain: { type: 'string', default: '0' },
   },
 });
 const store = values.store === 'postgres' ? 'postgres' : 'sqlite';
 const payments = Math.max(100, Math.min(200_000, Number(values.payments)));
 const concurrency = Math.max(1, Math.min(512, Number(values.concurrency)));
 const merchantCount = Math.max(1, Math.min(1000, Number(values.merchants)));
+const explainSet = Math.max(0, Math.min(256, Number(values.explain) || 0));
 
 /** Sends `bodies` through `concurrency` keep-alive clients; returns requests/s and CPU µs per request. */
 async function drive(url: string, bodies: unknown[], check: (status: number, body: string) => void): Promise<{ perSecond: number; cpuUs: number; wallMs: number }> {
@@ -168,6 +177,39 @@ try {
       `  gateway completions ${result.completions_per_s}/s = ${result.vs_bare}× bare, ${result.cpu_us_per_completion} µs CPU per completion (${result.cpu_vs_bare}× bare); ledger: ${entries} entries, verify ok`,
   );
   console.log(JSON.stringify(result));
+
+  if (explainSet > 0 && store === 'postgres') {
+    // One completion set of `explainSet` payments, spread over the merchants as above.
+    const more = initiations.slice(0, explainSet).map((body, i) => ({ ...body, trackid: `explain-${i}` }));
+    const ids: string[] = [];
+    await drive(`${gateway.url}/transaction/s2s`, more, (status, body) => {
+      if (status !== 200) throw new Error(`initiation: ${status} ${body}`);
+      ids.push(JSON.parse(body).transactionid);
+    });
+    const pool = new pg.Pool({ connectionString: db.url, max: 1 });
+    try {
+      const rows = await readForCompletion(pool, ids);
+      const at = Date.now();
+      const plans = ids.map((id) => planCompletion(rows.get(id), { transactionId: id, cause: 'sandbox', eventId: newEventId(), at }));
+      const query = completionsWriteQuery(plans);
+      const client = await pool.connect();
+      try {
+        // Twice, printing the second: the first call on a connection compiles the PL/pgSQL triggers.
+        let plan: pg.QueryResult | undefined;
+        for (let run = 0; run < 2; run++) {
+          await client.query('begin');
+          plan = await client.query({ text: `explain (analyze, buffers) ${query.text}`, values: query.values });
+          await client.query('rollback');
+        }
+        console.log(`EXPLAIN (ANALYZE, BUFFERS) of one completion set's write (${ids.length} SUCCESS completions, ${merchantCount} merchant(s)), rolled back, second run:`);
+        console.log(plan!.rows.map((r: Record<string, string>) => r['QUERY PLAN']).join('\n'));
+      } finally {
+        client.release();
+      }
+    } finally {
+      await pool.end();
+    }
+  }
 } finally {
   await gateway.stop();
   bare.close();

@@ -11,10 +11,11 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { ManageMerchants } from '../src/app/manage-merchants.ts';
 import { openSqlite } from '../src/store/dialects/sqlite.ts';
-import { createGroupCommit } from '../src/store/group-commit.ts';
+import { STORE_JOBS_MODULE, storeJobs } from '../src/app/store-jobs.ts';
+import { createJobRunner } from '../src/store/job-runner.ts';
 import { MerchantsRepo } from '../src/store/merchants.repo.ts';
 import { openStore } from '../src/store/open-store.ts';
-import { TransactionsRepo, type TransactionRecord } from '../src/store/transactions.repo.ts';
+import type { TransactionRecord } from '../src/store/transactions.repo.ts';
 
 const CONSOLE_INDEXES = ['transactions_created', 'transactions_merchant_created', 'transactions_status_created', 'transactions_merchant_status_created', 'transactions_trackid', 'transactions_amount', 'transactions_email'];
 const { values: args } = parseArgs({ options: { seconds: { type: 'string', default: '3' }, rounds: { type: 'string', default: '4' } } });
@@ -61,8 +62,7 @@ async function groupPhase(dir: string, file: string, withIndexes: boolean): Prom
   if (!withIndexes) await store.transaction(async (trx) => {
     for (const name of CONSOLE_INDEXES) await trx.schema.dropIndex(name).execute();
   });
-  const repo = new TransactionsRepo(store.db);
-  const { write } = createGroupCommit(store);
+  const runJob = createJobRunner(store, storeJobs, STORE_JOBS_MODULE);
   let n = 0;
   const row = (): TransactionRecord => {
     n += 1;
@@ -81,7 +81,7 @@ async function groupPhase(dir: string, file: string, withIndexes: boolean): Prom
     Array.from({ length: WRITERS }, async () => {
       while (performance.now() < end) {
         const next = row();
-        await write((trx) => repo.insertOrGet(next, trx));
+        await runJob('insertTransaction', next);
         rows += 1;
       }
     }),

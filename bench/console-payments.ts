@@ -13,8 +13,6 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CompiledQuery } from 'kysely';
-import pg from 'pg';
-import { openSqlite } from '../src/store/dialects/sqlite.ts';
 import { openStore } from '../src/store/open-store.ts';
 import { ConsolePaymentsRepo, type PaymentSearch } from '../src/store/console-payments.repo.ts';
 import { killAllChildren, runNode, startServer } from './children.ts';
@@ -22,6 +20,7 @@ import { gatewayEnv } from './gateway-run.ts';
 import { runLoad, type LoadResult } from './load.ts';
 import { createBenchDatabase, type BenchDatabase } from './postgres-database.ts';
 import { httpTable, type Row } from './report.ts';
+import { withRawConnection } from './seed-rows.ts';
 
 const { values: args } = parseArgs({
   options: { rows: { type: 'string', default: '1000000' }, postgres: { type: 'boolean' }, duration: { type: 'string', default: '5' }, connections: { type: 'string', default: '8' } },
@@ -43,9 +42,8 @@ async function seed(databaseUrl: string, start: number): Promise<void> {
   const step = Math.floor((30 * DAY) / ROWS);
   const columns =
     'id, merchant_id, trackid, request_hash, token, redirect_id, status, error_code_tag, error_text, amount_minor, currency, payment_method, bill_country, bill_customerip, bill_email, return_url, server_url, payer_account_no, payer_account_name, payer_bank_code, productdesc, lang, created_at, expires_at, completed_at';
-  if (databaseUrl.startsWith('sqlite:')) {
-    const db = openSqlite({ path: databaseUrl.slice('sqlite:'.length) });
-    try {
+  await withRawConnection(databaseUrl, {
+    sqlite: (db) => {
       const insert = db.prepare(
         `with recursive n(i) as (select ? union all select i + 1 from n where i < ?) insert into transactions (${columns}) select ` +
           `printf('00000000-0000-7000-8000-%012x', i), case when i % 20 = 0 then 'small' else 'big' end, 'seed-' || i, hex(randomblob(16)), hex(randomblob(24)), hex(randomblob(18)), ` +
@@ -59,26 +57,19 @@ async function seed(databaseUrl: string, start: number): Promise<void> {
         db.exec('commit');
       }
       db.exec('analyze');
-    } finally {
-      db.close();
-    }
-    return;
-  }
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    await client.query(
+    },
+    postgres: async (client) => {
+      await client.query(
       `insert into transactions (${columns}) select ` +
         `'00000000-0000-7000-8000-' || lpad(to_hex(i), 12, '0'), case when i % 20 = 0 then 'small' else 'big' end, 'seed-' || i, md5(random()::text), md5(random()::text) || md5(i::text), md5(i::text || random()::text), ` +
         `case i % 10 when 0 then 'FAILED' when 1 then 'PROCESSING' else 'SUCCESS' end, case i % 10 when 0 then 'DECLINED' else null end, null, (100 + i % 5000) * 10000, 'THB', 'THAI_DEBIT', ` +
         `'TH', '203.0.113.7', 'buyer' || (i % 100000) || '@example.com', 'https://shop.example/return', 'https://shop.example/hook', '1234567890', 'Somchai', 'SCB', null, 'th', ` +
         `$1::bigint + i * $2::bigint, $1::bigint + i * $2::bigint + 900000, case i % 10 when 1 then null else $1::bigint + i * $2::bigint + 1000 end from generate_series(1, $3::int) as i`,
       [start, step, ROWS],
-    );
-    await client.query('analyze');
-  } finally {
-    await client.end();
-  }
+      );
+      await client.query('analyze');
+    },
+  });
 }
 
 /** Cookies a browser would keep: GET the login form, POST it, keep what was set. */

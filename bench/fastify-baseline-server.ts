@@ -6,6 +6,6 @@ import { baselineAnswer } from './baseline-response.ts';
 const app = Fastify({ logger: false, bodyLimit: 16_384 });
 app.post('/transaction/s2s', async (request) => baselineAnswer(request.body));
 
-const url = await app.listen({ port: 0, host: '127.0.0.1' });
+const url = await app.listen({ port: 0, host: '127.0.0.1', backlog: 4096 });
 console.log(`listening ${url}`);
 process.on('SIGTERM', () => void app.close().then(() => process.exit(0)));

@@ -9,7 +9,7 @@ import { openStore } from '../src/store/open-store.ts';
 import { runNode, startServer, type ServerChild } from './children.ts';
 import { runLoad, type LoadResult } from './load.ts';
 import { accountCompletions, mixedTracker, startReceiver, type CompletionAccounting } from './mixed-load.ts';
-import { seedRows } from './seed-rows.ts';
+import { seedDeadBacklog, seedRows } from './seed-rows.ts';
 import { echoedTrackid, initiationBodyFactory, statusBody, type Credentials } from './request-bodies.ts';
 
 export type ScenarioResult = { name: string; what: string; load: LoadResult; sampleFailure: string | undefined };
@@ -50,6 +50,8 @@ export type GatewayRunOptions = {
   initiationOnly?: boolean;
   /** Finished transactions to put in the store before the gateway starts. */
   existingRows?: number;
+  /** Result notifications due to a dead endpoint when the gateway starts (seed-rows.ts). */
+  deadBacklog?: number;
   /** The checkout whose gateway runs (default: this one); for before/after comparisons. */
   gatewayDir?: string;
   log: (line: string) => void;
@@ -99,6 +101,10 @@ export async function runGateway(options: GatewayRunOptions): Promise<GatewayRun
   if (options.existingRows) {
     options.log(`  ${options.label}: seeding ${options.existingRows.toLocaleString('en-US')} existing transactions`);
     await seedRows(options.databaseUrl, creds.merchantid, options.existingRows);
+  }
+  if (options.deadBacklog) {
+    options.log(`  ${options.label}: seeding ${options.deadBacklog.toLocaleString('en-US')} notifications due to a dead endpoint`);
+    await seedDeadBacklog(options.databaseUrl, creds.merchantid, options.deadBacklog);
   }
   const receiver = await startReceiver();
   const server = await startServer([...(options.nodeFlags ?? []), CLI, 'serve'], env, /listening on (http:\/\/127\.0\.0\.1:\d+)/);
@@ -278,7 +284,7 @@ async function account(databaseUrl: string, merchantId: string, ledger: Ledger):
   const store = openStore(databaseUrl);
   let stored: Set<string>;
   try {
-    const rows = await store.db.selectFrom('transactions').select('trackid').where('merchant_id', '=', merchantId).where('trackid', 'not like', 'seed-%').execute();
+    const rows = await store.db.selectFrom('transactions').select('trackid').where('merchant_id', '=', merchantId).where('trackid', 'not like', 'seed-%').where('trackid', 'not like', 'dead-%').execute();
     stored = new Set(rows.map((r) => r.trackid));
   } finally {
     await store.close();

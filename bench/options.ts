@@ -20,13 +20,15 @@ export type BenchOptions = {
   microOnly: boolean;
   /** When > 0: one more initiation run per store over this many existing transactions. */
   existingRows: number;
+  /** When > 0: one more initiation run per store while this many notifications to a dead endpoint are due (issue 14). */
+  deadBacklog: number;
   /** The checkout whose gateway is measured (default '.'), e.g. a `git worktree` of main for "before". */
   gatewayDir: string;
 };
 
 const USAGE = `usage: npm run bench -- [--duration S] [--warmup S] [--connections N] [--micro S]
                           [--postgres] [--profile] [--skip-fastify] [--micro-only]
-                          [--existing-rows N] [--gateway-dir DIR]
+                          [--existing-rows N] [--dead-backlog N] [--gateway-dir DIR]
   --duration S      measured seconds per HTTP scenario (default 10, env BENCH_DURATION, max 120)
   --warmup S        warm-up seconds per server (default 2, env BENCH_WARMUP, max 30)
   --connections N   concurrent connections (default 64, env BENCH_CONNECTIONS, max 4096)
@@ -37,6 +39,8 @@ const USAGE = `usage: npm run bench -- [--duration S] [--warmup S] [--connection
   --micro-only      run only the SQLite commit micro-benchmark
   --existing-rows N also measure initiation over N existing transactions per store (e.g. 1000000;
                     env BENCH_EXISTING_ROWS, default 0 = skip, max 5000000)
+  --dead-backlog N  also measure initiation while N notifications to a dead endpoint are due
+                    (e.g. 20000; env BENCH_DEAD_BACKLOG, default 0 = skip, max 200000)
   --gateway-dir DIR measure the gateway of another checkout (e.g. git worktree add /tmp/before main;
                     env BENCH_GATEWAY_DIR; it must have node_modules and the same schema)`;
 
@@ -65,6 +69,7 @@ export function parseBenchOptions(argv: string[], env: Record<string, string | u
         'skip-fastify': { type: 'boolean' },
         'micro-only': { type: 'boolean' },
         'existing-rows': { type: 'string' },
+        'dead-backlog': { type: 'string' },
         'gateway-dir': { type: 'string' },
         help: { type: 'boolean' },
       },
@@ -86,6 +91,7 @@ export function parseBenchOptions(argv: string[], env: Record<string, string | u
     skipFastify: values['skip-fastify'] ?? false,
     microOnly: values['micro-only'] ?? false,
     existingRows: Math.trunc(bounded('--existing-rows', values['existing-rows'] ?? env.BENCH_EXISTING_ROWS, 0, 0, 5_000_000)),
+    deadBacklog: Math.trunc(bounded('--dead-backlog', values['dead-backlog'] ?? env.BENCH_DEAD_BACKLOG, 0, 0, 200_000)),
     gatewayDir: values['gateway-dir'] ?? env.BENCH_GATEWAY_DIR ?? '.',
   };
 }
@@ -93,7 +99,7 @@ export function parseBenchOptions(argv: string[], env: Record<string, string | u
 /** A hard wall-clock limit for the whole run: generous, but the run always ends by itself. */
 export function timeLimitS(options: BenchOptions): number {
   const stores = options.postgres ? 2 : 1;
-  const bigRuns = options.existingRows > 0 ? stores : 0;
+  const bigRuns = (options.existingRows > 0 ? stores : 0) + (options.deadBacklog > 0 ? stores : 0);
   const httpRuns = 3 + (options.skipFastify ? 0 : 1) + 4 * stores + bigRuns + (options.profile ? 1 : 0);
   const warmups = 4 + (options.postgres ? 1 : 0) + bigRuns + (options.profile ? 1 : 0);
   // Seeding: budget 20 s per million rows and store.

@@ -83,6 +83,10 @@ async function main(): Promise<number> {
     const label = `sqlite, ${options.existingRows.toLocaleString('en-US')} rows`;
     runs.push(await runGateway({ ...common, label, databaseUrl: `sqlite:${join(tmpDir, 'big.db')}`, initiationOnly: true, existingRows: options.existingRows }));
   }
+  const deadLabel = (store: string) => `${store}, ${options.deadBacklog.toLocaleString('en-US')} due to a dead endpoint`;
+  if (options.deadBacklog > 0) {
+    runs.push(await runGateway({ ...common, label: deadLabel('sqlite'), databaseUrl: `sqlite:${join(tmpDir, 'dead.db')}`, initiationOnly: true, deadBacklog: options.deadBacklog }));
+  }
   if (pgDatabase) {
     try {
       runs.push(await runGateway({ ...common, label: 'postgres', databaseUrl: pgDatabase.url }));
@@ -94,6 +98,14 @@ async function main(): Promise<number> {
       try {
         const label = `postgres, ${options.existingRows.toLocaleString('en-US')} rows`;
         runs.push(await runGateway({ ...common, label, databaseUrl: pgDatabase.url, initiationOnly: true, existingRows: options.existingRows }));
+      } finally {
+        await pgDatabase.drop();
+      }
+    }
+    if (options.deadBacklog > 0) {
+      pgDatabase = await createBenchDatabase();
+      try {
+        runs.push(await runGateway({ ...common, label: deadLabel('postgres'), databaseUrl: pgDatabase.url, initiationOnly: true, deadBacklog: options.deadBacklog }));
       } finally {
         await pgDatabase.drop();
       }

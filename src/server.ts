@@ -11,6 +11,14 @@ import { startMetricsServer, type MetricsServer } from './http/metrics-server.ts
 
 import type { WorkerFactory } from './app/worker.ts';
 
+/**
+ * Connections the kernel may hold for us before accept() (it caps this at net.core.somaxconn).
+ * Node's default of 511 made a burst of connects beyond it retry their SYN after 1, 3 and 7
+ * seconds, so at 2,048 connections some requests waited seconds before the gateway saw them;
+ * accepted, they are answered or shed (MAX_IN_FLIGHT) at once instead.
+ */
+export const LISTEN_BACKLOG = 4096;
+
 export type { Worker, WorkerFactory } from './app/worker.ts';
 
 export type RunningGateway = {
@@ -44,7 +52,7 @@ export async function startGateway(config: Config, options: StartOptions): Promi
 
   let draining = false;
   const app = await buildApp(services, { logger, draining: () => draining });
-  await app.listen({ port: config.port, host: config.host });
+  await app.listen({ port: config.port, host: config.host, backlog: LISTEN_BACKLOG });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;

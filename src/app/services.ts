@@ -4,13 +4,14 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { SecretKey } from '../domain/credentials.ts';
 import type { OutboundPolicy } from '../domain/outbound-policy.ts';
-import { createDirectWriter, createGroupCommit } from '../store/group-commit.ts';
+import { createJobRunner } from '../store/job-runner.ts';
 import { LedgerRepo } from '../store/ledger.repo.ts';
 import { MerchantsRepo } from '../store/merchants.repo.ts';
 import type { Store } from '../store/open-store.ts';
 import { createTransactionInserter } from '../store/transaction-inserter.ts';
 import { TransactionsRepo } from '../store/transactions.repo.ts';
 import { CompletePayment } from './complete-payment.ts';
+import { STORE_JOBS_MODULE, storeJobs } from './store-jobs.ts';
 import { InitiatePayment } from './initiate-payment.ts';
 import { ManageMerchants } from './manage-merchants.ts';
 import { MerchantDirectory } from './merchant-directory.ts';
@@ -18,6 +19,7 @@ import { StoreHealth } from './store-health.ts';
 import { GatewayMetrics } from './gateway-metrics.ts';
 import { RefundsRepo } from '../store/refunds.repo.ts';
 import { RefundPayment } from './refund-payment.ts';
+import { completionsIn } from './completion-batches.ts';
 import { connectorFor, type ProcessorConnector } from './processor-connector.ts';
 import { NotificationWaits } from './notification-waits.ts';
 
@@ -50,10 +52,10 @@ export type Services = {
 export function createServices(config: Config, store: Store, key: SecretKey, options: { now?: () => number; logger?: Logger; connector?: ProcessorConnector } = {}): Services {
   const now = options.now ?? Date.now;
   const merchants = new MerchantsRepo(store.db);
-  const transactions = new TransactionsRepo(store.db);
+  const transactions = new TransactionsRepo(store.db, { pgPool: store.pgPool });
   const ledger = new LedgerRepo(store.db);
   const finalisedListeners: Services['finalisedListeners'] = [];
-  const writer = store.dialect === 'sqlite' ? createGroupCommit(store) : createDirectWriter(store);
+  const runJob = createJobRunner(store, storeJobs, STORE_JOBS_MODULE);
   const metrics = new GatewayMetrics({ mode: config.mode, store: store.dialect });
   const refunds = new RefundsRepo(store.db);
   // Resolved when first needed: the CLI builds services in live mode too, and never refunds.
@@ -87,13 +89,9 @@ export function createServices(config: Config, store: Store, key: SecretKey, opt
       now,
     }),
     manageMerchants: new ManageMerchants(merchants, key, config.webhookSecretOverlapMs, now),
-    initiate: new InitiatePayment({ insertOrGet: createTransactionInserter(store, transactions, writer), key, publicBaseUrl: config.publicBaseUrl, ttlMs: config.transactionTtlMs, now }),
+    initiate: new InitiatePayment({ insertOrGet: createTransactionInserter(store, transactions, (record) => runJob('insertTransaction', record)), key, publicBaseUrl: config.publicBaseUrl, ttlMs: config.transactionTtlMs, now }),
     complete: new CompletePayment({
-      store,
-      transaction: writer.transaction,
-      transactions,
-      merchants,
-      ledger,
+      completeInStore: completionsIn(store, (args) => runJob('completePayment', args)),
       now,
       onFinalised: (t, eventId) => {
         metrics.finalised(t.status, t.errorCodeTag);

@@ -138,7 +138,7 @@ export class DeliveryWorker implements Worker {
   constructor(services: Services, logger: Logger, options: DeliveryWorkerOptions = {}) {
     this.#services = services;
     this.#logger = logger.child({ component: 'delivery' });
-    this.#repo = new OutboxRepo(services.store.db, services.store.dialect, services.store.insideTransactionDb);
+    this.#repo = new OutboxRepo(services.store.db, services.store.dialect);
     this.#claims = new OutboxClaimsRepo(services.store.db, services.store.dialect);
     this.#recorder = new AttemptRecorder(this.#repo);
     this.instanceId = options.instanceId ?? newInstanceId();

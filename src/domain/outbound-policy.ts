@@ -188,7 +188,19 @@ function parseEntry(raw: string): Entry | null {
 
 type Lists = { allow: Entry[]; deny: Entry[] };
 
+/** Parsed lists per policy object: a policy is built once from the configuration and checked on every initiation and delivery. */
+const parsedLists = new WeakMap<OutboundPolicy, { allowList: readonly string[]; denyList: readonly string[] | undefined; lists: Lists }>();
+
 function splitLists(policy: OutboundPolicy): Lists {
+  const cached = parsedLists.get(policy);
+  // The arrays are compared too, so a caller that swaps a list on the same object is never served stale entries.
+  if (cached && cached.allowList === policy.allowList && cached.denyList === policy.denyList) return cached.lists;
+  const lists = parseLists(policy);
+  parsedLists.set(policy, { allowList: policy.allowList, denyList: policy.denyList, lists });
+  return lists;
+}
+
+function parseLists(policy: OutboundPolicy): Lists {
   const allow: Entry[] = [];
   const deny: Entry[] = [];
   for (const raw of policy.allowList) {

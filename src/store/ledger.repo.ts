@@ -114,11 +114,10 @@ export class LedgerRepo {
       balance_after_minor: p.balanceAfterMinor,
       created_at: entry.createdAt,
     }));
-    // PostgreSQL runs AFTER ROW triggers at the end of the statement, so a second chained line on
-    // the same account would be checked against a balance not yet moved: one row per statement then.
-    const chainedIds = planned.filter((p) => p.accountSeq !== null).map((p) => p.accountId);
-    if (new Set(chainedIds).size === chainedIds.length) await db.insertInto('postings').values(rows).execute();
-    else for (const row of rows) await db.insertInto('postings').values(row).execute();
+    // One statement even with two chained lines on one account: PostgreSQL moves the row only in
+    // the AFTER triggers at the statement's end, and its posting trigger checks each line against
+    // the chain head, which may be a line of this same statement (migration 014).
+    await db.insertInto('postings').values(rows).execute();
     await db
       .insertInto('journal_entries')
       .values({

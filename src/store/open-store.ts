@@ -21,17 +21,18 @@ export type Store = {
   /** Runs `work` in one database transaction (SQLite: BEGIN IMMEDIATE). */
   transaction<T>(work: (trx: Trx) => Promise<T>): Promise<T>;
   /**
-   * SQLite only: statements through this Kysely go straight to the writer connection. Valid only
-   * inside a transaction the caller holds (group commit), where statements issued together then
-   * travel to the writer thread together; Kysely's Transaction object would run them one by one.
+   * SQLite only: store jobs on the writer thread (store-jobs.ts). `load` makes the thread import a
+   * module exporting `storeJobs`; `run` runs one of them there, committed in a group with others.
    */
-  readonly insideTransactionDb: Db | undefined;
-  /** SQLite only: messages and statements sent to the writer thread so far. */
+  readonly sqliteJobs: SqliteJobs | undefined;
+  /** SQLite only: messages, statements and jobs sent to the writer thread so far. */
   sqliteWriterStats(): WriterStats | undefined;
   migrate(): Promise<string[]>;
   ping(): Promise<void>;
   close(): Promise<void>;
 };
+
+export type SqliteJobs = { load(module: URL): void; run<T>(name: string, args: unknown): Promise<T> };
 
 export type OpenStoreOptions = { poolSize?: number };
 
@@ -41,15 +42,14 @@ export function openStore(databaseUrl: string, options: OpenStoreOptions = {}): 
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     const dialect = new NodeSqliteDialect({ path });
     const db = new Kysely<Database>({ dialect });
-    const insideTransactionDb = new Kysely<Database>({ dialect: dialect.insideTransaction() });
-    return makeStore('sqlite', db, { insideTransactionDb, sqliteWriterStats: () => dialect.writerStats() });
+    return makeStore('sqlite', db, { sqliteJobs: dialect.jobs(), sqliteWriterStats: () => dialect.writerStats() });
   }
   const pool = createPostgresPool(databaseUrl, options.poolSize);
   const db = new Kysely<Database>({ dialect: createPostgresDialect(pool) });
   return makeStore('postgres', db, { pgPool: pool });
 }
 
-type DialectExtras = { pgPool?: pg.Pool; insideTransactionDb?: Db; sqliteWriterStats?: () => WriterStats | undefined };
+type DialectExtras = { pgPool?: pg.Pool; sqliteJobs?: SqliteJobs; sqliteWriterStats?: () => WriterStats | undefined };
 
 function makeStore(dialect: Dialect, db: Db, extras: DialectExtras): Store {
   let closed = false;
@@ -57,7 +57,7 @@ function makeStore(dialect: Dialect, db: Db, extras: DialectExtras): Store {
     dialect,
     db,
     pgPool: extras.pgPool,
-    insideTransactionDb: extras.insideTransactionDb,
+    sqliteJobs: extras.sqliteJobs,
     sqliteWriterStats: extras.sqliteWriterStats ?? (() => undefined),
     transaction: (work) => db.transaction().execute(work),
     migrate: () => migrateToLatest(db),

@@ -71,7 +71,10 @@ export type ListCursor = { createdAt: number; id: string };
 
 export type ListOptions = { merchantId?: string; status?: OutboxStatus; limit?: number; before?: ListCursor };
 
-/** Written inside the final-state transaction, so a final state always has its notification. */
+/**
+ * Written inside the final-state transaction, so a final state always has its notification.
+ * PostgreSQL completion sets write the same row in SQL (pg-completions.repo.ts): keep them in step.
+ */
 export async function insertOutboxEvent(trx: Trx, event: NewOutboxEvent): Promise<void> {
   await trx
     .insertInto('outbox_events')
@@ -147,17 +150,9 @@ export class OutboxRepo {
   readonly #db: Db;
   readonly #dialect: Dialect;
 
-  readonly #insideTransaction: Db | undefined;
-
-  /**
-   * `insideTransactionDb`: SQLite's pass-through handle (Store.insideTransactionDb). With it, a
-   * batch of attempt records is one transaction of 3 messages to the writer thread instead of 5
-   * (the writer is shared with initiations, completions and claims, so its time is the scarce one).
-   */
-  constructor(db: Db, dialect: Dialect, insideTransactionDb?: Db) {
+  constructor(db: Db, dialect: Dialect) {
     this.#db = db;
     this.#dialect = dialect;
-    this.#insideTransaction = dialect === 'sqlite' ? insideTransactionDb : undefined;
   }
 
   /**
@@ -178,56 +173,12 @@ export class OutboxRepo {
     // Rows are locked in id order so two instances' batches can never deadlock.
     const order = items.map((_, i) => i).sort((a, b) => (items[a]!.attempt.eventId < items[b]!.attempt.eventId ? -1 : 1));
     const distinct = new Set(items.map((item) => item.attempt.eventId)).size === items.length;
-    const direct = this.#insideTransaction;
     return this.#db.transaction().execute(async (trx) => {
-      if (distinct && direct) return this.#recordTogether(direct, items);
       if (distinct) return this.#recordBatch(trx, items, order);
       const applied: boolean[] = new Array(items.length).fill(false);
       for (const i of order) applied[i] = await this.#recordOne(trx, items[i]!);
       return applied;
     });
-  }
-
-  /**
-   * SQLite, inside the transaction the caller holds: the batch as three statements that need
-   * nothing from each other's results, so they travel to the writer thread in one message and
-   * run in this order: insert the attempts (numbered after the event's last one), apply every
-   * transition whose event `owner` still holds for the attempt's series (the rows it returns are
-   * the applied ones), then give back any lease of ours left on the others. A missing event fails
-   * the insert (foreign key), and with it the batch.
-   */
-  async #recordTogether(direct: Db, items: readonly AttemptRecord[]): Promise<boolean[]> {
-    const values = items.map(({ attempt, owner, transition }) => {
-      const deliveredAt = transition.status === 'delivered' ? transition.deliveredAt : null;
-      const nextAt = transition.status === 'pending' ? transition.nextAttemptAt : null;
-      const error = transition.status === 'delivered' ? null : storableText(transition.lastError);
-      return sql`(${attempt.eventId}, ${attempt.series}, ${owner}, ${transition.status}, ${deliveredAt}, ${nextAt}, ${error},
-        ${attempt.startedAt}, ${Math.max(0, Math.round(attempt.latencyMs))}, ${attempt.httpStatus}, ${storableText(attempt.error)}, ${storableText(attempt.responseExcerpt)}, ${attempt.instanceId})`;
-    });
-    const v = sql`with v(v_id, v_series, v_owner, v_status, v_delivered_at, v_next_attempt_at, v_error, v_started_at, v_latency_ms, v_http_status, v_attempt_error, v_excerpt, v_instance) as (values ${sql.join(values)})`;
-    const settled = await Promise.allSettled([
-      sql`${v} insert into delivery_attempts (event_id, attempt_no, series, started_at, latency_ms, http_status, error, response_excerpt, instance_id)
-        select v_id, coalesce((select max(a.attempt_no) from delivery_attempts a where a.event_id = v.v_id), 0) + 1, v_series, v_started_at, v_latency_ms, v_http_status, v_attempt_error, v_excerpt, v_instance
-        from v`.execute(direct),
-      sql<{ id: string }>`${v} update outbox_events set
-          attempts = outbox_events.attempts + 1,
-          status = v.v_status,
-          lease_owner = null,
-          lease_expires_at = null,
-          delivered_at = case when v.v_status = 'delivered' then v.v_delivered_at else outbox_events.delivered_at end,
-          next_attempt_at = case when v.v_status = 'pending' then v.v_next_attempt_at else outbox_events.next_attempt_at end,
-          last_error = v.v_error
-        from v
-        where outbox_events.id = v.v_id and outbox_events.lease_owner = v.v_owner and outbox_events.series = v.v_series and outbox_events.status = 'pending'
-        returning outbox_events.id`.execute(direct),
-      // What is still leased to us was not applied (series or status moved on): the lease goes back.
-      // (IN on the primary key, not EXISTS over v: SQLite would scan the whole table for that.)
-      sql`${v} update outbox_events set lease_owner = null, lease_expires_at = null
-        where id in (select v_id from v) and lease_owner = (select v.v_owner from v where v.v_id = outbox_events.id)`.execute(direct),
-    ]);
-    for (const result of settled) if (result.status === 'rejected') throw result.reason;
-    const applied = new Set((settled[1] as PromiseFulfilledResult<{ rows: Array<{ id: string }> }>).value.rows.map((r) => r.id));
-    return items.map((item) => applied.has(item.attempt.eventId));
   }
 
   /**

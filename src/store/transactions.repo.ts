@@ -5,6 +5,8 @@ import type { TransactionsTable } from './database.ts';
 import { toBigInt, toNumber, toNumberOrNull } from './database.ts';
 import type { TransactionStatus } from '../domain/lifecycle.ts';
 import type { Db, Trx } from './open-store.ts';
+import type pg from 'pg';
+import { PgTransactionLookups } from './pg-transaction-lookups.ts';
 
 export type TransactionRecord = {
   id: string;
@@ -70,6 +72,10 @@ export function transactionFromRow(row: Selectable<TransactionsTable>): Transact
   };
 }
 
+function fromRow(row: Selectable<TransactionsTable> | undefined): TransactionRecord | undefined {
+  return row ? transactionFromRow(row) : undefined;
+}
+
 export function transactionToRow(t: TransactionRecord): Insertable<TransactionsTable> {
   return {
     id: t.id,
@@ -115,15 +121,14 @@ export class TransactionsRepo {
   readonly #db: Db;
   /** The hot-path INSERT compiled once (no per-request query building); see #compiledInsert. */
   #insertSql: string | undefined;
-  /**
-   * The replay lookup (every initiation reads first), compiled once the same way. The whole
-   * compiled query is kept, not just its SQL: the SQLite driver routes by its node (a SELECT
-   * runs on the main thread's read connection; raw SQL would go to the writer thread).
-   */
-  #byTrackid: CompiledQuery | undefined;
+  /** The one-row lookups of the request path (status, replays, the hosted page), compiled once; see #lookup. */
+  readonly #lookups = new Map<string, CompiledQuery>();
+  /** PostgreSQL: the same lookups as named prepared statements (outside transactions). */
+  readonly #pg: PgTransactionLookups | undefined;
 
-  constructor(db: Db) {
+  constructor(db: Db, options: { pgPool?: pg.Pool | undefined } = {}) {
     this.#db = db;
+    this.#pg = options.pgPool ? new PgTransactionLookups(options.pgPool) : undefined;
   }
 
   /**
@@ -157,30 +162,38 @@ export class TransactionsRepo {
   }
 
   async findById(merchantId: string, id: string, trx?: Trx): Promise<TransactionRecord | undefined> {
-    const row = await (trx ?? this.#db)
-      .selectFrom('transactions')
-      .selectAll()
-      .where('merchant_id', '=', merchantId)
-      .where('id', '=', id)
-      .executeTakeFirst();
-    return row ? transactionFromRow(row) : undefined;
+    if (!trx && this.#pg) return fromRow(await this.#pg.byId(merchantId, id));
+    const db = trx ?? this.#db;
+    return this.#lookup('byId', [merchantId, id], db, () => db.selectFrom('transactions').selectAll().where('merchant_id', '=', merchantId).where('id', '=', id).compile());
   }
 
   async findByTrackid(merchantId: string, trackid: string, db: Db = this.#db): Promise<TransactionRecord | undefined> {
-    let compiled: CompiledQuery;
-    if (this.#byTrackid !== undefined) {
-      compiled = { ...this.#byTrackid, parameters: [merchantId, trackid] };
-    } else {
-      compiled = db.selectFrom('transactions').selectAll().where('merchant_id', '=', merchantId).where('trackid', '=', trackid).compile();
-      if (isDeepStrictEqual([...compiled.parameters], [merchantId, trackid])) this.#byTrackid = compiled;
-    }
-    const { rows } = await db.executeQuery<Selectable<TransactionsTable>>(compiled);
-    return rows[0] ? transactionFromRow(rows[0]) : undefined;
+    if (db === this.#db && this.#pg) return fromRow(await this.#pg.byTrackid(merchantId, trackid));
+    return this.#lookup('byTrackid', [merchantId, trackid], db, () => db.selectFrom('transactions').selectAll().where('merchant_id', '=', merchantId).where('trackid', '=', trackid).compile());
   }
 
   async findByRedirectId(redirectId: string): Promise<TransactionRecord | undefined> {
-    const row = await this.#db.selectFrom('transactions').selectAll().where('redirect_id', '=', redirectId).executeTakeFirst();
-    return row ? transactionFromRow(row) : undefined;
+    if (this.#pg) return fromRow(await this.#pg.byRedirectId(redirectId));
+    return this.#lookup('byRedirectId', [redirectId], this.#db, () => this.#db.selectFrom('transactions').selectAll().where('redirect_id', '=', redirectId).compile());
+  }
+
+  /**
+   * A lookup of one row, compiled by Kysely the first time and kept once its parameters are
+   * checked to be exactly `parameters` in order; later calls only swap the parameters. The whole
+   * compiled query is kept, not just its SQL: the SQLite driver routes by its node (a SELECT
+   * runs on the main thread's read connection; raw SQL would go to the writer thread).
+   */
+  async #lookup(name: string, parameters: readonly string[], db: Db | Trx, build: () => CompiledQuery): Promise<TransactionRecord | undefined> {
+    const kept = this.#lookups.get(name);
+    let compiled: CompiledQuery;
+    if (kept !== undefined) {
+      compiled = { ...kept, parameters };
+    } else {
+      compiled = build();
+      if (isDeepStrictEqual([...compiled.parameters], parameters)) this.#lookups.set(name, compiled);
+    }
+    const { rows } = await db.executeQuery<Selectable<TransactionsTable>>(compiled);
+    return fromRow(rows[0]);
   }
 
   /**
@@ -204,7 +217,10 @@ export class TransactionsRepo {
     return row ? transactionFromRow(row) : undefined;
   }
 
-  /** Writes the final state only if still PROCESSING; returns false when someone else finalised first. */
+  /**
+   * Writes the final state only if still PROCESSING; returns false when someone else finalised first.
+   * (PostgreSQL completion sets do this, and addTransition, in SQL: pg-completions.repo.ts.)
+   */
   async finalise(
     trx: Trx,
     id: string,

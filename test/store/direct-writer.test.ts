@@ -1,4 +1,4 @@
-// PostgreSQL's writer (store/group-commit.ts, createDirectWriter): read-modify-write
+// PostgreSQL's store jobs (store/job-runner.ts, limitOpenTransactions): read-modify-write
 // transactions are limited to MAX_OPEN_TRANSACTIONS at once, so transactions waiting on a row
 // lock can never take every pooled connection; single writes still go straight to the pool.
 import { after, before, describe, test } from 'node:test';
@@ -6,11 +6,11 @@ import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { testDialects } from '../support/dialects.ts';
 import { createTestStore, type TestStore } from '../support/test-store.ts';
-import { createDirectWriter, MAX_OPEN_TRANSACTIONS } from '../../src/store/group-commit.ts';
+import { limitOpenTransactions, MAX_OPEN_TRANSACTIONS } from '../../src/store/job-runner.ts';
 
 const postgres = (await testDialects()).find((d) => d.dialect === 'postgres')!;
 
-describe('direct writer [postgres]', { skip: postgres.skip }, () => {
+describe('open-transaction limit [postgres]', { skip: postgres.skip }, () => {
   let t: TestStore;
   before(async () => {
     t = await createTestStore('postgres');
@@ -18,12 +18,12 @@ describe('direct writer [postgres]', { skip: postgres.skip }, () => {
   after(() => t?.cleanup());
 
   test(`at most ${MAX_OPEN_TRANSACTIONS} transactions are open at once; the rest wait and all finish; single writes are not held up`, async () => {
-    const writer = createDirectWriter(t.store);
+    const transaction = limitOpenTransactions(t.store);
     let open = 0;
     let maxOpen = 0;
     const gates: Array<() => void> = [];
     const work = Array.from({ length: 10 }, (_, i) =>
-      writer.transaction(async (trx) => {
+      transaction(async (trx) => {
         open++;
         maxOpen = Math.max(maxOpen, open);
         await sql`select 1`.execute(trx);
@@ -37,7 +37,7 @@ describe('direct writer [postgres]', { skip: postgres.skip }, () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     assert.equal(gates.length, MAX_OPEN_TRANSACTIONS, 'no more than the limit started');
     // A single write still gets a connection while the limit is reached.
-    assert.deepEqual((await writer.write((db) => sql<{ one: number }>`select 1 as one`.execute(db))).rows, [{ one: 1 }]);
+    assert.deepEqual((await sql<{ one: number }>`select 1 as one`.execute(t.store.db)).rows, [{ one: 1 }]);
     let released = 0;
     while (released < 10) {
       if (gates.length > released) gates[released++]!();

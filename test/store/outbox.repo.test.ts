@@ -24,8 +24,7 @@ for (const { dialect, skip } of await testDialects()) {
     before(async () => {
       gw = await startTestGateway(dialect);
       creds = await addMerchant(gw);
-      // As the delivery worker builds it: on SQLite, attempt records go through the pass-through handle.
-      repo = new OutboxRepo(gw.services.store.db, gw.services.store.dialect, gw.services.store.insideTransactionDb);
+      repo = new OutboxRepo(gw.services.store.db, gw.services.store.dialect);
       claims = new OutboxClaimsRepo(gw.services.store.db, gw.services.store.dialect);
     });
     after(() => gw?.close());

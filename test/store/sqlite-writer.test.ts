@@ -5,7 +5,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { sql } from 'kysely';
-import { createGroupCommit } from '../../src/store/group-commit.ts';
+import { createJobRunner } from '../../src/store/job-runner.ts';
+import { storeJobs, TEST_STORE_JOBS_MODULE } from '../support/test-store-jobs.ts';
 import { isStoreUnavailable, openStore, type Store } from '../../src/store/open-store.ts';
 import { createTestStore, type TestStore } from '../support/test-store.ts';
 
@@ -24,16 +25,44 @@ describe('SQLite writer thread', () => {
   });
   after(() => ts?.cleanup());
 
-  test('a group commit of 40 independent writes is three messages to the writer thread: BEGIN, the 40 rows, COMMIT', async () => {
-    const { write } = createGroupCommit(store);
+  test('40 store jobs issued together are one message to the writer thread and commit together', async () => {
+    const runJob = createJobRunner(store, storeJobs, TEST_STORE_JOBS_MODULE);
     const before = store.sqliteWriterStats()!;
-    await Promise.all(Array.from({ length: 40 }, (_, i) => write((db) => insertMerchant(db, `m-batch-${i}`))));
+    const names = await Promise.all(Array.from({ length: 40 }, (_, i) => runJob('insertMeta', { name: `job-batch-${i}` })));
     const after = store.sqliteWriterStats()!;
-    // BEGIN, the 40 INSERTs together, COMMIT.
-    assert.equal(after.statements - before.statements, 42);
-    assert.equal(after.messages - before.messages, 3);
-    const rows = await store.db.selectFrom('merchants').select('id').where('id', 'like', 'm-batch-%').execute();
+    assert.equal(names.length, 40);
+    assert.equal(after.jobs - before.jobs, 40);
+    // The jobs of one turn travel together; BEGIN, the savepoints and COMMIT run on the thread.
+    assert.equal(after.messages - before.messages, 1);
+    assert.equal(after.statements - before.statements, 0);
+    const rows = await store.db.selectFrom('gateway_meta').select('name').where('name', 'like', 'job-batch-%').execute();
     assert.equal(rows.length, 40);
+  });
+
+  test('a job sent while an interactive transaction is open waits for it, and is not rolled back with it', async () => {
+    const runJob = createJobRunner(store, storeJobs, TEST_STORE_JOBS_MODULE);
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let insideWrote!: () => void;
+    const wrote = new Promise<void>((resolve) => (insideWrote = resolve));
+    const interactive = store
+      .transaction(async (trx) => {
+        await insertMerchant(trx, 'm-rolled-back');
+        insideWrote();
+        await gate;
+        throw new Error('roll it back');
+      })
+      .catch((error: Error) => error.message);
+    await wrote;
+    let jobDone = false;
+    const job = runJob('insertMeta', { name: 'job-during-interactive' }).then((name) => ((jobDone = true), name));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(jobDone, false, 'the job waits while the interactive transaction is open');
+    release();
+    assert.equal(await interactive, 'roll it back');
+    assert.equal(await job, 'job-during-interactive');
+    assert.equal((await store.db.selectFrom('gateway_meta').select('name').where('name', '=', 'job-during-interactive').execute()).length, 1);
+    assert.equal((await store.db.selectFrom('merchants').select('id').where('id', '=', 'm-rolled-back').execute()).length, 0);
   });
 
   test('a failing statement fails only itself, with node:sqlite’s message, and its neighbours still run', async () => {

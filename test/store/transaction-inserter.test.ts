@@ -8,7 +8,8 @@ import type { TransactionRecord } from '../../src/store/transactions.repo.ts';
 import { testDialects } from '../support/dialects.ts';
 import { addMerchant, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 import { createTransactionInserter, type InsertOrGet } from '../../src/store/transaction-inserter.ts';
-import { createDirectWriter, createGroupCommit } from '../../src/store/group-commit.ts';
+import { STORE_JOBS_MODULE, storeJobs } from '../../src/app/store-jobs.ts';
+import { createJobRunner } from '../../src/store/job-runner.ts';
 
 let n = 0;
 function record(merchantId: string, over: Partial<TransactionRecord> = {}): TransactionRecord {
@@ -55,7 +56,8 @@ for (const { dialect, skip } of await testDialects()) {
       gw = await startTestGateway(dialect);
       merchant = (await addMerchant(gw)).merchantid;
       const { store, transactions } = gw.services;
-      insertOrGet = createTransactionInserter(store, transactions, store.dialect === 'sqlite' ? createGroupCommit(store) : createDirectWriter(store));
+      const runJob = createJobRunner(store, storeJobs, STORE_JOBS_MODULE);
+      insertOrGet = createTransactionInserter(store, transactions, (r) => runJob('insertTransaction', r));
     });
     after(() => gw?.close());
 

@@ -13,14 +13,19 @@
 //     The Origin header is not checked: with `Referrer-Policy: no-referrer` browsers send
 //     `Origin: null` on form posts, so it carries no information here.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { drawRandomBytes } from '../../domain/ids.ts';
 import { hmacKey, type SecretKey } from '../../domain/credentials.ts';
 
 export const CSRF_COOKIE = 'gw_csrf';
 const COOKIE_VALUE = /^[A-Za-z0-9_-]{22,64}$/;
 
+/**
+ * 144 random bits, new for every response. Drawn from the shared random pool (never hands out
+ * the same bytes twice), so a page GET costs no getrandom call of its own.
+ */
 export function newNonce(): string {
-  return randomBytes(18).toString('base64');
+  return drawRandomBytes(18).toString('base64');
 }
 
 /**
@@ -45,7 +50,12 @@ export function contentSecurityPolicy(nonce: string, returnOrigin?: string | Arr
 
 /** Headers on every hosted-page response (pages, the status JSON and error pages). */
 export function setPageHeaders(reply: FastifyReply, nonce: string, returnOrigin?: string | Array<string | undefined>): void {
-  reply.header('content-security-policy', contentSecurityPolicy(nonce, returnOrigin));
+  setPageHeadersWithPolicy(reply, contentSecurityPolicy(nonce, returnOrigin));
+}
+
+/** The same, with the Content-Security-Policy already built (a cached page's, with this response's nonce). */
+export function setPageHeadersWithPolicy(reply: FastifyReply, policy: string): void {
+  reply.header('content-security-policy', policy);
   reply.header('cache-control', 'no-store');
   reply.header('referrer-policy', 'no-referrer');
   reply.header('x-content-type-options', 'nosniff');
@@ -81,7 +91,7 @@ export function readCsrfCookie(request: FastifyRequest): string | undefined {
 export function ensureCsrfCookie(request: FastifyRequest, reply: FastifyReply, secure: boolean): string {
   const existing = readCsrfCookie(request);
   if (existing) return existing;
-  const value = randomBytes(16).toString('base64url');
+  const value = drawRandomBytes(16).toString('base64url');
   reply.header('set-cookie', `${CSRF_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}`);
   return value;
 }

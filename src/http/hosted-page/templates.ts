@@ -55,7 +55,8 @@ export type PaymentPageModel = {
   bankName: string;
   maskedAccount: string;
   qrSvg: string;
-  remainingMs: number;
+  /** Milliseconds left (a string when rendered for the page cache: a slot marker). */
+  remainingMs: number | string;
   remainingText: string;
   deadlineText: string;
   statusUrl: string;

@@ -11,10 +11,11 @@ import type { CompletionCause, FailureTag } from '../../domain/lifecycle.ts';
 import type { Services } from '../../app/services.ts';
 import type { TransactionRecord } from '../../store/transactions.repo.ts';
 import { sendPageMessage } from '../hosted-page/page-errors.ts';
-import { bankName, formatAmount, formatDeadline, formatRemaining, maskAccount, qrPayloadFor } from '../hosted-page/page-view.ts';
+import { bankName, formatAmount, formatDeadline, formatRemaining, maskAccount, pageFingerprint, qrPayloadFor } from '../hosted-page/page-view.ts';
+import { cachedPage, RenderedPageCache, SLOT_MARKERS, type CachedPage } from '../hosted-page/page-cache.ts';
 import { QrSvgCache } from '../hosted-page/qr-svg-cache.ts';
 import { customerReturnUrl } from '../hosted-page/return-url.ts';
-import { csrfToken, csrfValid, ensureCsrfCookie, newNonce, originOf, setPageHeaders } from '../hosted-page/security.ts';
+import { contentSecurityPolicy, csrfToken, csrfValid, ensureCsrfCookie, newNonce, originOf, setPageHeaders, setPageHeadersWithPolicy } from '../hosted-page/security.ts';
 import { languageSwitch, paymentPage, resultPage } from '../hosted-page/templates.ts';
 import { isPageLang, pickLang, TEXTS, type PageLang } from '../hosted-page/texts.ts';
 
@@ -33,8 +34,10 @@ export function registerRedirectPageRoutes(app: FastifyInstance, services: Servi
   const secureCookie = config.publicBaseUrl.startsWith('https:');
   const sandbox = config.mode === 'sandbox';
   const pageHref = (id: string, lang?: PageLang): string => `${pagePath}?ID=${encodeURIComponent(id)}${lang ? `&lang=${lang}` : ''}`;
-  // One per app: the QR of an open payment is rendered once per language, not per GET.
+  // One per app: the QR of an open payment is rendered once per language, not per GET, and
+  // the whole page once per (transaction, language, state); see hosted-page/page-cache.ts.
   const qrImages = new QrSvgCache();
+  const pages = new RenderedPageCache();
 
   /** The transaction behind an ID, with a passed deadline recorded first (so the page never offers a dead QR). */
   async function load(id: unknown): Promise<TransactionRecord | undefined> {
@@ -61,22 +64,18 @@ export function registerRedirectPageRoutes(app: FastifyInstance, services: Servi
 
   const langOf = (query: Query): PageLang | undefined => (isPageLang(query.lang) ? query.lang : undefined);
 
-  app.get('/transaction/Redirect', { config: { errorShape: 'page' } }, async (request: FastifyRequest<{ Querystring: Query }>, reply) => {
-    const query = request.query;
-    const t = await load(query.ID);
-    if (!t) return sendPageMessage(reply, 404, 'notFound', langOf(query));
-    const lang = pickLang(query.lang, t.lang);
-    const name = await merchantName(t);
-    const nonce = newNonce();
+  /**
+   * The page of `t` in `lang`, rendered with SLOT_MARKERS where the per-response values go
+   * (nonce, CSRF token, countdown), so it can be cached and filled per response.
+   */
+  async function renderCacheable(t: TransactionRecord, lang: PageLang, name: string): Promise<CachedPage> {
+    const slot = SLOT_MARKERS;
     const languageLinks = languageSwitch(lang, (l) => pageHref(t.redirectId, l));
     const amount = formatAmount(t.amountMinor, t.currency);
-    reply.type('text/html; charset=utf-8');
-
     if (t.status !== 'PROCESSING') {
-      setPageHeaders(reply, nonce);
-      return resultPage({
+      const body = resultPage({
         lang,
-        nonce,
+        nonce: slot.nonce,
         success: t.status === 'SUCCESS',
         reason: (t.errorCodeTag as FailureTag | null) ?? null,
         merchantName: name,
@@ -87,14 +86,12 @@ export function registerRedirectPageRoutes(app: FastifyInstance, services: Servi
         refunded: t.refundedMinor > 0n ? { amount: formatAmount(t.refundedMinor, t.currency), full: t.refundedMinor >= t.amountMinor } : undefined,
         testMode: sandbox,
       });
+      return cachedPage(body, contentSecurityPolicy(slot.nonce));
     }
-
-    setPageHeaders(reply, nonce, [originOf(t.returnUrl), t.returnUrlOnFailure ? originOf(t.returnUrlOnFailure) : undefined]);
-    const remainingMs = t.expiresAt - services.now();
     const qrSvg = await qrImages.svgFor(t.id, lang, qrPayloadFor(t, config.thaiQrBillerId, name), TEXTS[lang].qrLabel(amount, name));
-    return paymentPage({
+    const body = paymentPage({
       lang,
-      nonce,
+      nonce: slot.nonce,
       merchantName: name,
       amount,
       trackid: t.trackid,
@@ -102,23 +99,39 @@ export function registerRedirectPageRoutes(app: FastifyInstance, services: Servi
       bankName: bankName(t.payerBankCode, lang),
       maskedAccount: maskAccount(t.payerAccountNo),
       qrSvg,
-      remainingMs,
-      remainingText: formatRemaining(remainingMs),
+      remainingMs: slot.remainingMs,
+      remainingText: slot.remainingText,
       deadlineText: formatDeadline(t.expiresAt, lang),
       statusUrl: `${pagePath}/status?ID=${encodeURIComponent(t.redirectId)}`,
       qrPngUrl: `${pagePath}/qr.png?ID=${encodeURIComponent(t.redirectId)}`,
       testMode: sandbox,
-      sandbox: sandbox
-        ? {
-            confirmAction: `${pagePath}/confirm`,
-            cancelAction: `${pagePath}/cancel`,
-            redirectId: t.redirectId,
-            csrf: csrfToken(services.key, t.redirectId, ensureCsrfCookie(request, reply, secureCookie)),
-          }
-        : undefined,
+      sandbox: sandbox ? { confirmAction: `${pagePath}/confirm`, cancelAction: `${pagePath}/cancel`, redirectId: t.redirectId, csrf: slot.csrf } : undefined,
       languageLinks,
       pollMs: POLL_MS,
     });
+    return cachedPage(body, contentSecurityPolicy(slot.nonce, [originOf(t.returnUrl), t.returnUrlOnFailure ? originOf(t.returnUrlOnFailure) : undefined]));
+  }
+
+  app.get('/transaction/Redirect', { config: { errorShape: 'page' } }, async (request: FastifyRequest<{ Querystring: Query }>, reply) => {
+    const query = request.query;
+    const t = await load(query.ID);
+    if (!t) return sendPageMessage(reply, 404, 'notFound', langOf(query));
+    const lang = pickLang(query.lang, t.lang);
+    const name = await merchantName(t);
+    // The row was just read: a cached page is used only if it was rendered from this same state.
+    const fingerprint = pageFingerprint(t, name);
+    let page = pages.get(t.id, lang, fingerprint);
+    if (!page) {
+      page = await renderCacheable(t, lang, name);
+      pages.set(t.id, lang, fingerprint, page);
+    }
+    const nonce = newNonce();
+    const remainingMs = t.expiresAt - services.now();
+    // Only the open sandbox page has the confirm/cancel forms, and only it sets the CSRF cookie.
+    const csrf = page.hasCsrfForm ? csrfToken(services.key, t.redirectId, ensureCsrfCookie(request, reply, secureCookie)) : '';
+    setPageHeadersWithPolicy(reply, page.cspParts.join(nonce));
+    reply.type('text/html; charset=utf-8');
+    return reply.send(page.body.fill({ nonce, csrf, remainingMs: String(remainingMs), remainingText: formatRemaining(remainingMs) }));
   });
 
   // Only the state and, once final, the way back: no amount, names or account data.

@@ -1,32 +1,33 @@
 // Main-thread handle on the SQLite writer thread (sqlite-writer-worker.ts). Statements issued
-// during one event-loop turn travel as ONE message and come back as one reply, so a group
-// commit of many rows costs a few messages, not a few per row. The worker handles messages in
-// order, so replies match the queue of batches in flight first-in first-out.
+// during one event-loop turn travel as ONE message and come back as one reply; so do the store
+// jobs of one turn (which the thread commits in groups on its own). Replies carry the id of the
+// message they answer: jobs may wait on the thread while an interactive transaction finishes.
 import { Worker } from 'node:worker_threads';
 import type { SqliteOptions, SqliteResult } from './sqlite-connection.ts';
 import { toSqliteValue } from './sqlite-connection.ts';
-import type { SerializedError, WriterReply, WriterRequest } from './sqlite-writer-worker.ts';
+import type { JobCall, WriterReply, WriterRequest } from './sqlite-writer-worker.ts';
+import { deserializeError as deserialize } from './writer-errors.ts';
 
-/** Counts since start: messages sent to the writer thread and the statements they carried. */
-export type WriterStats = { messages: number; statements: number };
+/** Counts since start: messages sent to the writer thread, the statements and store jobs they carried, and the groups (transactions) the jobs committed in. */
+export type WriterStats = { messages: number; statements: number; jobs: number; groups: number };
 
-type Waiter = { resolve: (result: SqliteResult) => void; reject: (error: unknown) => void };
+type Waiter = { resolve: (result: any) => void; reject: (error: unknown) => void };
 type Outgoing = Waiter & { sql: string; params: unknown[] };
-
-/** Rebuilds a worker-side error so callers see node:sqlite's message and codes (e.g. UNIQUE constraint failed). */
-function deserialize(error: SerializedError): Error {
-  return Object.assign(new Error(error.message), { code: error.code, errcode: error.errcode, errstr: error.errstr });
-}
+type OutgoingJob = Waiter & JobCall;
 
 export class SqliteWriter {
   readonly #worker: Worker;
   #outgoing: Outgoing[] = [];
-  readonly #inFlight: Waiter[][] = [];
+  #outgoingJobs: OutgoingJob[] = [];
+  /** Waiters of each message sent and not yet answered, by message id. */
+  readonly #inFlight = new Map<number, Waiter[]>();
+  #nextId = 1;
   #flushScheduled = false;
   /** Set once the thread cannot serve any more statements; every later call fails with it. */
   #failure: Error | undefined;
   #closed: Promise<void> | undefined;
-  readonly #stats: WriterStats = { messages: 0, statements: 0 };
+  readonly #stats: WriterStats = { messages: 0, statements: 0, jobs: 0, groups: 0 };
+  #lastGroup = 0;
 
   constructor(options: SqliteOptions) {
     this.#worker = new Worker(new URL('./sqlite-writer-worker.ts', import.meta.url), {
@@ -45,30 +46,66 @@ export class SqliteWriter {
     if (this.#failure) return Promise.reject(this.#failure);
     return new Promise((resolve, reject) => {
       this.#outgoing.push({ sql, params: parameters.map(toSqliteValue), resolve, reject });
-      if (this.#flushScheduled) return;
-      this.#flushScheduled = true;
-      // process.nextTick from inside promise jobs runs once the whole microtask queue has drained,
-      // so every statement that concurrent work issues in this burst goes together, and a
-      // transaction's next statement does not wait for the event loop's check phase.
-      process.nextTick(() => this.#flush());
+      this.#scheduleFlush();
     });
+  }
+
+  /**
+   * Runs a store job (loaded with `loadJobs`) on the writer thread, committed in a group with the
+   * jobs around it; resolves with its result after that group's COMMIT (its fsync), or rejects
+   * with what it threw (a GatewayError keeps its tag), in which case nothing of it was written.
+   */
+  job<T>(name: string, args: unknown): Promise<T> {
+    if (this.#failure) return Promise.reject(this.#failure);
+    return new Promise<T>((resolve, reject) => {
+      this.#outgoingJobs.push({ name, args, resolve, reject });
+      this.#scheduleFlush();
+    });
+  }
+
+  /** Makes the thread import `module` and register its exported `storeJobs`; jobs sent later can use them. */
+  loadJobs(module: URL): void {
+    if (this.#failure) return;
+    this.#worker.postMessage({ type: 'load', module: module.href } satisfies WriterRequest);
+  }
+
+  #scheduleFlush(): void {
+    if (this.#flushScheduled) return;
+    this.#flushScheduled = true;
+    // process.nextTick from inside promise jobs runs once the whole microtask queue has drained,
+    // so every statement (and job) that concurrent work issues in this burst goes together, and a
+    // transaction's next statement does not wait for the event loop's check phase.
+    process.nextTick(() => this.#flush());
   }
 
   #flush(): void {
     this.#flushScheduled = false;
-    if (this.#outgoing.length === 0) return;
     const batch = this.#outgoing;
+    const jobs = this.#outgoingJobs;
+    if (batch.length === 0 && jobs.length === 0) return;
     this.#outgoing = [];
+    this.#outgoingJobs = [];
     if (this.#failure) {
-      for (const waiter of batch) waiter.reject(this.#failure);
+      for (const waiter of [...batch, ...jobs]) waiter.reject(this.#failure);
       return;
     }
+    if (batch.length > 0) {
+      this.#stats.statements += batch.length;
+      this.#send(batch, (id) => ({ type: 'run', id, batch: batch.map(({ sql, params }) => ({ sql, params })) }));
+    }
+    if (jobs.length > 0) {
+      this.#stats.jobs += jobs.length;
+      this.#send(jobs, (id) => ({ type: 'jobs', id, jobs: jobs.map(({ name, args }) => ({ name, args })) }));
+    }
+  }
+
+  #send(waiters: Waiter[], request: (id: number) => WriterRequest): void {
+    const id = this.#nextId++;
     this.#stats.messages += 1;
-    this.#stats.statements += batch.length;
-    this.#inFlight.push(batch);
+    this.#inFlight.set(id, waiters);
     // Keep the process alive only while a reply is awaited; an idle store never holds it open.
-    if (this.#inFlight.length === 1) this.#worker.ref();
-    this.#worker.postMessage({ type: 'run', batch: batch.map(({ sql, params }) => ({ sql, params })) } satisfies WriterRequest);
+    if (this.#inFlight.size === 1) this.#worker.ref();
+    this.#worker.postMessage(request(id));
   }
 
   #onReply(reply: WriterReply): void {
@@ -77,8 +114,13 @@ export class SqliteWriter {
       return;
     }
     if (reply.type === 'closed') return;
-    const batch = this.#inFlight.shift();
-    if (this.#inFlight.length === 0) this.#worker.unref();
+    const batch = this.#inFlight.get(reply.id);
+    this.#inFlight.delete(reply.id);
+    if (this.#inFlight.size === 0) this.#worker.unref();
+    if (reply.group !== undefined && reply.group !== this.#lastGroup) {
+      this.#lastGroup = reply.group;
+      this.#stats.groups += 1;
+    }
     if (!batch) return;
     reply.outcomes.forEach((outcome, i) => {
       const waiter = batch[i]!;
@@ -89,8 +131,9 @@ export class SqliteWriter {
 
   #fail(error: Error): void {
     this.#failure ??= error;
-    for (const batch of this.#inFlight.splice(0)) for (const waiter of batch) waiter.reject(this.#failure);
-    for (const waiter of this.#outgoing.splice(0)) waiter.reject(this.#failure);
+    for (const batch of this.#inFlight.values()) for (const waiter of batch) waiter.reject(this.#failure);
+    this.#inFlight.clear();
+    for (const waiter of [...this.#outgoing.splice(0), ...this.#outgoingJobs.splice(0)]) waiter.reject(this.#failure);
     this.#worker.unref();
   }
 

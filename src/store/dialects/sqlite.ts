@@ -80,36 +80,6 @@ class RoutedConnection implements DatabaseConnection {
   }
 }
 
-/**
- * Sends every statement straight to the writer connection, with no transaction handling and no
- * mutex: valid ONLY while the caller holds an open transaction on the writer (group commit).
- * Kysely runs the statements of one Transaction object one at a time; through this driver,
- * statements issued together inside that transaction travel to the writer thread together.
- */
-class WriterPassThroughDriver implements Driver {
-  readonly #connection: DatabaseConnection;
-  constructor(writer: SqliteWriter) {
-    this.#connection = {
-      executeQuery: async <R>(compiled: CompiledQuery) => (await writer.execute(compiled.sql, compiled.parameters)) as QueryResult<R>,
-      streamQuery: () => {
-        throw new Error('streaming is not supported inside a group commit');
-      },
-    };
-  }
-  async init(): Promise<void> {}
-  async acquireConnection(): Promise<DatabaseConnection> {
-    return this.#connection;
-  }
-  async beginTransaction(): Promise<void> {
-    throw new Error('the group-commit connection runs inside a transaction already');
-  }
-  async commitTransaction(): Promise<void> {}
-  async rollbackTransaction(): Promise<void> {}
-  async releaseConnection(): Promise<void> {}
-  /** The writer belongs to the main driver, which closes it. */
-  async destroy(): Promise<void> {}
-}
-
 class NodeSqliteDriver implements Driver {
   readonly reader: SqliteStatements | undefined;
   readonly writer: SqliteWriter;
@@ -173,19 +143,11 @@ export class NodeSqliteDialect implements Dialect {
     this.#driver = new NodeSqliteDriver(this.#options);
     return this.#driver;
   }
-  /**
-   * A dialect over the same writer connection for statements that run inside a transaction the
-   * caller already holds (see WriterPassThroughDriver). Call after the main Kysely instance exists.
-   */
-  insideTransaction(): Dialect {
+  /** The writer thread's store jobs (see sqlite-writer-worker.ts); call after the main Kysely instance exists. */
+  jobs(): { load(module: URL): void; run<T>(name: string, args: unknown): Promise<T> } {
     const driver = this.#driver;
     if (!driver) throw new Error('the SQLite driver has not been created yet');
-    return {
-      createDriver: () => new WriterPassThroughDriver(driver.writer),
-      createQueryCompiler: () => new SqliteQueryCompiler(),
-      createAdapter: () => new SqliteAdapter(),
-      createIntrospector: (db) => new SqliteIntrospector(db),
-    };
+    return { load: (module) => driver.writer.loadJobs(module), run: (name, args) => driver.writer.job(name, args) };
   }
 
   /** Traffic to the writer thread so far (for the benchmark and tests); undefined before the driver exists. */

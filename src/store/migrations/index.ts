@@ -10,6 +10,7 @@ import * as outboxOrigin from './010-outbox-origin.ts';
 import * as summedAccounts from './011-summed-accounts.ts';
 import * as refunds from './012-refunds.ts';
 import * as consoleTables from './013-console.ts';
+import * as chainHead from './014-chain-head-per-statement.ts';
 
 const migrations: Record<string, Migration> = {
   '001-merchants': merchants,
@@ -21,6 +22,7 @@ const migrations: Record<string, Migration> = {
   '011-summed-accounts': summedAccounts,
   '012-refunds': refunds,
   '013-console': consoleTables,
+  '014-chain-head-per-statement': chainHead,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -1,56 +1,48 @@
-// Group commit (store/group-commit.ts) on both stores. On SQLite, independent writes and
-// read-modify-write units share one transaction and one fsync; on PostgreSQL each runs on its
-// own. Either way every caller must get what running alone would give: no lost update, a
-// failing unit changes nothing and does not fail its neighbours, completions post exactly.
+// Store jobs (store/job-runner.ts) on both stores. On SQLite, jobs arriving together share one
+// transaction and one fsync on the writer thread; on PostgreSQL each runs in its own. Either way
+// every caller must get what running alone would give: no lost update, a failing job changes
+// nothing and does not fail its neighbours (and keeps its error's tag), completions post exactly.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { LedgerOperations } from '../../src/app/ledger-operations.ts';
 import { isGatewayError } from '../../src/domain/errors.ts';
-import { createDirectWriter, createGroupCommit, type Writer } from '../../src/store/group-commit.ts';
-import type { Trx } from '../../src/store/open-store.ts';
+import { createJobRunner, type JobRunner } from '../../src/store/job-runner.ts';
+import { storeJobs, TEST_STORE_JOBS_MODULE } from '../support/test-store-jobs.ts';
 import { testDialects } from '../support/dialects.ts';
 import { addMerchant, startTestGateway, type MerchantCredentials, type TestGateway } from '../support/test-gateway.ts';
 import { payoutBalance, startPayment } from '../app/lifecycle-support.ts';
 
 for (const { dialect, skip } of await testDialects()) {
-  describe(`group commit [${dialect}]`, { skip }, () => {
+  describe(`store jobs [${dialect}]`, { skip }, () => {
     let gw: TestGateway;
     let creds: MerchantCredentials;
-    let writer: Writer;
+    let runJob: JobRunner<typeof storeJobs>;
     before(async () => {
       gw = await startTestGateway(dialect);
       creds = await addMerchant(gw);
-      writer = dialect === 'sqlite' ? createGroupCommit(gw.services.store) : createDirectWriter(gw.services.store);
+      runJob = createJobRunner(gw.services.store, storeJobs, TEST_STORE_JOBS_MODULE);
     });
     after(() => gw?.close());
 
-    const feeRate = async (trx?: Trx) => {
-      let q = (trx ?? gw.services.store.db).selectFrom('merchants').select('fee_rate_ppm').where('id', '=', creds.merchantid);
-      if (trx && dialect === 'postgres') q = q.forUpdate();
-      return Number((await q.executeTakeFirstOrThrow()).fee_rate_ppm);
-    };
-    const increment = (trx: Trx) =>
-      feeRate(trx).then((value) => trx.updateTable('merchants').set({ fee_rate_ppm: value + 1 }).where('id', '=', creds.merchantid).execute().then(() => value + 1));
+    const feeRate = async () =>
+      Number((await gw.services.store.db.selectFrom('merchants').select('fee_rate_ppm').where('id', '=', creds.merchantid).executeTakeFirstOrThrow()).fee_rate_ppm);
+    const bump = () => runJob('bumpFeeRate', { merchantId: creds.merchantid });
 
-    test('25 concurrent read-modify-write units lose no update, and each sees the ones before it', async () => {
+    test('25 concurrent read-modify-write jobs lose no update, and each sees the ones before it', async () => {
       const start = await feeRate();
-      const seen = await Promise.all(Array.from({ length: 25 }, () => writer.transaction(increment)));
+      const seen = await Promise.all(Array.from({ length: 25 }, bump));
       assert.equal(await feeRate(), start + 25);
       assert.deepEqual([...seen].sort((a, b) => a - b), Array.from({ length: 25 }, (_, i) => start + i + 1));
     });
 
-    test('a unit that throws changes nothing and fails alone; the rest of its group commits', async () => {
+    test('a job that throws changes nothing and fails alone, with its GatewayError and tag; the rest of its group commits', async () => {
       const start = await feeRate();
-      const results = await Promise.allSettled([
-        writer.transaction(increment),
-        writer.transaction(async (trx) => {
-          await increment(trx);
-          throw new Error('refused after writing');
-        }),
-        writer.transaction(increment),
-      ]);
+      const results = await Promise.allSettled([bump(), runJob('bumpThenRefuse', { merchantId: creds.merchantid }), bump()]);
       assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
-      assert.match(String((results[1] as PromiseRejectedResult).reason), /refused after writing/);
+      const reason = (results[1] as PromiseRejectedResult).reason;
+      assert.ok(isGatewayError(reason), `a GatewayError, got ${String(reason)}`);
+      assert.equal(reason.tag, 'INVALID_STATE');
+      assert.equal(reason.message, 'refused after writing');
       assert.equal(await feeRate(), start + 2);
     });
 
