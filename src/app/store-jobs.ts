@@ -4,6 +4,7 @@
 import type { JobRegistry } from '../store/job-runner.ts';
 import type { Trx } from '../store/open-store.ts';
 import { TransactionsRepo, type TransactionRecord } from '../store/transactions.repo.ts';
+import { recordAttemptsIn } from '../store/outbox.repo.ts';
 import { completeInTransaction } from './complete-payment.ts';
 
 /** One repository per handle, so its compiled INSERT is kept (the SQLite writer thread has one handle). */
@@ -17,6 +18,8 @@ export const storeJobs = {
     return repo.insertOrGet(record, trx);
   },
   completePayment: completeInTransaction,
+  /** A batch of notification attempts and their transitions (delivery/attempt-recorder.ts). */
+  recordAttempts: recordAttemptsIn,
 } satisfies JobRegistry;
 
 export type StoreJobs = typeof storeJobs;

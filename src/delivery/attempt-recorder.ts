@@ -3,7 +3,14 @@
 // (one fsync on SQLite) per batch instead of per notification. Each caller still learns its
 // own result only after the commit. If a batch fails, its items are retried one by one so a
 // single bad record cannot fail its neighbours.
+//
+// On SQLite a batch is the `recordAttempts` store job: the writer thread runs the whole batch
+// in one message and commits it in a group with initiations and completions, instead of five
+// messages (begin, read, insert, update, commit) on the thread they all wait for.
 import type { AttemptRecord, OutboxRepo } from '../store/outbox.repo.ts';
+
+/** Records a batch atomically; resolves with whether each transition was applied. */
+export type RecordBatch = (items: AttemptRecord[]) => Promise<boolean[]>;
 
 const MAX_BATCH = 256;
 
@@ -11,11 +18,14 @@ type Pending = { item: AttemptRecord; resolve: (applied: boolean) => void; rejec
 
 export class AttemptRecorder {
   readonly #repo: OutboxRepo;
+  readonly #recordBatch: RecordBatch;
   readonly #queue: Pending[] = [];
   #flushing = false;
 
-  constructor(repo: OutboxRepo) {
+  /** `recordBatch`: how a whole batch is recorded (a store job on SQLite); the repository's transaction otherwise. */
+  constructor(repo: OutboxRepo, recordBatch: RecordBatch = (items) => repo.recordAttempts(items)) {
     this.#repo = repo;
+    this.#recordBatch = recordBatch;
   }
 
   /** Resolves with whether the transition was applied (see OutboxRepo.recordAttempt). */
@@ -33,7 +43,7 @@ export class AttemptRecorder {
       while (this.#queue.length > 0) {
         const batch = this.#queue.splice(0, MAX_BATCH);
         try {
-          const applied = await this.#repo.recordAttempts(batch.map((p) => p.item));
+          const applied = await this.#recordBatch(batch.map((p) => p.item));
           batch.forEach((p, i) => p.resolve(applied[i] ?? false));
         } catch {
           for (const p of batch) {

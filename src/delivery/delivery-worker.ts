@@ -140,7 +140,8 @@ export class DeliveryWorker implements Worker {
     this.#logger = logger.child({ component: 'delivery' });
     this.#repo = new OutboxRepo(services.store.db, services.store.dialect);
     this.#claims = new OutboxClaimsRepo(services.store.db, services.store.dialect);
-    this.#recorder = new AttemptRecorder(this.#repo);
+    const jobs = services.store.sqliteJobs; // loaded with the gateway's store jobs by createServices
+    this.#recorder = new AttemptRecorder(this.#repo, jobs && ((items) => jobs.run<boolean[]>('recordAttempts', items)));
     this.instanceId = options.instanceId ?? newInstanceId();
     this.#sender = new NotificationSender({ policy: options.policy ?? services.outboundPolicy, ...(options.resolver && { resolver: options.resolver }) });
     this.#opened = new OpenedSecrets(services.key);
