@@ -2,7 +2,7 @@
 // SQL only, no rules. The delivery worker decides what an attempt means (delivered, retry
 // at T, failed); this file inserts, records and lists. Claiming and leases live in
 // outbox-claims.repo.ts.
-import { sql, type Selectable } from 'kysely';
+import { sql, type Insertable, type Selectable } from 'kysely';
 import type { DeliveryAttemptsTable, OutboxEventsTable } from './database.ts';
 import { toNumber, toNumberOrNull } from './database.ts';
 import { originOf } from '../domain/url-origin.ts';
@@ -142,6 +142,21 @@ function isOwned(row: EventState, attempt: NewAttempt, owner: string): boolean {
   return row.lease_owner === owner && Number(row.series) === attempt.series && row.status === 'pending';
 }
 
+/** The stored row of one attempt, numbered after the event's last one. */
+function attemptRow(attempt: NewAttempt, attemptNo: number): Insertable<DeliveryAttemptsTable> {
+  return {
+    event_id: attempt.eventId,
+    attempt_no: attemptNo,
+    series: attempt.series,
+    started_at: attempt.startedAt,
+    latency_ms: Math.max(0, Math.round(attempt.latencyMs)),
+    http_status: attempt.httpStatus,
+    error: storableText(attempt.error),
+    response_excerpt: storableText(attempt.responseExcerpt),
+    instance_id: attempt.instanceId,
+  };
+}
+
 // PostgreSQL refuses NUL in text; a merchant's answer may contain anything.
 function storableText(text: string | null): string | null {
   return text === null ? null : text.replaceAll('\u0000', '\uFFFD');
@@ -181,17 +196,7 @@ async function recordBatch(trx: Trx, items: readonly AttemptRecord[], order: num
     .values(
       order.map((i) => {
         const { attempt } = items[i]!;
-        return {
-          event_id: attempt.eventId,
-          attempt_no: Number(rows.get(attempt.eventId)!.n ?? 0) + 1,
-          series: attempt.series,
-          started_at: attempt.startedAt,
-          latency_ms: Math.max(0, Math.round(attempt.latencyMs)),
-          http_status: attempt.httpStatus,
-          error: storableText(attempt.error),
-          response_excerpt: storableText(attempt.responseExcerpt),
-          instance_id: attempt.instanceId,
-        };
+        return attemptRow(attempt, Number(rows.get(attempt.eventId)!.n ?? 0) + 1);
       }),
     )
     .execute();
@@ -245,17 +250,7 @@ async function recordOne(trx: Trx, { attempt, owner, transition }: AttemptRecord
     .executeTakeFirst();
   await trx
     .insertInto('delivery_attempts')
-    .values({
-      event_id: attempt.eventId,
-      attempt_no: Number(last?.n ?? 0) + 1,
-      series: attempt.series,
-      started_at: attempt.startedAt,
-      latency_ms: Math.max(0, Math.round(attempt.latencyMs)),
-      http_status: attempt.httpStatus,
-      error: storableText(attempt.error),
-      response_excerpt: storableText(attempt.responseExcerpt),
-      instance_id: attempt.instanceId,
-    })
+    .values(attemptRow(attempt, Number(last?.n ?? 0) + 1))
     .execute();
   return applyTransition(trx, attempt, owner, transition, row);
 }

@@ -4,6 +4,7 @@
 // already holds (merchant, trackid) — the caller then decides replay or 409. An idempotent
 // replay writes nothing: ON CONFLICT DO NOTHING skips it and one batched SELECT reads the
 // stored rows of every conflicting request of the batch.
+import { PerTurnBatches, type Pending as PendingOf } from './per-turn-batches.ts';
 import type pg from 'pg';
 import type { TransactionsTable } from './database.ts';
 import { isStoreUnavailable } from './open-store.ts';
@@ -55,14 +56,13 @@ const SELECT_EXISTING = {
   text: 'select t.* from transactions t join unnest($1::text[], $2::text[]) as k(merchant_id, trackid) on t.merchant_id = k.merchant_id and t.trackid = k.trackid',
 };
 
-type Pending = { record: TransactionRecord; resolve: (value: { inserted: boolean; row: TransactionRecord }) => void; reject: (error: unknown) => void };
+type Pending = PendingOf<TransactionRecord, { inserted: boolean; row: TransactionRecord }>;
 
 /** Batches TransactionsRepo.insertOrGet for PostgreSQL; see the file comment. */
 export class PgInitiationBatch {
   readonly #pool: pg.Pool;
   readonly #transactions: TransactionsRepo;
-  #queue: Pending[] = [];
-  #scheduled = false;
+  readonly #batches = new PerTurnBatches<TransactionRecord, { inserted: boolean; row: TransactionRecord }>(MAX_BATCH, (batch) => this.#run(batch));
 
   constructor(pool: pg.Pool, transactions: TransactionsRepo) {
     this.#pool = pool;
@@ -70,23 +70,12 @@ export class PgInitiationBatch {
   }
 
   insertOrGet(record: TransactionRecord): Promise<{ inserted: boolean; row: TransactionRecord }> {
-    return new Promise((resolve, reject) => {
-      this.#queue.push({ record, resolve, reject });
-      if (this.#scheduled) return;
-      this.#scheduled = true;
-      setImmediate(() => this.#flush());
-    });
-  }
-
-  #flush(): void {
-    this.#scheduled = false;
-    // Several batches may be in flight at once, each on its own pooled connection.
-    while (this.#queue.length > 0) void this.#run(this.#queue.splice(0, MAX_BATCH));
+    return this.#batches.add(record);
   }
 
   async #run(batch: Pending[]): Promise<void> {
     try {
-      const rows = batch.map((p) => transactionToRow(p.record));
+      const rows = batch.map((p) => transactionToRow(p.input));
       const arrays = COLUMNS.map(([column, type]) =>
         rows.map((row) => {
           const value = row[column];
@@ -95,29 +84,29 @@ export class PgInitiationBatch {
       );
       const inserted = await this.#pool.query<{ id: string }>({ ...INSERT_BATCH, values: arrays });
       const insertedIds = new Set(inserted.rows.map((r) => r.id));
-      const conflicting = batch.filter((p) => !insertedIds.has(p.record.id));
+      const conflicting = batch.filter((p) => !insertedIds.has(p.input.id));
       const existing = new Map<string, TransactionRecord>();
       if (conflicting.length > 0) {
         const found = await this.#pool.query<TransactionsTable>({
           ...SELECT_EXISTING,
-          values: [conflicting.map((p) => p.record.merchantId), conflicting.map((p) => p.record.trackid)],
+          values: [conflicting.map((p) => p.input.merchantId), conflicting.map((p) => p.input.trackid)],
         });
         for (const row of found.rows) existing.set(key(row.merchant_id, row.trackid), transactionFromRow(row));
       }
       for (const p of batch) {
-        if (insertedIds.has(p.record.id)) {
-          p.resolve({ inserted: true, row: p.record });
+        if (insertedIds.has(p.input.id)) {
+          p.resolve({ inserted: true, row: p.input });
           continue;
         }
-        const row = existing.get(key(p.record.merchantId, p.record.trackid));
+        const row = existing.get(key(p.input.merchantId, p.input.trackid));
         // Not found: the conflicting row belonged to a transaction that rolled back meanwhile; try alone.
         if (row) p.resolve({ inserted: false, row });
-        else this.#transactions.insertOrGet(p.record).then(p.resolve, p.reject);
+        else this.#transactions.insertOrGet(p.input).then(p.resolve, p.reject);
       }
     } catch (error) {
       // One bad row must not fail its neighbours: unless the store is down, each row goes alone.
       if (batch.length === 1 || isStoreUnavailable(error)) for (const p of batch) p.reject(error);
-      else for (const p of batch) this.#transactions.insertOrGet(p.record).then(p.resolve, p.reject);
+      else for (const p of batch) this.#transactions.insertOrGet(p.input).then(p.resolve, p.reject);
     }
   }
 }

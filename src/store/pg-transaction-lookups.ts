@@ -14,6 +14,7 @@
 // another text on a connection that prepared it). The statements select `*`: migrations run
 // before the gateway serves, so the row type of a prepared statement does not change under a
 // running process.
+import { PerTurnBatches, type Pending as PendingOf } from './per-turn-batches.ts';
 import type { Selectable } from 'kysely';
 import type pg from 'pg';
 import type { TransactionsTable } from './database.ts';
@@ -40,7 +41,7 @@ export const PG_TRANSACTION_LOOKUPS = {
 
 const MAX_BATCH = 256;
 
-type Pending = { keys: readonly string[]; resolve: (row: Row | undefined) => void; reject: (error: unknown) => void };
+type Pending = PendingOf<readonly string[], Row | undefined>;
 
 /** One kind of lookup: its one-key and its many-keys statement, and how a row names its key. */
 class LookupBatch {
@@ -48,8 +49,7 @@ class LookupBatch {
   readonly #one: Statement;
   readonly #many: Statement;
   readonly #keysOf: (row: Row) => readonly string[];
-  #queue: Pending[] = [];
-  #scheduled = false;
+  readonly #batches = new PerTurnBatches<readonly string[], Row | undefined>(MAX_BATCH, (batch) => this.#run(batch));
 
   constructor(pool: pg.Pool, one: Statement, many: Statement, keysOf: (row: Row) => readonly string[]) {
     this.#pool = pool;
@@ -59,18 +59,7 @@ class LookupBatch {
   }
 
   find(keys: readonly string[]): Promise<Row | undefined> {
-    return new Promise((resolve, reject) => {
-      this.#queue.push({ keys, resolve, reject });
-      if (this.#scheduled) return;
-      this.#scheduled = true;
-      setImmediate(() => this.#flush());
-    });
-  }
-
-  #flush(): void {
-    this.#scheduled = false;
-    // Several batches may be in flight at once, each on its own pooled connection.
-    while (this.#queue.length > 0) void this.#run(this.#queue.splice(0, MAX_BATCH));
+    return this.#batches.add(keys);
   }
 
   /** pg-pool's query() releases the client with the error when one occurs, so a broken connection is discarded. */
@@ -78,11 +67,11 @@ class LookupBatch {
     if (batch.length === 1) return this.#alone(batch[0]!);
     try {
       // One array per key column: [[merchant1, merchant2, …], [trackid1, trackid2, …]].
-      const arrays = batch[0]!.keys.map((_, column) => batch.map((p) => p.keys[column]!));
+      const arrays = batch[0]!.input.map((_, column) => batch.map((p) => p.input[column]!));
       const result = await this.#pool.query<Row>({ ...this.#many, values: arrays });
       const byKey = new Map<string, Row>();
       for (const row of result.rows) byKey.set(this.#keysOf(row).join('\u0000'), row);
-      for (const p of batch) p.resolve(byKey.get(p.keys.join('\u0000')));
+      for (const p of batch) p.resolve(byKey.get(p.input.join('\u0000')));
     } catch (error) {
       // One bad key (say, bytes PostgreSQL refuses) must not fail its neighbours: unless the
       // store is down, each lookup goes alone and gets its own answer or error.
@@ -93,7 +82,7 @@ class LookupBatch {
 
   async #alone(p: Pending): Promise<void> {
     try {
-      const result = await this.#pool.query<Row>({ ...this.#one, values: [...p.keys] });
+      const result = await this.#pool.query<Row>({ ...this.#one, values: [...p.input] });
       p.resolve(result.rows[0]);
     } catch (error) {
       p.reject(error);
