@@ -62,6 +62,12 @@ const MIN_ROUNDS = 2;
 const MAX_ROUNDS_AHEAD = 16;
 /** Origins whose pace is remembered at most (the memo starts over past this). */
 const MAX_PACES = 10_000;
+/**
+ * How long an origin's send slot stays taken after an attempt that got no HTTP answer (refused,
+ * unreachable, timed out): with the per-host cap of 4, a dead endpoint gets at most 16 attempts
+ * a second, whatever its backlog (see #launch).
+ */
+export const UNREACHABLE_HOLD_MS = 250;
 
 export type DeliveryWorkerOptions = {
   instanceId?: string;
@@ -109,6 +115,8 @@ export class DeliveryWorker implements Worker {
   #claimsStarted = 0;
   /** A claim was skipped for want of room (every slot sending, or too much held): claim fully once there is room. */
   #starved = false;
+  /** Origin slots kept after an attempt that got no answer, until UNREACHABLE_HOLD_MS has passed (see #launch). */
+  readonly #holds = new Set<Promise<void>>();
   /** Recent milliseconds per HTTP exchange, per origin (moving average). */
   readonly #pace = new Map<string, number>();
 
@@ -258,10 +266,11 @@ export class DeliveryWorker implements Worker {
 
   /** Resolves once nothing is being claimed or sent (tests use it instead of sleeping). */
   async idle(): Promise<void> {
-    while (this.#pumping || this.#claimingFinalised || this.#inflight.size > 0) {
+    // A held origin slot (UNREACHABLE_HOLD_MS) may still have queued events to start when it ends.
+    while (this.#pumping || this.#claimingFinalised || this.#inflight.size > 0 || this.#holds.size > 0) {
       await this.#pumping;
       await this.#claimingFinalised;
-      await Promise.allSettled([...this.#inflight.values()]);
+      await Promise.allSettled([...this.#inflight.values(), ...this.#holds]);
     }
   }
 
@@ -417,18 +426,39 @@ export class DeliveryWorker implements Worker {
     this.#perOrigin.set(origin, (this.#perOrigin.get(origin) ?? 0) + 1);
     this.#sending++;
     // Both slots are about sending, so they are freed as soon as the HTTP exchange ends; the
-    // lease is held (and the event counted as held) until the attempt is recorded.
+    // lease is held (and the event counted as held) until the attempt is recorded. After an
+    // attempt that got no HTTP answer at all (refused, unreachable, timed out), the origin's slot
+    // is kept a little longer (UNREACHABLE_HOLD_MS): a dead endpoint refuses at once, and
+    // without the pause its backlog's attempts would run as fast as the CPU allows, taking time
+    // from every other merchant's payments and notifications. Every attempt is still made and
+    // stored; a dead endpoint only gets at most per-host-cap attempts per pause.
+    let sendingHeld = true;
     let originHeld = true;
-    const freeOrigin = () => {
+    const releaseOrigin = () => {
       if (!originHeld) return;
       originHeld = false;
-      this.#sending--;
       const left = (this.#perOrigin.get(origin) ?? 1) - 1;
       if (left > 0) this.#perOrigin.set(origin, left);
       else this.#perOrigin.delete(origin);
       this.#startQueued();
       // Refill this origin once it is down to half its depth, if the store still has events of it.
       if (this.#leftBehind.has(origin) && this.#held(origin) <= this.#depth(origin) / 2) this.#refill();
+    };
+    const freeOrigin = (holdOriginMs = 0) => {
+      if (!sendingHeld) return;
+      sendingHeld = false;
+      this.#sending--;
+      if (holdOriginMs > 0 && !this.#stopping) {
+        const hold: Promise<void> = new Promise((resolve) => {
+          setTimeout(() => {
+            this.#holds.delete(hold);
+            releaseOrigin();
+            resolve();
+          }, holdOriginMs).unref();
+        });
+        this.#holds.add(hold);
+      } else releaseOrigin();
+      this.#startQueued();
     };
     const done = this.#deliver(event, freeOrigin)
       .catch((error) => this.#logger.error({ err: error, eventId: event.id }, 'delivery attempt could not be recorded; it is retried when its lease expires'))
@@ -451,7 +481,7 @@ export class DeliveryWorker implements Worker {
     this.#inflight.set(event.id, done);
   }
 
-  async #deliver(event: OutboxEvent, sent: () => void): Promise<void> {
+  async #deliver(event: OutboxEvent, sent: (holdOriginMs?: number) => void): Promise<void> {
     const { now, key } = this.#services;
     const startedAt = now();
     let outcome: SendOutcome;
@@ -482,7 +512,7 @@ export class DeliveryWorker implements Worker {
       });
     }
     this.#timed(event.origin, outcome.latencyMs);
-    sent();
+    sent(outcome.kind === 'error' ? UNREACHABLE_HOLD_MS : 0);
 
     const result: AttemptResult = outcome.kind === 'response' ? { kind: 'response', status: outcome.status, retryAfter: outcome.retryAfter } : outcome;
     const attemptInSeries = event.attempts + 1;
