@@ -19,14 +19,12 @@
 // the plan (with the time of each trigger) is printed.
 import http from 'node:http';
 import { loadavg } from 'node:os';
-import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
 import { startGateway } from '../src/server.ts';
 import { LedgerOperations } from '../src/app/ledger-operations.ts';
-import { benchDatabase } from './postgres-database.ts';
+import { benchDatabase, benchGatewayConfig } from './postgres-database.ts';
 import pg from 'pg';
 import { planCompletion } from '../src/app/complete-payment.ts';
 import { newEventId } from '../src/domain/ids.ts';
@@ -94,14 +92,7 @@ await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
 const bareUrl = `http://127.0.0.1:${(bare.address() as AddressInfo).port}/sandbox/transaction/complete`;
 
 const db = await benchDatabase(store);
-const config = loadConfig({
-  DATABASE_URL: db.url,
-  GATEWAY_SECRET_KEY: randomBytes(32).toString('hex'),
-  PORT: '0',
-  CREATE_DEMO_MERCHANT: 'false',
-  LOG_LEVEL: 'warn',
-  RATE_LIMIT_PER_MERCHANT_PER_SECOND: '100000',
-});
+const config = benchGatewayConfig(db.url);
 const gateway = await startGateway(config, { logger: createLogger('warn'), workers: [] });
 try {
   const merchants: Array<{ merchantid: string; password: string }> = [];

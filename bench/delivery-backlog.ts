@@ -13,17 +13,15 @@
 // seconds. The dead endpoint is a closed port on 127.0.0.1 (connection refused at once).
 import http from 'node:http';
 import { loadavg } from 'node:os';
-import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
-import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
 import { startGateway, type RunningGateway } from '../src/server.ts';
 import { deliveryWorker } from '../src/delivery/delivery-worker.ts';
 import { OutboxClaimsRepo } from '../src/store/outbox-claims.repo.ts';
 import type { Db } from '../src/store/open-store.ts';
-import { benchDatabase } from './postgres-database.ts';
+import { benchDatabase, benchGatewayConfig } from './postgres-database.ts';
 
 const { values } = parseArgs({
   options: {
@@ -115,11 +113,7 @@ async function barePostRate(count: number, inFlight: number, keepAlive: boolean)
 
 async function withGateway<T>(work: (gateway: RunningGateway, db: Db, merchantId: string) => Promise<T>, withWorker: boolean): Promise<T> {
   const db = await benchDatabase(store);
-  const config = loadConfig({
-    DATABASE_URL: db.url,
-    GATEWAY_SECRET_KEY: randomBytes(32).toString('hex'),
-    PORT: '0',
-    CREATE_DEMO_MERCHANT: 'false',
+  const config = benchGatewayConfig(db.url, {
     LOG_LEVEL: 'silent',
     DELIVERY_CONCURRENCY: String(CONCURRENCY),
     DELIVERY_PER_HOST_CONCURRENCY: String(PER_HOST),

@@ -11,14 +11,12 @@
 // receiver share one event loop and the machine's 2 cores), not the worker's own delay.
 // PostgreSQL uses a fresh database on 127.0.0.1:5432 (BENCH_PG_ADMIN_URL to override), dropped after.
 import http from 'node:http';
-import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
 import { startGateway } from '../src/server.ts';
 import { deliveryWorker } from '../src/delivery/delivery-worker.ts';
-import { benchDatabase } from './postgres-database.ts';
+import { benchDatabase, benchGatewayConfig } from './postgres-database.ts';
 
 const { values } = parseArgs({
   options: { store: { type: 'string', default: 'sqlite' }, payments: { type: 'string', default: '1000' }, rate: { type: 'string', default: '50' }, concurrency: { type: 'string', default: '8' } },
@@ -49,15 +47,7 @@ await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
 const serverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
 
 const db = await benchDatabase(store);
-const config = loadConfig({
-  DATABASE_URL: db.url,
-  GATEWAY_SECRET_KEY: randomBytes(32).toString('hex'),
-  PORT: '0',
-  CREATE_DEMO_MERCHANT: 'false',
-  LOG_LEVEL: 'warn',
-  RATE_LIMIT_PER_MERCHANT_PER_SECOND: '100000',
-  ...(process.env.DELIVERY_PER_HOST_CONCURRENCY && { DELIVERY_PER_HOST_CONCURRENCY: process.env.DELIVERY_PER_HOST_CONCURRENCY }),
-});
+const config = benchGatewayConfig(db.url, { DELIVERY_PER_HOST_CONCURRENCY: process.env.DELIVERY_PER_HOST_CONCURRENCY });
 const gateway = await startGateway(config, { logger: createLogger('warn'), workers: [deliveryWorker] });
 try {
   const creds = await gateway.services.manageMerchants.create({ name: 'Bench Shop', payoutCurrency: 'THB', payoutAccount: '1234567890' });

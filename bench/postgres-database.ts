@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { loadConfig, type Config } from '../src/config.ts';
 
 const ADMIN_URL = process.env.BENCH_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
@@ -49,4 +50,20 @@ export async function benchDatabase(store: 'sqlite' | 'postgres'): Promise<Bench
   if (store === 'postgres') return createBenchDatabase();
   const dir = mkdtempSync(join(tmpdir(), 'gw-bench-'));
   return { url: `sqlite:${join(dir, 'gateway.db')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * The configuration of a gateway started inside a bench process over `databaseUrl`: a fresh key,
+ * any free port, no demo merchant, no per-merchant rate limit in the way; `overrides` on top.
+ */
+export function benchGatewayConfig(databaseUrl: string, overrides: Record<string, string | undefined> = {}): Config {
+  return loadConfig({
+    DATABASE_URL: databaseUrl,
+    GATEWAY_SECRET_KEY: randomBytes(32).toString('hex'),
+    PORT: '0',
+    CREATE_DEMO_MERCHANT: 'false',
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_PER_MERCHANT_PER_SECOND: '100000',
+    ...overrides,
+  });
 }
