@@ -48,9 +48,12 @@ export class CompletePayment {
   }
 }
 
-/** Repositories over a job's transaction handle; created once per handle (the SQLite writer thread has one). */
+/**
+ * Repositories over a store job's transaction handle, created once per handle (the SQLite writer
+ * thread has one), so what they compile once (e.g. the transaction INSERT) is kept.
+ */
 const reposByHandle = new WeakMap<Trx, { transactions: TransactionsRepo; ledger: LedgerRepo }>();
-function reposFor(trx: Trx): { transactions: TransactionsRepo; ledger: LedgerRepo } {
+export function reposFor(trx: Trx): { transactions: TransactionsRepo; ledger: LedgerRepo } {
   let repos = reposByHandle.get(trx);
   if (!repos) reposByHandle.set(trx, (repos = { transactions: new TransactionsRepo(trx), ledger: new LedgerRepo(trx) }));
   return repos;

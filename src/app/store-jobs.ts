@@ -3,20 +3,13 @@
 // and runs them there, committing those that arrive together in one transaction and one fsync.
 import type { JobRegistry } from '../store/job-runner.ts';
 import type { Trx } from '../store/open-store.ts';
-import { TransactionsRepo, type TransactionRecord } from '../store/transactions.repo.ts';
+import type { TransactionRecord } from '../store/transactions.repo.ts';
 import { recordAttemptsIn } from '../store/outbox.repo.ts';
-import { completeInTransaction } from './complete-payment.ts';
-
-/** One repository per handle, so its compiled INSERT is kept (the SQLite writer thread has one handle). */
-const transactionsByHandle = new WeakMap<Trx, TransactionsRepo>();
+import { completeInTransaction, reposFor } from './complete-payment.ts';
 
 export const storeJobs = {
   /** An initiation's one durable write: insert unless (merchant, trackid) exists; either way the stored row. */
-  insertTransaction: (trx: Trx, record: TransactionRecord) => {
-    let repo = transactionsByHandle.get(trx);
-    if (!repo) transactionsByHandle.set(trx, (repo = new TransactionsRepo(trx)));
-    return repo.insertOrGet(record, trx);
-  },
+  insertTransaction: (trx: Trx, record: TransactionRecord) => reposFor(trx).transactions.insertOrGet(record, trx),
   completePayment: completeInTransaction,
   /** A batch of notification attempts and their transitions (delivery/attempt-recorder.ts). */
   recordAttempts: recordAttemptsIn,

@@ -7,10 +7,11 @@
 // deadlock, plan the postings from the locked balances, insert the postings (one multi-row
 // INSERT; their trigger moves the chained balances), insert the entry last (its trigger checks
 // that the postings balance). Summed accounts (fee, clearing) are never locked or read.
-import { sql, SqliteAdapter } from 'kysely';
+import { sql } from 'kysely';
 import { accountId, keepsRunningBalance, planPostings, type AccountKind, type AccountRef, type AccountState, type EntryKind, type PlannedPosting, type PostingLine } from '../domain/ledger.ts';
 import { toNumber, type Int64 } from './database.ts';
 import type { Db, Trx } from './open-store.ts';
+import { dialectOf } from './dialect-of.ts';
 
 export type JournalEntry = {
   id: string;
@@ -47,7 +48,7 @@ export class LedgerRepo {
   constructor(db: Db) {
     this.#db = db;
     // SQLite transactions already hold the one write lock (BEGIN IMMEDIATE); PostgreSQL needs row locks.
-    this.#lockRows = !(db.getExecutor().adapter instanceof SqliteAdapter);
+    this.#lockRows = dialectOf(db) === 'postgres';
   }
 
   #q(trx?: Trx): Db | Trx {
