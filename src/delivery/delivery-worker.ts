@@ -457,8 +457,9 @@ export class DeliveryWorker implements Worker {
           }, holdOriginMs).unref();
         });
         this.#holds.add(hold);
+        // The global slot is free already: another origin's queued event may start.
+        this.#startQueued();
       } else releaseOrigin();
-      this.#startQueued();
     };
     const done = this.#deliver(event, freeOrigin)
       .catch((error) => this.#logger.error({ err: error, eventId: event.id }, 'delivery attempt could not be recorded; it is retried when its lease expires'))
