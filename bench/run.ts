@@ -77,8 +77,9 @@ async function main(): Promise<number> {
 
   const runs: GatewayRunResult[] = [];
   const common = { tmpDir, connections: options.connections, durationS: options.durationS, warmupS: options.warmupS, log, gatewayDir: options.gatewayDir };
+  const only = { initiationOnly: options.initiationOnly };
   if (options.gatewayDir !== '.') log(`  measuring the gateway in ${resolve(options.gatewayDir)}`);
-  runs.push(await runGateway({ ...common, label: 'sqlite', databaseUrl: `sqlite:${join(tmpDir, 'gateway.db')}` }));
+  runs.push(await runGateway({ ...common, ...only, label: 'sqlite', databaseUrl: `sqlite:${join(tmpDir, 'gateway.db')}` }));
   if (options.existingRows > 0) {
     const label = `sqlite, ${options.existingRows.toLocaleString('en-US')} rows`;
     runs.push(await runGateway({ ...common, label, databaseUrl: `sqlite:${join(tmpDir, 'big.db')}`, initiationOnly: true, existingRows: options.existingRows }));
@@ -89,7 +90,7 @@ async function main(): Promise<number> {
   }
   if (pgDatabase) {
     try {
-      runs.push(await runGateway({ ...common, label: 'postgres', databaseUrl: pgDatabase.url }));
+      runs.push(await runGateway({ ...common, ...only, label: 'postgres', databaseUrl: pgDatabase.url }));
     } finally {
       await pgDatabase.drop();
     }
