@@ -1,10 +1,12 @@
 // The durable write of an initiation, per store: "insert the transaction unless (merchant,
 // trackid) exists; either way return the stored row".
-//   - SQLite: replays read first, on the main thread's read connection (a lookup of
-//     microseconds, no trip to the writer thread, no write lock); new rows go to the writer
-//     thread as a store job (`insertInGroup`), committed in a group with the jobs around it:
-//     one message per event-loop turn, one fsync per group. A row racing in between is still
-//     caught by the INSERT's ON CONFLICT.
+//   - SQLite: every initiation is the store job `insertInGroup` on the writer thread, committed
+//     in a group with the jobs around it (one message per event-loop turn, one fsync per group).
+//     A replay's INSERT … ON CONFLICT DO NOTHING only probes the unique index and writes nothing;
+//     the job then reads the stored row there. Replays used to read first on the main thread's
+//     read connection, but every group commit resets that connection's page cache, so the
+//     lookup cost every NEW initiation ~30 µs of HTTP-thread CPU to spare rare replays a trip to
+//     the writer thread (docs/performance.md, "Where issue 12 stands").
 //   - PostgreSQL: the rows of one event-loop turn as one multi-row INSERT (pg-initiation-batch.ts).
 import type { Store } from './open-store.ts';
 import { PgInitiationBatch } from './pg-initiation-batch.ts';
@@ -13,13 +15,10 @@ import type { TransactionRecord, TransactionsRepo } from './transactions.repo.ts
 export type InsertOrGet = (record: TransactionRecord) => Promise<{ inserted: boolean; row: TransactionRecord }>;
 
 export function createTransactionInserter(store: Store, transactions: TransactionsRepo, insertInGroup: InsertOrGet): InsertOrGet {
+  // PostgreSQL batches on the pool instead of running the job (a replay is read back in the batch's SELECT).
   if (store.pgPool) {
     const batch = new PgInitiationBatch(store.pgPool, transactions);
     return (record) => batch.insertOrGet(record);
   }
-  return async (record) => {
-    const existing = await transactions.findByTrackid(record.merchantId, record.trackid);
-    if (existing) return { inserted: false, row: existing };
-    return insertInGroup(record);
-  };
+  return insertInGroup;
 }
