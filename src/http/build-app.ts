@@ -1,10 +1,9 @@
 // The one place that wires the HTTP app. main.ts and the tests call it the same way.
-import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { createServer } from 'node:http';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { GatewayError, isGatewayError } from '../domain/errors.ts';
-import { balanceError, initiationError, statusError } from '../domain/responses.ts';
 import type { Services } from '../app/services.ts';
-import { isStoreUnavailable } from '../store/open-store.ts';
 import { httpStatusOf } from './error-status.ts';
 import { registerJsonParser, type JsonObject } from './request-body.ts';
 import { registerHealthRoutes } from './routes/health.ts';
@@ -14,19 +13,21 @@ import { registerStatusRoute } from './routes/status.ts';
 import { registerSandboxCompleteRoute } from './routes/sandbox-complete.ts';
 import { registerBalanceRoute } from './routes/balance.ts';
 import { registerRefundRoute } from './routes/refund.ts';
-import { refundError } from '../domain/refund-response.ts';
+import { errorHeaders, jsonErrorBody, toGatewayError, type ErrorShape } from './error-answer.ts';
 import { registerRedirectPageRoutes } from './routes/redirect-page.ts';
 import { registerRedirectQrPngRoute } from './routes/redirect-qr-png.ts';
 import { registerFormParser } from './hosted-page/form-body.ts';
 import { answerClientError, answerFrameworkError, missingHost } from './transport-errors.ts';
 import { registerLoadShedding } from './load-shedding.ts';
+import { createJsonFastLane, type FastLane } from './json-fast-lane.ts';
+import { clientAddressOf } from './client-address.ts';
+import { registerAccessLog } from './access-log.ts';
 import { sendPageError } from './hosted-page/page-errors.ts';
 import { registerOpenApi } from './openapi/openapi.ts';
 import { registerDocsPage } from './openapi/docs-page.ts';
 import { registerConsole } from './console/console-routes.ts';
 
-/** Which response shape a route's errors take (real clients parse one shape per operation). */
-export type ErrorShape = 'initiation' | 'status' | 'balance' | 'page' | 'refund';
+export type { ErrorShape };
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -38,21 +39,32 @@ export type AppOptions = { logger: Logger; draining?: () => boolean };
 
 export async function buildApp(services: Services, options: AppOptions): Promise<FastifyInstance> {
   const { config } = services;
+  const httpOptions = {
+    requireHostHeader: false, // checked in onRequest, to answer in the contract's shape
+    headersTimeout: config.headersTimeoutMs,
+    // How often Node checks the header/request timeouts (its default, 30 s, would let a
+    // slow client keep its socket up to 30 s past the limit).
+    connectionsCheckingInterval: Math.min(1000, config.headersTimeoutMs),
+  };
+  /** Set once the routes exist; until then every request goes to Fastify. */
+  let fastLane: FastLane | undefined;
   const app: FastifyInstance = Fastify({
     loggerInstance: options.logger as FastifyBaseLogger,
+    // One access-log line per request (access-log.ts) instead of Fastify's two.
+    logController: new LogController({ disableRequestLogging: true }),
+    // The server Fastify would build, with the JSON fast lane in front of Fastify's router.
+    serverFactory: (handler) => {
+      const server = createServer(httpOptions, (request, response) => {
+        if (fastLane === undefined || !fastLane(request, response)) handler(request, response);
+      });
+      server.keepAliveTimeout = config.keepAliveTimeoutMs;
+      server.requestTimeout = config.requestTimeoutMs;
+      return server;
+    },
     bodyLimit: config.bodyLimitBytes,
     // Fastify takes a hop count too (proxy-addr); its type declaration omits it.
     trustProxy: config.trustProxy as boolean | string[],
     return503OnClosing: false,
-    keepAliveTimeout: config.keepAliveTimeoutMs,
-    requestTimeout: config.requestTimeoutMs,
-    http: {
-      requireHostHeader: false, // checked in onRequest, to answer in the contract's shape
-      headersTimeout: config.headersTimeoutMs,
-      // How often Node checks the header/request timeouts (its default, 30 s, would let a
-      // slow client keep its socket up to 30 s past the limit).
-      connectionsCheckingInterval: Math.min(1000, config.headersTimeoutMs),
-    },
     clientErrorHandler: answerClientError,
     frameworkErrors: answerFrameworkError,
     genReqId: () => crypto.randomUUID(),
@@ -74,8 +86,9 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   });
   const inFlight = registerLoadShedding(app, config.maxInFlight, () => services.metrics.requestShed());
   services.metrics.trackInFlight(() => inFlight.current);
+  registerAccessLog(app, options.logger);
   app.setErrorHandler((error, request, reply) => {
-    const gatewayError = toGatewayError(error as Error, request);
+    const gatewayError = toGatewayError(error, request.log);
     if (gatewayError.tag === 'SERVICE_UNAVAILABLE' && !isGatewayError(error)) services.storeHealth.reportUnavailable();
     return sendError(gatewayError, request, reply);
   });
@@ -90,8 +103,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   registerDocsPage(app, config);
   registerHealthRoutes(app, services);
   registerMetrics(app, services);
-  registerInitiateRoute(app, services);
-  registerStatusRoute(app, services);
+  const hotOperations = [registerInitiateRoute(app, services), registerStatusRoute(app, services)];
   registerBalanceRoute(app, services);
   registerRefundRoute(app, services);
   registerSandboxCompleteRoute(app, services); // live mode: answers 404 in the status error shape
@@ -102,49 +114,22 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     registerRedirectQrPngRoute(scope, services);
   });
   await registerConsole(app, services); // the web console, in its own scope under /console
+  fastLane = createJsonFastLane({
+    operations: hotOperations,
+    bodyLimit: config.bodyLimitBytes,
+    maxInFlight: config.maxInFlight,
+    inFlight,
+    draining: options.draining ?? (() => false),
+    clientAddress: clientAddressOf(config.trustProxy),
+    logger: options.logger,
+    onStoreUnavailable: () => services.storeHealth.reportUnavailable(),
+  });
   return app;
-}
-
-function toGatewayError(error: FastifyError | Error, request: FastifyRequest): GatewayError {
-  if (isGatewayError(error)) return error;
-  const code = (error as FastifyError).code;
-  switch (code) {
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new GatewayError('MALFORMED_REQUEST', "The Content-Type must be 'application/json'.", 'content_type');
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new GatewayError('MALFORMED_REQUEST', 'The request body is larger than the limit.', 'too_large');
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new GatewayError('MALFORMED_REQUEST', 'The request body is empty; send a JSON object.', 'syntax');
-  }
-  const statusCode = (error as FastifyError).statusCode;
-  if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) {
-    return new GatewayError('MALFORMED_REQUEST', 'The request could not be read.', 'syntax');
-  }
-  if (isStoreUnavailable(error)) {
-    request.log.warn({ err: error }, 'store unavailable');
-    return new GatewayError('SERVICE_UNAVAILABLE', 'The gateway cannot reach its store right now; retry shortly.');
-  }
-  request.log.error({ err: error }, 'unexpected error');
-  return new GatewayError('INTERNAL_ERROR', 'An internal error occurred; the request was not completed. Retry later or contact support with the x-request-id.');
 }
 
 function sendError(error: GatewayError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const body = (request.body && typeof request.body === 'object' ? request.body : undefined) as JsonObject | undefined;
   const shape = request.routeOptions.config?.errorShape ?? 'initiation';
-  reply.code(httpStatusOf(error));
-  if (error.tag === 'RATE_LIMITED') reply.header('retry-after', '1');
-  if (error.tag === 'SERVICE_UNAVAILABLE') reply.header('retry-after', '5');
-  if (error.malformed === 'timeout') reply.header('connection', 'close');
-  switch (shape) {
-    case 'page':
-      return sendPageError(error, reply);
-    case 'balance':
-      return reply.send(balanceError(error, body));
-    case 'refund':
-      return reply.send(refundError(error, body));
-    case 'status':
-      return reply.send(statusError(error, body));
-    default:
-      return reply.send(initiationError(error, body));
-  }
+  reply.code(httpStatusOf(error)).headers(errorHeaders(error));
+  return shape === 'page' ? sendPageError(error, reply) : reply.send(jsonErrorBody(error, shape, body));
 }

@@ -12,18 +12,20 @@
 import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../domain/errors.ts';
 import { balanceError, initiationError, statusError } from '../domain/responses.ts';
-import type { ErrorShape } from './build-app.ts';
+import type { ErrorShape } from './error-answer.ts';
 
 const NEVER_SHED = new Set(['/healthz', '/readyz', '/metrics']);
 const RETRY_AFTER_S = '1';
 
 export type InFlight = { readonly current: number; readonly shed: number };
+/** The counter itself, shared with the JSON fast lane (json-fast-lane.ts), which counts the requests it takes. */
+export type InFlightCounter = { current: number; shed: number };
 
 function atCapacity(): GatewayError {
   return new GatewayError('SERVICE_UNAVAILABLE', 'The gateway is at capacity; retry shortly.');
 }
 
-export function registerLoadShedding(app: FastifyInstance, maxInFlight: number, onShed?: () => void): InFlight {
+export function registerLoadShedding(app: FastifyInstance, maxInFlight: number, onShed?: () => void): InFlightCounter {
   const error = atCapacity();
   const bodies: Partial<Record<ErrorShape, string>> = {
     initiation: JSON.stringify(initiationError(error, undefined)),

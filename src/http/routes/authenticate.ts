@@ -1,10 +1,9 @@
-import type { FastifyRequest } from 'fastify';
 import type { Services } from '../../app/services.ts';
 import type { MerchantRecord } from '../../store/merchants.repo.ts';
 import { credentialsOf, type JsonObject } from '../request-body.ts';
 
 /** Credentials in the body [spec]; failed attempts are counted per client address. */
-export function authenticate(services: Services, body: JsonObject, request: FastifyRequest): MerchantRecord {
+export function authenticate(services: Services, body: JsonObject, clientAddress: string | undefined): MerchantRecord {
   const { merchantId, password } = credentialsOf(body);
-  return services.directory.authenticate(merchantId, password, request.ip);
+  return services.directory.authenticate(merchantId, password, String(clientAddress));
 }

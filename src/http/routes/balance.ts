@@ -16,7 +16,7 @@ export function balancePath(serviceName: string): string {
 export function registerBalanceRoute(app: FastifyInstance, services: Services): void {
   app.post(balancePath(services.config.serviceName), { config: { errorShape: 'balance' }, schema: operation({ operationId: 'queryPayoutBalance', tag: 'Balance', summary: 'Query your payout balance', description: 'The path follows the `SERVICE_NAME` setting (`/<SERVICE_NAME>InstaPay/QueryPayoutBalance`).', body: BalanceRequestSchema }, BalanceResponseSchema) }, async (request): Promise<BalanceResponse> => {
     const body = asObject(request.body);
-    const merchant = authenticate(services, body, request);
+    const merchant = authenticate(services, body, request.ip);
     const balance = await payoutBalance(services.ledger, merchant);
     return {
       type: 'valid',

@@ -17,7 +17,7 @@ export function registerSandboxCompleteRoute(app: FastifyInstance, services: Ser
       throw new GatewayError('NOT_FOUND', 'Sandbox completion is not available in live mode.');
     }
     const body = asObject(request.body);
-    const merchant = authenticate(services, body, request);
+    const merchant = authenticate(services, body, request.ip);
     if (body.transactionid === undefined || body.transactionid === null || body.transactionid === '') throw missingField('transactionid');
     const id = referenceField(body.transactionid, 'transactionid');
     const outcome = body.outcome;

@@ -1,5 +1,6 @@
 // POST /transaction/status — a merchant reads one of its own transactions (contract §9).
 import type { FastifyInstance } from 'fastify';
+import { registerJsonOperation, type JsonOperation } from '../json-operation.ts';
 import { missingField } from '../../domain/errors.ts';
 import { statusOf } from '../../domain/responses.ts';
 import { findMerchantTransaction } from '../../app/query-status.ts';
@@ -18,11 +19,16 @@ export function transactionReference(body: JsonObject): { transactionid?: string
   throw missingField('transactionid');
 }
 
-export function registerStatusRoute(app: FastifyInstance, services: Services): void {
-  app.post('/transaction/status', { config: { errorShape: 'status' }, schema: operation({ operationId: 'getTransactionStatus', tag: 'Payments', summary: 'Query one of your transactions', description: 'By `transactionid` or `trackid`.', body: StatusRequestSchema }, StatusResponseSchema) }, async (request) => {
-    const body = asObject(request.body);
-    const merchant = authenticate(services, body, request);
-    const transaction = await findMerchantTransaction(services.transactions, merchant.id, transactionReference(body));
-    return statusOf(transaction, services.config.publicBaseUrl);
-  });
+export function registerStatusRoute(app: FastifyInstance, services: Services): JsonOperation {
+  const schema = operation({ operationId: 'getTransactionStatus', tag: 'Payments', summary: 'Query one of your transactions', description: 'By `transactionid` or `trackid`.', body: StatusRequestSchema }, StatusResponseSchema);
+  return registerJsonOperation(app, {
+    path: '/transaction/status',
+    errorShape: 'status',
+    async handle(raw, clientAddress) {
+      const body = asObject(raw);
+      const merchant = authenticate(services, body, clientAddress);
+      const transaction = await findMerchantTransaction(services.transactions, merchant.id, transactionReference(body));
+      return { body: statusOf(transaction, services.config.publicBaseUrl) };
+    },
+  }, schema);
 }
