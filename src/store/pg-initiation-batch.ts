@@ -11,6 +11,8 @@ import { isStoreUnavailable } from './open-store.ts';
 import { transactionFromRow, transactionToRow, type TransactionRecord, type TransactionsRepo } from './transactions.repo.ts';
 
 const MAX_BATCH = 256;
+/** INSERT statements in flight at once; more initiations wait and go together (per-turn-batches.ts). */
+const MAX_IN_FLIGHT = 2;
 
 /** Column order of the INSERT and of its unnest() arrays, with each column's PostgreSQL type. */
 const COLUMNS = [
@@ -62,7 +64,7 @@ type Pending = PendingOf<TransactionRecord, { inserted: boolean; row: Transactio
 export class PgInitiationBatch {
   readonly #pool: pg.Pool;
   readonly #transactions: TransactionsRepo;
-  readonly #batches = new PerTurnBatches<TransactionRecord, { inserted: boolean; row: TransactionRecord }>(MAX_BATCH, (batch) => this.#run(batch));
+  readonly #batches = new PerTurnBatches<TransactionRecord, { inserted: boolean; row: TransactionRecord }>(MAX_BATCH, MAX_IN_FLIGHT, (batch) => this.#run(batch));
 
   constructor(pool: pg.Pool, transactions: TransactionsRepo) {
     this.#pool = pool;

@@ -40,6 +40,8 @@ export const PG_TRANSACTION_LOOKUPS = {
 } as const satisfies Record<string, Statement>;
 
 const MAX_BATCH = 256;
+/** Lookup statements in flight at once; more lookups wait and go together (per-turn-batches.ts). */
+const MAX_IN_FLIGHT = 4;
 
 type Pending = PendingOf<readonly string[], Row | undefined>;
 
@@ -49,7 +51,7 @@ class LookupBatch {
   readonly #one: Statement;
   readonly #many: Statement;
   readonly #keysOf: (row: Row) => readonly string[];
-  readonly #batches = new PerTurnBatches<readonly string[], Row | undefined>(MAX_BATCH, (batch) => this.#run(batch));
+  readonly #batches = new PerTurnBatches<readonly string[], Row | undefined>(MAX_BATCH, MAX_IN_FLIGHT, (batch) => this.#run(batch));
 
   constructor(pool: pg.Pool, one: Statement, many: Statement, keysOf: (row: Row) => readonly string[]) {
     this.#pool = pool;
