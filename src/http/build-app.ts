@@ -21,6 +21,7 @@ import { answerClientError, answerFrameworkError, missingHost } from './transpor
 import { registerLoadShedding } from './load-shedding.ts';
 import { createJsonFastLane, type FastLane } from './json-fast-lane.ts';
 import { clientAddressOf } from './client-address.ts';
+import { limitConnections } from './acceptor-pool.ts';
 import { registerAccessLog } from './access-log.ts';
 import { sendPageError } from './hosted-page/page-errors.ts';
 import { registerOpenApi } from './openapi/openapi.ts';
@@ -72,7 +73,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
   });
 
-  app.server.maxConnections = config.maxConnections;
+  limitConnections(app.server, config.maxConnections);
   registerJsonParser(app);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
@@ -84,8 +85,8 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     const noHost = missingHost(request);
     if (noHost) throw noHost;
   });
-  const inFlight = registerLoadShedding(app, config.maxInFlight, () => services.metrics.requestShed());
-  services.metrics.trackInFlight(() => inFlight.current);
+  const shedding = registerLoadShedding(app, config.maxInFlight, () => services.metrics.requestShed());
+  services.metrics.trackInFlight(() => shedding.inFlight.current);
   registerAccessLog(app, options.logger);
   app.setErrorHandler((error, request, reply) => {
     const gatewayError = toGatewayError(error, request.log);
@@ -117,8 +118,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   fastLane = createJsonFastLane({
     operations: hotOperations,
     bodyLimit: config.bodyLimitBytes,
-    maxInFlight: config.maxInFlight,
-    inFlight,
+    shedding,
     draining: options.draining ?? (() => false),
     clientAddress: clientAddressOf(config.trustProxy),
     logger: options.logger,

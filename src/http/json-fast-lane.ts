@@ -9,10 +9,10 @@
 //
 // Only the plain case takes the lane: POST to the operation's exact path (no query, no trailing
 // slash), Content-Type `application/json` (optionally `; charset=utf-8`), a Content-Length from 1
-// to the body limit, no Content-Encoding or Transfer-Encoding, a Host header, not draining and
-// under the in-flight limit. Anything else goes to Fastify, which answers it as it always has
-// (415, 413, empty body, shedding, shutting down, …). test/http/json-fast-lane.test.ts sends the
-// same requests both ways and compares the answers.
+// to the body limit, no Content-Encoding or Transfer-Encoding, a Host header, and not draining.
+// Anything else goes to Fastify, which answers it as it always has (415, 413, empty body,
+// shutting down, …). Over the in-flight limit the lane sheds with Fastify's exact 503.
+// test/http/json-fast-lane.test.ts sends the same requests both ways and compares the answers.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
@@ -21,15 +21,14 @@ import type { ClientAddress } from './client-address.ts';
 import { errorHeaders, jsonErrorBody, toGatewayError } from './error-answer.ts';
 import { httpStatusOf } from './error-status.ts';
 import type { JsonOperation } from './json-operation.ts';
-import type { InFlightCounter } from './load-shedding.ts';
+import { SHED_HEADERS, type LoadShedding } from './load-shedding.ts';
 import { logRequestCompleted } from './access-log.ts';
 import type { JsonObject } from './request-body.ts';
 
 export type FastLaneOptions = {
   operations: JsonOperation[];
   bodyLimit: number;
-  maxInFlight: number;
-  inFlight: InFlightCounter;
+  shedding: LoadShedding;
   draining: () => boolean;
   clientAddress: ClientAddress;
   logger: Logger;
@@ -45,7 +44,7 @@ const CLOSE = { connection: 'close' };
 
 export function createJsonFastLane(options: FastLaneOptions): FastLane {
   const byPath = new Map(options.operations.map((operation) => [operation.path, operation]));
-  const { bodyLimit, maxInFlight, inFlight } = options;
+  const { bodyLimit, shedding } = options;
   return (request, response) => {
     if (request.method !== 'POST') return false;
     const operation = byPath.get(request.url ?? '');
@@ -56,14 +55,27 @@ export function createJsonFastLane(options: FastLaneOptions): FastLane {
     const length = contentLength(headers['content-length']);
     if (length === undefined || length > bodyLimit) return false;
     if (headers.host === undefined || headers.host === '') return false;
-    if (inFlight.current >= maxInFlight || options.draining()) return false;
-    take(operation, request, response, options);
+    if (options.draining()) return false;
+    if (shedding.inFlight.current >= shedding.maxInFlight) shed(operation, response, shedding);
+    else take(operation, request, response, options);
     return true;
   };
 }
 
+/**
+ * Over the in-flight limit: the same 503 as Fastify's shedding hook (load-shedding.ts), sent
+ * before the body is read. Under overload shedding must cost far less than serving, and the
+ * lane's path is the cheap one.
+ */
+function shed(operation: JsonOperation, response: ServerResponse, shedding: LoadShedding): void {
+  const body = shedding.shed(operation.errorShape)!;
+  response.writeHead(503, { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(body), 'x-request-id': randomUUID(), ...SHED_HEADERS });
+  response.end(body);
+}
+
 function take(operation: JsonOperation, request: IncomingMessage, response: ServerResponse, options: FastLaneOptions): void {
-  const { inFlight, logger } = options;
+  const { logger } = options;
+  const inFlight = options.shedding.inFlight;
   const started = performance.now();
   const id = randomUUID();
   // 'close' fires exactly once per response, whether it finished or the client went away.

@@ -25,7 +25,17 @@ function atCapacity(): GatewayError {
   return new GatewayError('SERVICE_UNAVAILABLE', 'The gateway is at capacity; retry shortly.');
 }
 
-export function registerLoadShedding(app: FastifyInstance, maxInFlight: number, onShed?: () => void): InFlightCounter {
+/** The in-flight counter and the shedding answer, shared by the Fastify hook below and the JSON fast lane. */
+export type LoadShedding = {
+  readonly inFlight: InFlightCounter;
+  readonly maxInFlight: number;
+  /** Counts one shed request and gives its 503 body (undefined for the hosted page, whose error is HTML). */
+  shed(shape: ErrorShape): string | undefined;
+};
+
+export const SHED_HEADERS = { 'retry-after': RETRY_AFTER_S } as const;
+
+export function registerLoadShedding(app: FastifyInstance, maxInFlight: number, onShed?: () => void): LoadShedding {
   const error = atCapacity();
   const bodies: Partial<Record<ErrorShape, string>> = {
     initiation: JSON.stringify(initiationError(error, undefined)),
@@ -33,14 +43,21 @@ export function registerLoadShedding(app: FastifyInstance, maxInFlight: number, 
     balance: JSON.stringify(balanceError(error, undefined)),
   };
   const state = { current: 0, shed: 0 };
+  const shedding: LoadShedding = {
+    inFlight: state,
+    maxInFlight,
+    shed(shape) {
+      state.shed += 1;
+      onShed?.();
+      return bodies[shape];
+    },
+  };
   app.addHook('onRequest', async (request, reply) => {
     if (NEVER_SHED.has(request.url)) return;
     if (state.current >= maxInFlight) {
-      state.shed += 1;
-      onShed?.();
-      const body = bodies[request.routeOptions.config?.errorShape ?? 'initiation'];
+      const body = shedding.shed(request.routeOptions.config?.errorShape ?? 'initiation');
       if (body === undefined) throw atCapacity(); // the hosted page's HTML error, through the error handler
-      return reply.code(503).header('retry-after', RETRY_AFTER_S).type('application/json; charset=utf-8').send(body);
+      return reply.code(503).headers(SHED_HEADERS).type('application/json; charset=utf-8').send(body);
     }
     state.current += 1;
     // 'close' fires exactly once per response, whether it finished or the client went away.
@@ -48,5 +65,5 @@ export function registerLoadShedding(app: FastifyInstance, maxInFlight: number, 
       state.current -= 1;
     });
   });
-  return state;
+  return shedding;
 }

@@ -6,7 +6,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { buildApp } from '../../src/http/build-app.ts';
 import { createJsonFastLane } from '../../src/http/json-fast-lane.ts';
 import { createLogger } from '../../src/logger.ts';
@@ -179,13 +179,12 @@ describe('JSON fast lane: what it declines', () => {
     }
   });
 
-  test('at the in-flight limit, without a Host header, or with another method, the lane takes nothing', () => {
+  test('without a Host header, with another method, path or body it cannot take, the lane takes nothing', () => {
     const inFlight = { current: 0, shed: 0 };
     const lane = createJsonFastLane({
       operations: [{ path: '/op', errorShape: 'status', handle: async () => ({ body: {} }) }],
       bodyLimit: 100,
-      maxInFlight: 2,
-      inFlight,
+      shedding: { inFlight, maxInFlight: 2, shed: () => 'x' },
       draining: () => false,
       clientAddress: () => '127.0.0.1',
       logger: createLogger('silent'),
@@ -194,9 +193,6 @@ describe('JSON fast lane: what it declines', () => {
     const request = (over: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
       ({ method: 'POST', url: '/op', headers: { host: 'x', 'content-type': 'application/json', 'content-length': '2', ...headers }, ...over }) as unknown as IncomingMessage;
     const response = {} as ServerResponse;
-    inFlight.current = 2;
-    assert.equal(lane(request(), response), false, 'at the limit: Fastify sheds it');
-    inFlight.current = 0;
     assert.equal(lane(request({}, { host: '' }), response), false, 'no Host');
     assert.equal(lane(request({ method: 'PUT' }), response), false, 'PUT');
     assert.equal(lane(request({ url: '/op/' }), response), false, 'trailing slash');
@@ -204,5 +200,38 @@ describe('JSON fast lane: what it declines', () => {
     assert.equal(lane(request({}, { 'content-length': '0' }), response), false, 'empty');
     assert.equal(lane(request({}, { 'content-encoding': 'gzip' }), response), false, 'compressed');
     assert.equal(inFlight.current, 0, 'nothing was counted');
+  });
+});
+
+describe('JSON fast lane: over the in-flight limit (MAX_IN_FLIGHT=1)', () => {
+  let gw: TestGateway;
+  let port: number;
+  before(async () => {
+    gw = await startTestGateway('sqlite', { MAX_IN_FLIGHT: '1' });
+    await gw.app.listen({ port: 0, host: '127.0.0.1' });
+    port = (gw.app.server.address() as AddressInfo).port;
+  });
+  after(() => gw?.close());
+
+  test('it sheds with the same 503 as Fastify, counted in the same metrics, and serves again once the slot is free', async () => {
+    const creds = await addMerchant(gw);
+    const payload = JSON.stringify(initiationBody(creds, { trackid: 'shed' }));
+    // A request whose body has not all arrived holds the one slot.
+    const holder = net.connect(port, '127.0.0.1');
+    await new Promise((resolve) => holder.once('connect', resolve));
+    holder.write(`POST /transaction/s2s HTTP/1.1\r\nHost: gw\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(payload)}\r\n\r\n{`);
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const lane = await send(port, '/transaction/s2s', payload);
+      assert.equal(lane.status, 503);
+      assertSameAnswer(lane, await inject(gw, '/transaction/s2s', payload), 'shed');
+      assert.equal(JSON.parse(lane.body).error_text, 'The gateway is at capacity; retry shortly.');
+      const metrics = await gw.app.inject({ method: 'GET', url: '/metrics' });
+      assert.match(metrics.body, /gateway_http_requests_shed_total 2\b/);
+    } finally {
+      holder.destroy();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.equal((await send(port, '/transaction/s2s', payload)).status, 200);
   });
 });

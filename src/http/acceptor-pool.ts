@@ -1,0 +1,104 @@
+// More listening sockets on the gateway's port, each handing its connections to the one HTTP
+// server, and the connection cap (MAX_CONNECTIONS) counted across all of them.
+//
+// Why: the libuv in Node 24 accepts ONE connection per listening socket each time the event
+// loop polls (uv__server_io no longer accepts until EAGAIN). While the loop is busy (hundreds of
+// keep-alive clients, each poll turn tens of milliseconds of work) new connections wait in the
+// kernel's accept queue: at 2,048 connections the bench saw answers after up to 8 s, and `ss`
+// showed ~1,500 established connections waiting for accept() for seconds. With N sockets
+// listening on the port (SO_REUSEPORT: the kernel spreads new connections across them) each
+// poll accepts up to N. docs/performance.md has the figures.
+//
+// Linux only: Node refuses `reusePort` on most other systems, where the gateway keeps one listener.
+import net from 'node:net';
+import type { Server } from 'node:http';
+
+/** Listening sockets in all, the HTTP server's own included (on Linux). */
+export const LISTENERS = 16;
+
+export const REUSE_PORT_SUPPORTED = process.platform === 'linux';
+
+export type Acceptors = {
+  /** Connections each extra listener has accepted (tests check the kernel spreads them). */
+  accepted(): number[];
+  /** Stops the extra listeners accepting; the connections they handed over stay with the HTTP server. */
+  close(): void;
+};
+
+/**
+ * Opens `count` more listeners on `host`:`port` (which the HTTP server must be listening on with
+ * `reusePort`). A listener that cannot bind is skipped with `onError`: fewer listeners, same service.
+ */
+export async function addAcceptors(server: Server, options: { host: string; port: number; backlog: number; count: number; onError: (error: Error) => void }): Promise<Acceptors> {
+  const listeners: Array<{ server: net.Server; accepted: number }> = [];
+  for (let i = 0; i < options.count; i += 1) {
+    const entry = { server: net.createServer(), accepted: 0 };
+    entry.server.on('connection', (socket) => {
+      entry.accepted += 1;
+      server.emit('connection', socket);
+    });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        entry.server.once('error', reject);
+        entry.server.listen({ host: options.host, port: options.port, backlog: options.backlog, reusePort: true }, () => {
+          entry.server.off('error', reject);
+          resolve();
+        });
+      });
+      listeners.push(entry);
+    } catch (error) {
+      options.onError(error as Error);
+      break;
+    }
+  }
+  return {
+    accepted: () => listeners.map((l) => l.accepted),
+    close: () => {
+      for (const l of listeners) l.server.close();
+    },
+  };
+}
+
+export type ConnectionCount = { readonly open: number };
+
+const counts = new WeakMap<Server, ConnectionCount>();
+
+/**
+ * MAX_CONNECTIONS over every connection the HTTP server serves, whichever listener accepted it
+ * (Node's own `maxConnections` only counts the server's own listener). One over the cap is
+ * closed at once, before any byte is read.
+ */
+export function limitConnections(server: Server, max: number): ConnectionCount {
+  const count = { open: 0 };
+  server.on('connection', (socket: net.Socket) => {
+    if (count.open >= max) {
+      socket.destroy();
+      return;
+    }
+    count.open += 1;
+    socket.once('close', () => {
+      count.open -= 1;
+    });
+  });
+  counts.set(server, count);
+  return count;
+}
+
+/** Open connections of a server set up with limitConnections (0 for any other). */
+export function openConnections(server: Server): number {
+  return counts.get(server)?.open ?? 0;
+}
+
+/**
+ * After `server.close()`: waits until every connection is closed, whichever listener accepted it.
+ * (`close()` only waits for the connections of the server's own listener.) Connections that fall
+ * idle meanwhile are closed as they do; past `timeoutMs` the rest are closed too.
+ */
+export async function connectionsClosed(server: Server, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (openConnections(server) > 0 && Date.now() < deadline) {
+    server.closeIdleConnections();
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  if (openConnections(server) > 0) server.closeAllConnections();
+}
