@@ -8,7 +8,6 @@ import { buildApp } from './http/build-app.ts';
 import type { Store } from './store/open-store.ts';
 import { connectorFor } from './app/processor-connector.ts';
 import { startMetricsServer, type MetricsServer } from './http/metrics-server.ts';
-import { addAcceptors, connectionsClosed, LISTENERS, type Acceptors, openConnections, REUSE_PORT_SUPPORTED } from './http/acceptor-pool.ts';
 
 import type { WorkerFactory } from './app/worker.ts';
 
@@ -24,8 +23,6 @@ export type { Worker, WorkerFactory } from './app/worker.ts';
 
 export type RunningGateway = {
   app: FastifyInstance;
-  /** The extra listeners on the API port (Linux; http/acceptor-pool.ts). */
-  acceptors: Acceptors | undefined;
   services: Services;
   url: string;
   /** The separate metrics listener's URL when METRICS_PORT is set. */
@@ -55,20 +52,15 @@ export async function startGateway(config: Config, options: StartOptions): Promi
 
   let draining = false;
   const app = await buildApp(services, { logger, draining: () => draining });
-  // Fastify hands these options to net.Server.listen; its type declaration omits reusePort.
-  await app.listen({ port: config.port, host: config.host, backlog: LISTEN_BACKLOG, ...(REUSE_PORT_SUPPORTED && { reusePort: true }) } as { port: number; host: string; backlog: number });
+  await app.listen({ port: config.port, host: config.host, backlog: LISTEN_BACKLOG });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
-  const acceptors = REUSE_PORT_SUPPORTED
-    ? await addAcceptors(app.server, { host: config.host, port, backlog: LISTEN_BACKLOG, count: LISTENERS - 1, onError: (error) => logger.warn({ err: error }, 'an extra listener could not bind; serving with fewer') })
-    : undefined;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   let metricsServer: MetricsServer | undefined;
   if (config.metricsPort !== undefined) {
     try {
       metricsServer = await startMetricsServer(services, config.metricsHost, config.metricsPort);
     } catch (error) {
-      acceptors?.close();
       await app.close();
       throw error;
     }
@@ -81,7 +73,6 @@ export async function startGateway(config: Config, options: StartOptions): Promi
   let stopping: Promise<void> | undefined;
   return {
     app,
-    acceptors,
     services,
     url,
     metricsUrl: metricsServer?.url,
@@ -90,9 +81,7 @@ export async function startGateway(config: Config, options: StartOptions): Promi
         draining = true;
         services.directory.stop();
         await drainIdleConnections(app, config.shutdownIdleGraceMs);
-        acceptors?.close();
         await app.close(); // stops accepting, closes idle connections, waits for in-flight requests
-        await connectionsClosed(app.server, config.requestTimeoutMs); // those the extra listeners accepted too
         await Promise.allSettled(workers.map((w) => w.stop())); // in-flight deliveries finish
         await metricsServer?.close();
         if (!options.store) await store.close();
@@ -113,7 +102,8 @@ export async function startGateway(config: Config, options: StartOptions): Promi
  */
 async function drainIdleConnections(app: FastifyInstance, graceMs: number): Promise<void> {
   if (graceMs <= 0 || !app.server.listening) return;
-  if (openConnections(app.server) === 0) return;
+  const open = await new Promise<number>((resolve) => app.server.getConnections((error, count) => resolve(error ? 1 : count)));
+  if (open === 0) return;
   await new Promise((resolve) => setTimeout(resolve, graceMs));
 }
 
