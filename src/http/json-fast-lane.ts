@@ -56,7 +56,7 @@ export function createJsonFastLane(options: FastLaneOptions): FastLane {
     if (length === undefined || length > bodyLimit) return false;
     if (headers.host === undefined || headers.host === '') return false;
     if (options.draining()) return false;
-    if (shedding.inFlight.current >= shedding.maxInFlight) shed(operation, response, shedding);
+    if (shedding.inFlight.current >= shedding.maxInFlight) shed(operation, request, response, options);
     else take(operation, request, response, options);
     return true;
   };
@@ -67,10 +67,13 @@ export function createJsonFastLane(options: FastLaneOptions): FastLane {
  * before the body is read. Under overload shedding must cost far less than serving, and the
  * lane's path is the cheap one.
  */
-function shed(operation: JsonOperation, response: ServerResponse, shedding: LoadShedding): void {
-  const body = shedding.shed(operation.errorShape)!;
-  response.writeHead(503, { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(body), 'x-request-id': randomUUID(), ...SHED_HEADERS });
+function shed(operation: JsonOperation, request: IncomingMessage, response: ServerResponse, options: FastLaneOptions): void {
+  const started = performance.now();
+  const id = randomUUID();
+  const body = options.shedding.shed(operation.errorShape)!;
+  response.writeHead(503, { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(body), 'x-request-id': id, ...SHED_HEADERS });
   response.end(body);
+  logRequestCompleted(options.logger, { id, method: 'POST', url: operation.path, ip: options.clientAddress(request) }, 503, started);
 }
 
 function take(operation: JsonOperation, request: IncomingMessage, response: ServerResponse, options: FastLaneOptions): void {
@@ -112,7 +115,14 @@ function take(operation: JsonOperation, request: IncomingMessage, response: Serv
       return;
     }
     operation.handle(body, clientAddress).then(
-      (answer) => send(200, answer.body, answer.headers),
+      (answer) => {
+        // An answer that cannot be written (a bug) is a 500 like any other, never an unhandled rejection.
+        try {
+          send(200, answer.body, answer.headers);
+        } catch (error) {
+          if (!response.headersSent) fail(error, body);
+        }
+      },
       (error: unknown) => fail(error, body),
     );
   });

@@ -5,7 +5,7 @@
 // content type, empty or oversized body, query strings, draining) must still get Fastify's answer.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { buildApp } from '../../src/http/build-app.ts';
 import { createJsonFastLane } from '../../src/http/json-fast-lane.ts';
@@ -201,6 +201,35 @@ describe('JSON fast lane: what it declines', () => {
     assert.equal(lane(request({}, { 'content-encoding': 'gzip' }), response), false, 'compressed');
     assert.equal(inFlight.current, 0, 'nothing was counted');
   });
+});
+
+test('an answer the lane cannot serialise is a 500 in the operation\'s shape, and the process keeps serving', async () => {
+  const inFlight = { current: 0, shed: 0 };
+  const lane = createJsonFastLane({
+    operations: [{ path: '/op', errorShape: 'status', handle: async () => ({ body: { amount: 1n } }) }],
+    bodyLimit: 100,
+    shedding: { inFlight, maxInFlight: 10, shed: () => 'x' },
+    draining: () => false,
+    clientAddress: (request) => request.socket.remoteAddress,
+    logger: createLogger('silent'),
+    onStoreUnavailable: () => {},
+  });
+  const server = createServer((request, response) => {
+    if (!lane(request, response)) response.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const port = (server.address() as AddressInfo).port;
+    for (let i = 0; i < 2; i++) {
+      const answer = await send(port, '/op', '{"trackid":"t-1"}');
+      assert.equal(answer.status, 500);
+      assert.equal(JSON.parse(answer.body).error_code_tag, 'INTERNAL_ERROR');
+      assert.equal(JSON.parse(answer.body).trackid, 't-1');
+    }
+    assert.equal(inFlight.current, 0);
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
 });
 
 describe('JSON fast lane: over the in-flight limit (MAX_IN_FLIGHT=1)', () => {
