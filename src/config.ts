@@ -49,7 +49,7 @@ export type Config = {
   migrateOnStart: boolean;
   /** Thai QR biller id (13-digit tax id + 2-digit suffix) shown in the hosted page's QR code. */
   thaiQrBillerId: string;
-  /** Which proxies' X-Forwarded-For is believed (Fastify's trustProxy): false, hop count, or addresses/CIDRs. */
+  /** Which proxies' X-Forwarded-For is believed (Fastify's trustProxy): false, true, or addresses/CIDRs. */
   trustProxy: TrustProxy;
   /** A client must finish sending its headers within this time (slow-header clients are cut off). */
   headersTimeoutMs: number;
@@ -82,7 +82,7 @@ export type Config = {
   consoleLoginWindowMs: number;
 };
 
-export type TrustProxy = boolean | number | string[];
+export type TrustProxy = boolean | string[];
 
 export class ConfigError extends Error {
   readonly problems: string[];
@@ -274,23 +274,25 @@ export function loadConfig(env: Env): Config {
 const TRUST_PROXY_KEYWORDS = new Set(['loopback', 'linklocal', 'uniquelocal']);
 
 /**
- * TRUST_PROXY, as Fastify takes it: `false` (default: the socket's address is the client),
- * `true` (believe any X-Forwarded-For: only behind a proxy that overwrites it), a number of
- * proxy hops, or a comma-separated list of proxy addresses / CIDRs (and `loopback`,
- * `linklocal`, `uniquelocal`).
+ * TRUST_PROXY: `false` (default: the socket's address is the client), `true` (believe any
+ * X-Forwarded-For: only behind a proxy that overwrites it), or a comma-separated list of proxy
+ * addresses / CIDRs (and `loopback`, `linklocal`, `uniquelocal`).
+ *
+ * A hop count is refused: Fastify 5 ignores one (a count cannot tell the proxy from a client that
+ * connects directly and sends its own header), so `TRUST_PROXY=1` used to start and then silently
+ * treat every client behind the proxy as the proxy's one address (one lockout for all).
  */
 function parseTrustProxy(raw: string, problems: string[]): TrustProxy {
   const value = raw.trim().toLowerCase();
   if (value === 'false' || value === '0' || value === '') return false;
   if (value === 'true') return true;
   if (/^\d+$/.test(value)) {
-    const hops = Number(value);
-    if (hops <= 32) return hops;
-  } else {
-    const entries = raw.split(',').map((e) => e.trim()).filter(Boolean);
-    if (entries.length > 0 && entries.length <= 64 && entries.every(isProxyEntry)) return entries;
+    problems.push(`TRUST_PROXY="${raw}": a hop count cannot tell your proxy from a client that connects directly, so it is not supported; list the proxies' addresses or CIDRs instead (e.g. 10.0.0.0/8,loopback)`);
+    return false;
   }
-  problems.push(`TRUST_PROXY="${raw}" must be false, true, a hop count from 1 to 32, or a comma-separated list of IP addresses / CIDRs (e.g. 10.0.0.0/8,loopback)`);
+  const entries = raw.split(',').map((e) => e.trim()).filter(Boolean);
+  if (entries.length > 0 && entries.length <= 64 && entries.every(isProxyEntry)) return entries;
+  problems.push(`TRUST_PROXY="${raw}" must be false, true, or a comma-separated list of IP addresses / CIDRs (e.g. 10.0.0.0/8,loopback)`);
   return false;
 }
 

@@ -62,8 +62,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
       return server;
     },
     bodyLimit: config.bodyLimitBytes,
-    // Fastify takes a hop count too (proxy-addr); its type declaration omits it.
-    trustProxy: config.trustProxy as boolean | string[],
+    trustProxy: config.trustProxy,
     return503OnClosing: false,
     clientErrorHandler: answerClientError,
     frameworkErrors: answerFrameworkError,

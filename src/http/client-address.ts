@@ -17,10 +17,6 @@ export function clientAddressOf(trustProxy: TrustProxy): ClientAddress {
   };
 }
 
-function trustFunction(trustProxy: true | number | string[]): (address: string, hop: number) => boolean {
-  if (trustProxy === true) return () => true;
-  // Fastify 5 refuses to trust a bare hop count (it cannot check who the nearest peer is), so
-  // X-Forwarded-For is then ignored; the lane does the same.
-  if (typeof trustProxy === 'number') return () => false;
-  return proxyAddr.compile(trustProxy);
+function trustFunction(trustProxy: true | string[]): (address: string, hop: number) => boolean {
+  return trustProxy === true ? () => true : proxyAddr.compile(trustProxy);
 }
