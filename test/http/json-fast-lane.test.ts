@@ -203,6 +203,29 @@ describe('JSON fast lane: what it declines', () => {
   });
 });
 
+describe('JSON fast lane behind a proxy (TRUST_PROXY=127.0.0.1, FAILED_LOGIN_LIMIT=2)', () => {
+  let gw: TestGateway;
+  let port: number;
+  before(async () => {
+    gw = await startTestGateway('sqlite', { TRUST_PROXY: '127.0.0.1', FAILED_LOGIN_LIMIT: '2' });
+    await gw.app.listen({ port: 0, host: '127.0.0.1' });
+    port = (gw.app.server.address() as AddressInfo).port;
+  });
+  after(() => gw?.close());
+
+  test('the client is the X-Forwarded-For address on both paths: its failures lock it out, not the next client', async () => {
+    const creds = await addMerchant(gw);
+    const wrong = JSON.stringify(initiationBody(creds, { trackid: 'xff', password: 'wrong' }));
+    const from = (address: string) => ({ 'x-forwarded-for': address });
+    assert.equal((await send(port, '/transaction/s2s', wrong, from('203.0.113.9'))).status, 401);
+    assert.equal((await inject(gw, '/transaction/s2s', wrong, from('203.0.113.9'))).status, 401);
+    const limited = await send(port, '/transaction/s2s', wrong, from('203.0.113.9'));
+    assert.equal(limited.status, 429);
+    assertSameAnswer(limited, await inject(gw, '/transaction/s2s', wrong, from('203.0.113.9')), 'locked out client');
+    assert.equal((await send(port, '/transaction/s2s', wrong, from('203.0.113.10'))).status, 401, 'another client behind the same proxy');
+  });
+});
+
 test('an answer the lane cannot serialise is a 500 in the operation\'s shape, and the process keeps serving', async () => {
   const inFlight = { current: 0, shed: 0 };
   const lane = createJsonFastLane({
