@@ -17,6 +17,7 @@ import { isStoreUnavailable, type Store } from '../store/open-store.ts';
 import { ensureAccounts, readForCompletion, writeCompletions } from '../store/pg-completions.repo.ts';
 import type { TransactionRecord } from '../store/transactions.repo.ts';
 import type pg from 'pg';
+import { PerTurnBatches, type Pending as PendingOf } from '../store/per-turn-batches.ts';
 import { planCompletion, type CompletionArgs, type CompletionPlan } from './complete-payment.ts';
 
 /** Completions per set; more wait for the next. */
@@ -29,15 +30,12 @@ const MAX_SET = 256;
  */
 export const MAX_SETS_IN_FLIGHT = 2;
 
-type Pending = { args: CompletionArgs; resolve: (t: TransactionRecord) => void; reject: (error: unknown) => void };
+type Pending = PendingOf<CompletionArgs, TransactionRecord>;
 
 export class CompletionBatches {
   readonly #pool: pg.Pool;
   readonly #completeOne: (args: CompletionArgs) => Promise<TransactionRecord>;
-  readonly #maxInFlight: number;
-  #queue: Pending[] = [];
-  #scheduled = false;
-  #inFlight = 0;
+  readonly #batches: PerTurnBatches<CompletionArgs, TransactionRecord>;
   readonly #inFlightIds = new Set<string>();
   /** Accounts known to exist: the ledger never deletes one (a trigger refuses it). */
   readonly #knownAccounts = new Set<string>();
@@ -45,61 +43,50 @@ export class CompletionBatches {
   constructor(pool: pg.Pool, completeOne: (args: CompletionArgs) => Promise<TransactionRecord>, maxInFlight = MAX_SETS_IN_FLIGHT) {
     this.#pool = pool;
     this.#completeOne = completeOne;
-    this.#maxInFlight = maxInFlight;
+    this.#batches = new PerTurnBatches(MAX_SET, maxInFlight, (set) => this.#runReleasing(set), (queue, max) => this.#select(queue, max));
   }
 
   complete(args: CompletionArgs): Promise<TransactionRecord> {
-    return new Promise((resolve, reject) => {
-      this.#queue.push({ args, resolve, reject });
-      this.#schedule();
-    });
+    return this.#batches.add(args);
   }
 
-  #schedule(): void {
-    if (this.#scheduled || this.#queue.length === 0) return;
-    this.#scheduled = true;
-    setImmediate(() => {
-      this.#scheduled = false;
-      this.#flush();
-    });
+  /**
+   * One completion per transaction in flight: a second one waits until the first's set is done,
+   * then reads its final state. Sorted by id, so every set locks its transaction rows in the same
+   * order (no deadlock between sets).
+   */
+  #select(queue: Pending[], max: number): Pending[] {
+    const set: Pending[] = [];
+    const later: Pending[] = [];
+    for (const p of queue) {
+      if (set.length < max && !this.#inFlightIds.has(p.input.transactionId)) {
+        this.#inFlightIds.add(p.input.transactionId);
+        set.push(p);
+      } else later.push(p);
+    }
+    queue.splice(0, queue.length, ...later);
+    return set.sort((x, y) => (x.input.transactionId < y.input.transactionId ? -1 : x.input.transactionId > y.input.transactionId ? 1 : 0));
   }
 
-  #flush(): void {
-    while (this.#queue.length > 0 && this.#inFlight < this.#maxInFlight) {
-      // One completion per transaction in flight: a second one waits until the first's set is
-      // done, then reads its final state. Sorted by id, so every set locks its transaction rows
-      // in the same order (no deadlock between sets).
-      const set: Pending[] = [];
-      const later: Pending[] = [];
-      for (const p of this.#queue) {
-        if (set.length < MAX_SET && !this.#inFlightIds.has(p.args.transactionId)) {
-          this.#inFlightIds.add(p.args.transactionId);
-          set.push(p);
-        } else later.push(p);
-      }
-      this.#queue = later;
-      if (set.length === 0) return;
-      set.sort((x, y) => (x.args.transactionId < y.args.transactionId ? -1 : x.args.transactionId > y.args.transactionId ? 1 : 0));
-      this.#inFlight++;
-      void this.#run(set).finally(() => {
-        for (const p of set) this.#inFlightIds.delete(p.args.transactionId);
-        this.#inFlight--;
-        this.#schedule();
-      });
+  async #runReleasing(set: Pending[]): Promise<void> {
+    try {
+      await this.#run(set);
+    } finally {
+      for (const p of set) this.#inFlightIds.delete(p.input.transactionId);
     }
   }
 
   async #run(set: Pending[]): Promise<void> {
     let rows: Awaited<ReturnType<typeof readForCompletion>>;
     try {
-      rows = await readForCompletion(this.#pool, set.map((p) => p.args.transactionId));
+      rows = await readForCompletion(this.#pool, set.map((p) => p.input.transactionId));
     } catch (error) {
       return this.#fallBack(set, error);
     }
     const planned: Array<{ p: Pending; plan: CompletionPlan }> = [];
     for (const p of set) {
       try {
-        planned.push({ p, plan: planCompletion(rows.get(p.args.transactionId), p.args) });
+        planned.push({ p, plan: planCompletion(rows.get(p.input.transactionId), p.input) });
       } catch (error) {
         p.reject(error);
       }
@@ -139,7 +126,7 @@ export class CompletionBatches {
     }
     // The store may have been rebuilt under us (tests); accounts are checked again.
     this.#knownAccounts.clear();
-    for (const p of set) this.#completeOne(p.args).then(p.resolve, p.reject);
+    for (const p of set) this.#completeOne(p.input).then(p.resolve, p.reject);
   }
 }
 

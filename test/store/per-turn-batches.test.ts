@@ -61,3 +61,41 @@ test('a run that throws rejects its own requests; the next batch still runs', as
   await assert.rejects(failed, /boom/);
   assert.equal(await batcher.add(2), 2);
 });
+
+test('a selector that takes nothing holds the queue until a running batch finishes', async () => {
+  const busy = new Set<number>();
+  const finish: Array<() => void> = [];
+  const batches: number[][] = [];
+  const batcher = new PerTurnBatches<number, number>(
+    100,
+    2,
+    (batch) => {
+      batches.push(batch.map((p) => p.input));
+      return new Promise<void>((resolve) => finish.push(() => {
+        for (const p of batch) {
+          busy.delete(p.input);
+          p.resolve(p.input);
+        }
+        resolve();
+      }));
+    },
+    // Like completions: one request per key (here: the number itself) in flight.
+    (queue, max) => {
+      const taken = queue.filter((p) => !busy.has(p.input)).slice(0, max);
+      for (const p of taken) busy.add(p.input);
+      queue.splice(0, queue.length, ...queue.filter((p) => !taken.includes(p)));
+      return taken;
+    },
+  );
+  const first = batcher.add(7);
+  await turn();
+  const again = batcher.add(7);
+  await turn();
+  assert.deepEqual(batches, [[7]], 'the second 7 waits although a slot is free');
+  finish.shift()!();
+  assert.equal(await first, 7);
+  await turn();
+  assert.deepEqual(batches, [[7], [7]]);
+  finish.shift()!();
+  assert.equal(await again, 7);
+});
