@@ -17,8 +17,7 @@ import type { ErrorShape } from './error-answer.ts';
 const NEVER_SHED = new Set(['/healthz', '/readyz', '/metrics']);
 const RETRY_AFTER_S = '1';
 
-export type InFlight = { readonly current: number; readonly shed: number };
-/** The counter itself, shared with the JSON fast lane (json-fast-lane.ts), which counts the requests it takes. */
+/** Requests in flight and shed so far; the JSON fast lane (json-fast-lane.ts) counts the requests it takes here too. */
 export type InFlightCounter = { current: number; shed: number };
 
 function atCapacity(): GatewayError {
