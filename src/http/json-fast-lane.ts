@@ -73,7 +73,7 @@ function shed(operation: JsonOperation, request: IncomingMessage, response: Serv
   const body = options.shedding.shed(operation.errorShape)!;
   response.writeHead(503, { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(body), 'x-request-id': id, ...SHED_HEADERS });
   response.end(body);
-  logRequestCompleted(options.logger, { id, method: 'POST', url: operation.path, ip: options.clientAddress(request) }, 503, started);
+  logRequestCompleted(options.logger, { id, method: 'POST', url: operation.path, ip: options.clientAddress(request) }, 503, performance.now() - started);
 }
 
 function take(operation: JsonOperation, request: IncomingMessage, response: ServerResponse, options: FastLaneOptions): void {
@@ -92,7 +92,7 @@ function take(operation: JsonOperation, request: IncomingMessage, response: Serv
     const json = JSON.stringify(body);
     response.writeHead(status, { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(json), 'x-request-id': id, ...extra });
     response.end(json);
-    logRequestCompleted(logger, { id, method: 'POST', url: operation.path, ip: clientAddress }, status, started);
+    logRequestCompleted(logger, { id, method: 'POST', url: operation.path, ip: clientAddress }, status, performance.now() - started);
   };
   const fail = (error: unknown, body: unknown, extra?: Record<string, string>): void => {
     const gatewayError = toGatewayError(error, logger.child({ reqId: id }));
