@@ -35,6 +35,7 @@ export type GatewayRunResult = {
   exitCode: number | null;
   replayHeaderSeen: boolean;
   initiationOnly: boolean;
+  mixedOnly: boolean;
 };
 
 export type GatewayRunOptions = {
@@ -48,6 +49,8 @@ export type GatewayRunOptions = {
   nodeFlags?: string[];
   /** Only the unique-initiation scenario (the profiled run, the run over existing rows). */
   initiationOnly?: boolean;
+  /** Only the unique-initiation and the mixed scenarios. */
+  mixedOnly?: boolean;
   /** Finished transactions to put in the store before the gateway starts. */
   existingRows?: number;
   /** Result notifications due to a dead endpoint when the gateway starts (seed-rows.ts). */
@@ -156,6 +159,7 @@ export async function runGateway(options: GatewayRunOptions): Promise<GatewayRun
     const measuredTrackids = [...ledger.acknowledged].filter((t) => t.startsWith('s'));
 
     if (!options.initiationOnly) {
+      if (!options.mixedOnly) {
       // Replay: one stored transaction, then the identical request again and again.
       const replayTrackid = `r${runId}`;
       ledger.built.push(replayTrackid);
@@ -223,6 +227,8 @@ export async function runGateway(options: GatewayRunOptions): Promise<GatewayRun
         scenarios.push({ name: 'gateway hosted page GET', what: `GET /transaction/Redirect?ID=… over ${pagePaths.length} open payments: one read + the HTML page with its QR`, load: page, sampleFailure: pageFailure });
       }
 
+      }
+
       // Mixed: 70 % new initiations, 20 % status, 10 % completions of this scenario's payments.
       options.log(`  ${options.label}: mixed load ${options.durationS} s`);
       const makeMixedBody = initiationBodyFactory(creds, receiver.url);
@@ -265,7 +271,7 @@ export async function runGateway(options: GatewayRunOptions): Promise<GatewayRun
 
   const accounting = await account(options.databaseUrl, creds.merchantid, ledger);
   const completions = completed ? await accountCompletions(options.databaseUrl, completed) : undefined;
-  return { store: options.label, scenarios, accounting, completions, exitCode, replayHeaderSeen, initiationOnly: options.initiationOnly ?? false };
+  return { store: options.label, scenarios, accounting, completions, exitCode, replayHeaderSeen, initiationOnly: options.initiationOnly ?? false, mixedOnly: options.mixedOnly ?? false };
 }
 
 async function stopGateway(server: ServerChild, log: (line: string) => void): Promise<number | null> {

@@ -20,6 +20,8 @@ export type BenchOptions = {
   microOnly: boolean;
   /** Each store's gateway runs only the unique-initiation scenario (quick iterations on the hot path). */
   initiationOnly: boolean;
+  /** Each store's gateway runs only the unique-initiation and the mixed scenarios (their ratio is issue 12's target). */
+  mixedOnly: boolean;
   /** When > 0: one more initiation run per store over this many existing transactions. */
   existingRows: number;
   /** When > 0: one more initiation run per store while this many notifications to a dead endpoint are due (issue 14). */
@@ -30,6 +32,7 @@ export type BenchOptions = {
 
 const USAGE = `usage: npm run bench -- [--duration S] [--warmup S] [--connections N] [--micro S]
                           [--postgres] [--profile] [--skip-fastify] [--micro-only] [--initiation-only]
+                          [--mixed-only]
                           [--existing-rows N] [--dead-backlog N] [--gateway-dir DIR]
   --duration S      measured seconds per HTTP scenario (default 10, env BENCH_DURATION, max 120)
   --warmup S        warm-up seconds per server (default 2, env BENCH_WARMUP, max 30)
@@ -40,6 +43,7 @@ const USAGE = `usage: npm run bench -- [--duration S] [--warmup S] [--connection
   --skip-fastify    skip the bare Fastify baseline
   --micro-only      run only the SQLite commit micro-benchmark
   --initiation-only run only the unique-initiation scenario on each store (quick iterations)
+  --mixed-only      run only the unique-initiation and the mixed scenarios on each store
   --existing-rows N also measure initiation over N existing transactions per store (e.g. 1000000;
                     env BENCH_EXISTING_ROWS, default 0 = skip, max 5000000)
   --dead-backlog N  also measure initiation while N notifications to a dead endpoint are due
@@ -72,6 +76,7 @@ export function parseBenchOptions(argv: string[], env: Record<string, string | u
         'skip-fastify': { type: 'boolean' },
         'micro-only': { type: 'boolean' },
         'initiation-only': { type: 'boolean' },
+        'mixed-only': { type: 'boolean' },
         'existing-rows': { type: 'string' },
         'dead-backlog': { type: 'string' },
         'gateway-dir': { type: 'string' },
@@ -95,6 +100,7 @@ export function parseBenchOptions(argv: string[], env: Record<string, string | u
     skipFastify: values['skip-fastify'] ?? false,
     microOnly: values['micro-only'] ?? false,
     initiationOnly: values['initiation-only'] ?? false,
+    mixedOnly: values['mixed-only'] ?? false,
     existingRows: Math.trunc(bounded('--existing-rows', values['existing-rows'] ?? env.BENCH_EXISTING_ROWS, 0, 0, 5_000_000)),
     deadBacklog: Math.trunc(bounded('--dead-backlog', values['dead-backlog'] ?? env.BENCH_DEAD_BACKLOG, 0, 0, 200_000)),
     gatewayDir: values['gateway-dir'] ?? env.BENCH_GATEWAY_DIR ?? '.',
@@ -105,7 +111,7 @@ export function parseBenchOptions(argv: string[], env: Record<string, string | u
 export function timeLimitS(options: BenchOptions): number {
   const stores = options.postgres ? 2 : 1;
   const bigRuns = (options.existingRows > 0 ? stores : 0) + (options.deadBacklog > 0 ? stores : 0);
-  const httpRuns = 3 + (options.skipFastify ? 0 : 1) + (options.initiationOnly ? 1 : 4) * stores + bigRuns + (options.profile ? 1 : 0);
+  const httpRuns = 3 + (options.skipFastify ? 0 : 1) + (options.initiationOnly ? 1 : options.mixedOnly ? 2 : 5) * stores + bigRuns + (options.profile ? 1 : 0);
   const warmups = 4 + (options.postgres ? 1 : 0) + bigRuns + (options.profile ? 1 : 0);
   // Seeding: budget 20 s per million rows and store.
   const seedingS = (bigRuns * 20 * options.existingRows) / 1_000_000;
