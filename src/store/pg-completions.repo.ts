@@ -21,6 +21,10 @@
 //    other one left. The credit of a payment is never negative, so no overdraft can arise here;
 //    the database's CHECK stays the guard, and any refused set is retried one completion per
 //    transaction by the caller, where the domain's rules give the precise error.
+//  - `fin` finds its rows by primary key only. Its status test is written `(…) is true`, which no
+//    index can serve: with a plain `status = 'PROCESSING'` and statistics that had seen few open
+//    payments, the planner read them through an index leading with status and walked every open
+//    payment for each set (test/store/pg-completion-plan.test.ts; docs/performance.md).
 import type pg from 'pg';
 import { accountId, keepsRunningBalance, type AccountRef, type PostingLine } from '../domain/ledger.ts';
 import { originOf } from '../domain/url-origin.ts';
@@ -51,14 +55,14 @@ const ENSURE_ACCOUNTS = {
 };
 
 const WRITE = {
-  name: 'completions_write_v1',
+  name: 'completions_write_v2',
   text: `with c as (
     select * from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])
       as c(id, status, error_code_tag, error_text, at, cause, event_id, merchant_id, target_url, origin, payload)
   ),
   fin as (
     update transactions t set status = c.status, error_code_tag = c.error_code_tag, error_text = c.error_text, completed_at = c.at
-    from c where t.id = any($1::text[]) and t.id = c.id and t.status = 'PROCESSING'
+    from c where t.id = any($1::text[]) and t.id = c.id and (t.status = 'PROCESSING') is true
     returning t.id
   ),
   transition as (
