@@ -59,6 +59,11 @@ export type Config = {
   keepAliveTimeoutMs: number;
   /** Open client connections per instance; more are closed on accept. */
   maxConnections: number;
+  /**
+   * Sockets listening on the API port (SO_REUSEPORT, Linux): the event loop accepts up to this
+   * many new connections per turn instead of one (http/acceptor-pool.ts). 1 = a single listener.
+   */
+  listenSockets: number;
   /** Requests being worked on at once; more are answered 503 + Retry-After at once (load shedding). */
   maxInFlight: number;
   /** On SIGTERM, idle keep-alive connections stay open this long so requests already on the wire are answered. */
@@ -248,6 +253,7 @@ export function loadConfig(env: Env): Config {
     requestTimeoutMs: duration('REQUEST_TIMEOUT', '30s', 100, 600_000),
     keepAliveTimeoutMs: duration('KEEP_ALIVE_TIMEOUT', '72s', 100, 600_000),
     maxConnections: int('MAX_CONNECTIONS', 4096, 1, 1_000_000),
+    listenSockets: int('LISTEN_SOCKETS', 512, 1, 1024),
     maxInFlight: int('MAX_IN_FLIGHT', 512, 1, 1_000_000),
     shutdownIdleGraceMs: duration('SHUTDOWN_IDLE_GRACE', '1s', 0, 60_000),
     returnWaitForNotificationMs: duration('RETURN_WAIT_FOR_NOTIFICATION', '5s', 0, 60_000),

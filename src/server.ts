@@ -8,6 +8,7 @@ import { buildApp } from './http/build-app.ts';
 import type { Store } from './store/open-store.ts';
 import { connectorFor } from './app/processor-connector.ts';
 import { startMetricsServer, type MetricsServer } from './http/metrics-server.ts';
+import { addAcceptors, assertPortFree, connectionsClosed, type Acceptors, openConnections, REUSE_PORT_SUPPORTED } from './http/acceptor-pool.ts';
 
 import type { WorkerFactory } from './app/worker.ts';
 
@@ -23,6 +24,8 @@ export type { Worker, WorkerFactory } from './app/worker.ts';
 
 export type RunningGateway = {
   app: FastifyInstance;
+  /** The extra listeners on the API port (LISTEN_SOCKETS > 1 on Linux; http/acceptor-pool.ts). */
+  acceptors: Acceptors | undefined;
   services: Services;
   url: string;
   /** The separate metrics listener's URL when METRICS_PORT is set. */
@@ -52,15 +55,22 @@ export async function startGateway(config: Config, options: StartOptions): Promi
 
   let draining = false;
   const app = await buildApp(services, { logger, draining: () => draining });
-  await app.listen({ port: config.port, host: config.host, backlog: LISTEN_BACKLOG });
+  const reusePort = REUSE_PORT_SUPPORTED && config.listenSockets > 1;
+  if (reusePort) await assertPortFree(config.host, config.port);
+  // Fastify hands these options to net.Server.listen; its type declaration omits reusePort.
+  await app.listen({ port: config.port, host: config.host, backlog: LISTEN_BACKLOG, ...(reusePort && { reusePort: true }) } as { port: number; host: string; backlog: number });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
+  const acceptors = reusePort
+    ? await addAcceptors(app.server, { host: config.host, port, backlog: LISTEN_BACKLOG, count: config.listenSockets - 1, onError: (error) => logger.warn({ err: error }, 'an extra listener could not bind; serving with fewer') })
+    : undefined;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   let metricsServer: MetricsServer | undefined;
   if (config.metricsPort !== undefined) {
     try {
       metricsServer = await startMetricsServer(services, config.metricsHost, config.metricsPort);
     } catch (error) {
+      acceptors?.close();
       await app.close();
       throw error;
     }
@@ -68,11 +78,12 @@ export async function startGateway(config: Config, options: StartOptions): Promi
 
   const workers = (options.workers ?? []).map((factory) => factory(services, logger));
   for (const worker of workers) worker.start();
-  logger.info({ url, metricsUrl: metricsServer?.url, mode: config.mode, store: store.dialect }, 'gateway listening');
+  logger.info({ url, metricsUrl: metricsServer?.url, mode: config.mode, store: store.dialect, listenSockets: 1 + (acceptors?.accepted().length ?? 0) }, 'gateway listening');
 
   let stopping: Promise<void> | undefined;
   return {
     app,
+    acceptors,
     services,
     url,
     metricsUrl: metricsServer?.url,
@@ -81,7 +92,9 @@ export async function startGateway(config: Config, options: StartOptions): Promi
         draining = true;
         services.directory.stop();
         await drainIdleConnections(app, config.shutdownIdleGraceMs);
+        acceptors?.close();
         await app.close(); // stops accepting, closes idle connections, waits for in-flight requests
+        await connectionsClosed(app.server, config.requestTimeoutMs); // those the extra listeners accepted too
         await Promise.allSettled(workers.map((w) => w.stop())); // in-flight deliveries finish
         await metricsServer?.close();
         if (!options.store) await store.close();
@@ -102,8 +115,7 @@ export async function startGateway(config: Config, options: StartOptions): Promi
  */
 async function drainIdleConnections(app: FastifyInstance, graceMs: number): Promise<void> {
   if (graceMs <= 0 || !app.server.listening) return;
-  const open = await new Promise<number>((resolve) => app.server.getConnections((error, count) => resolve(error ? 1 : count)));
-  if (open === 0) return;
+  if (openConnections(app.server) === 0) return;
   await new Promise((resolve) => setTimeout(resolve, graceMs));
 }
 

@@ -21,6 +21,7 @@ import { answerClientError, answerFrameworkError, missingHost } from './transpor
 import { registerLoadShedding } from './load-shedding.ts';
 import { createJsonFastLane, type FastLane } from './json-fast-lane.ts';
 import { clientAddressOf } from './client-address.ts';
+import { limitConnections } from './acceptor-pool.ts';
 import { registerAccessLog } from './access-log.ts';
 import { sendPageError } from './hosted-page/page-errors.ts';
 import { registerOpenApi } from './openapi/openapi.ts';
@@ -71,7 +72,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
   });
 
-  app.server.maxConnections = config.maxConnections;
+  limitConnections(app.server, config.maxConnections);
   registerJsonParser(app);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);

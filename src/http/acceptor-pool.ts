@@ -1,0 +1,116 @@
+// More listening sockets on the gateway's port (LISTEN_SOCKETS), each handing its connections to
+// the one HTTP server, and the connection cap (MAX_CONNECTIONS) counted across all of them.
+//
+// Why: libuv (libuv/libuv#3696; Node 24 ships 1.52) accepts ONE connection per listening socket
+// each time the event loop polls, and relies on the socket staying readable for the next. While the loop is busy (each poll turn serves hundreds of requests, tens of
+// milliseconds) new connections wait in the kernel's accept queue, unseen and unanswered: at
+// 2,048 connections the bench saw answers after 8 s, and a bare node:http server under wrk
+// accepted most of its 2,048 connections only after the load had stopped. With N sockets on the
+// port (SO_REUSEPORT: the kernel spreads new connections across them) each poll accepts up to N.
+// docs/performance.md ("third round") has the figures: 64 sockets were not enough, 512 were.
+//
+// Linux only: Node refuses `reusePort` elsewhere, where the gateway keeps one listener.
+import net from 'node:net';
+import type { Server } from 'node:http';
+
+export const REUSE_PORT_SUPPORTED = process.platform === 'linux';
+
+export type Acceptors = {
+  /** Connections each extra listener has accepted (tests check the kernel spreads them). */
+  accepted(): number[];
+  /** Stops the extra listeners accepting; the connections they handed over stay with the HTTP server. */
+  close(): void;
+};
+
+/**
+ * Refuses a port another process listens on. With SO_REUSEPORT a second gateway started on the
+ * same port by the same user would silently share its connections (and, on SQLite, its database
+ * file); a plain bind fails with EADDRINUSE first, as it did with one listener.
+ */
+export async function assertPortFree(host: string, port: number): Promise<void> {
+  if (port === 0) return; // an ephemeral port is free by definition
+  const probe = net.createServer();
+  await new Promise<void>((resolve, reject) => {
+    probe.once('error', reject);
+    probe.listen({ host, port, exclusive: true }, () => resolve());
+  });
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+}
+
+/**
+ * Opens `count` more listeners on `host`:`port` (which the HTTP server must be listening on with
+ * `reusePort`). A listener that cannot bind is skipped with `onError`: fewer listeners, same service.
+ */
+export async function addAcceptors(server: Server, options: { host: string; port: number; backlog: number; count: number; onError: (error: Error) => void }): Promise<Acceptors> {
+  const listeners: Array<{ server: net.Server; accepted: number }> = [];
+  for (let i = 0; i < options.count; i += 1) {
+    const entry = { server: net.createServer(), accepted: 0 };
+    entry.server.on('connection', (socket) => {
+      entry.accepted += 1;
+      server.emit('connection', socket);
+    });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        entry.server.once('error', reject);
+        entry.server.listen({ host: options.host, port: options.port, backlog: options.backlog, reusePort: true }, () => {
+          entry.server.off('error', reject);
+          resolve();
+        });
+      });
+      listeners.push(entry);
+    } catch (error) {
+      options.onError(error as Error);
+      break;
+    }
+  }
+  return {
+    accepted: () => listeners.map((l) => l.accepted),
+    close: () => {
+      for (const l of listeners) l.server.close();
+    },
+  };
+}
+
+export type ConnectionCount = { readonly open: number };
+
+const counts = new WeakMap<Server, ConnectionCount>();
+
+/**
+ * MAX_CONNECTIONS over every connection the HTTP server serves, whichever listener accepted it
+ * (Node's own `maxConnections` only counts the server's own listener). One over the cap is
+ * closed at once, before any byte is read.
+ */
+export function limitConnections(server: Server, max: number): ConnectionCount {
+  const count = { open: 0 };
+  server.on('connection', (socket: net.Socket) => {
+    if (count.open >= max) {
+      socket.destroy();
+      return;
+    }
+    count.open += 1;
+    socket.once('close', () => {
+      count.open -= 1;
+    });
+  });
+  counts.set(server, count);
+  return count;
+}
+
+/** Open connections of a server set up with limitConnections (0 for any other). */
+export function openConnections(server: Server): number {
+  return counts.get(server)?.open ?? 0;
+}
+
+/**
+ * After `server.close()`: waits until every connection is closed, whichever listener accepted it.
+ * (`close()` only waits for the connections of the server's own listener.) Connections that fall
+ * idle meanwhile are closed as they do; past `timeoutMs` the rest are closed too.
+ */
+export async function connectionsClosed(server: Server, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (openConnections(server) > 0 && Date.now() < deadline) {
+    server.closeIdleConnections();
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  if (openConnections(server) > 0) server.closeAllConnections();
+}
