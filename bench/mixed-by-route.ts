@@ -26,7 +26,7 @@ import { initiationBodyFactory, type Credentials } from './request-bodies.ts';
 const { values } = parseArgs({ options: { store: { type: 'string', default: 'sqlite' }, seconds: { type: 'string', default: '8' }, connections: { type: 'string', default: '64' } } });
 const store = values.store === 'postgres' ? 'postgres' : 'sqlite';
 const seconds = Math.max(1, Math.min(120, Number(values.seconds)));
-const connections = Math.max(1, Math.min(1024, Number(values.connections)));
+const connections = Math.max(1, Math.min(4096, Number(values.connections)));
 
 /** Server-side response times (ms) per path, from the gateway's access log. */
 const byRoute = new Map<string, number[]>();
