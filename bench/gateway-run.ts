@@ -160,73 +160,72 @@ export async function runGateway(options: GatewayRunOptions): Promise<GatewayRun
 
     if (!options.initiationOnly) {
       if (!options.mixedOnly) {
-      // Replay: one stored transaction, then the identical request again and again.
-      const replayTrackid = `r${runId}`;
-      ledger.built.push(replayTrackid);
-      const replayBody = makeBody(replayTrackid);
-      const first = await postJson(server.url, '/transaction/s2s', replayBody);
-      if (first.status !== 200) throw new Error(`the replay scenario's first initiation failed: ${first.status} ${first.text}`);
-      ledger.answered.add(replayTrackid);
-      ledger.acknowledged.add(replayTrackid);
-      const again = await postJson(server.url, '/transaction/s2s', replayBody);
-      replayHeaderSeen = again.status === 200 && again.replayed;
-      options.log(`  ${options.label}: idempotent replay ${options.durationS} s`);
-      let replayFailure: string | undefined;
-      const replay = await runLoad({
-        url: server.url,
-        path: '/transaction/s2s',
-        connections: options.connections,
-        serverPid: server.process.pid,
-        durationS: options.durationS,
-        body: replayBody,
-        onResponse: (status, body) => {
-          if (status !== 200) replayFailure ??= `${status} ${body.slice(0, 300)}`;
-        },
-      });
-      scenarios.push({ name: 'gateway initiate (replay)', what: 'POST /transaction/s2s, the same request again: answered from the stored row', load: replay, sampleFailure: replayFailure });
-
-      // Status: cycle through the transactions the unique scenario created.
-      if (measuredTrackids.length > 0) {
-        options.log(`  ${options.label}: status query ${options.durationS} s`);
-        const bodies = measuredTrackids.slice(0, 50_000).map((t) => statusBody(creds, t));
-        let i = 0;
-        let statusFailure: string | undefined;
-        const status = await runLoad({
+        // Replay: one stored transaction, then the identical request again and again.
+        const replayTrackid = `r${runId}`;
+        ledger.built.push(replayTrackid);
+        const replayBody = makeBody(replayTrackid);
+        const first = await postJson(server.url, '/transaction/s2s', replayBody);
+        if (first.status !== 200) throw new Error(`the replay scenario's first initiation failed: ${first.status} ${first.text}`);
+        ledger.answered.add(replayTrackid);
+        ledger.acknowledged.add(replayTrackid);
+        const again = await postJson(server.url, '/transaction/s2s', replayBody);
+        replayHeaderSeen = again.status === 200 && again.replayed;
+        options.log(`  ${options.label}: idempotent replay ${options.durationS} s`);
+        let replayFailure: string | undefined;
+        const replay = await runLoad({
           url: server.url,
-          path: '/transaction/status',
+          path: '/transaction/s2s',
           connections: options.connections,
           serverPid: server.process.pid,
           durationS: options.durationS,
-          body: () => bodies[i++ % bodies.length]!,
-          onResponse: (code, body) => {
-            if (code !== 200) statusFailure ??= `${code} ${body.slice(0, 300)}`;
+          body: replayBody,
+          onResponse: (status, body) => {
+            if (status !== 200) replayFailure ??= `${status} ${body.slice(0, 300)}`;
           },
         });
-        scenarios.push({ name: 'gateway status query', what: 'POST /transaction/status by trackid: credential check + one indexed read', load: status, sampleFailure: statusFailure });
-      }
+        scenarios.push({ name: 'gateway initiate (replay)', what: 'POST /transaction/s2s, the same request again: answered from the stored row', load: replay, sampleFailure: replayFailure });
 
-      // Hosted page: customers (re)loading the payment pages of open transactions. Cycling
-      // through HOSTED_PAGES pages, each is rendered once and then answered from the QR cache,
-      // as when a customer reloads or a page is shared between tabs.
-      if (pagePaths.length > 0) {
-        options.log(`  ${options.label}: hosted page GET (${pagePaths.length} open payments) ${options.durationS} s`);
-        let i = 0;
-        let pageFailure: string | undefined;
-        const page = await runLoad({
-          url: server.url,
-          method: 'GET',
-          path: pagePaths[0]!,
-          nextPath: () => pagePaths[i++ % pagePaths.length]!,
-          connections: options.connections,
-          serverPid: server.process.pid,
-          durationS: options.durationS,
-          onResponse: (code, body) => {
-            if (code !== 200 || !body.includes('<svg')) pageFailure ??= `${code} ${body.slice(0, 300)}`;
-          },
-        });
-        scenarios.push({ name: 'gateway hosted page GET', what: `GET /transaction/Redirect?ID=… over ${pagePaths.length} open payments: one read + the HTML page with its QR`, load: page, sampleFailure: pageFailure });
-      }
+        // Status: cycle through the transactions the unique scenario created.
+        if (measuredTrackids.length > 0) {
+          options.log(`  ${options.label}: status query ${options.durationS} s`);
+          const bodies = measuredTrackids.slice(0, 50_000).map((t) => statusBody(creds, t));
+          let i = 0;
+          let statusFailure: string | undefined;
+          const status = await runLoad({
+            url: server.url,
+            path: '/transaction/status',
+            connections: options.connections,
+            serverPid: server.process.pid,
+            durationS: options.durationS,
+            body: () => bodies[i++ % bodies.length]!,
+            onResponse: (code, body) => {
+              if (code !== 200) statusFailure ??= `${code} ${body.slice(0, 300)}`;
+            },
+          });
+          scenarios.push({ name: 'gateway status query', what: 'POST /transaction/status by trackid: credential check + one indexed read', load: status, sampleFailure: statusFailure });
+        }
 
+        // Hosted page: customers (re)loading the payment pages of open transactions. Cycling
+        // through HOSTED_PAGES pages, each is rendered once and then answered from the QR cache,
+        // as when a customer reloads or a page is shared between tabs.
+        if (pagePaths.length > 0) {
+          options.log(`  ${options.label}: hosted page GET (${pagePaths.length} open payments) ${options.durationS} s`);
+          let i = 0;
+          let pageFailure: string | undefined;
+          const page = await runLoad({
+            url: server.url,
+            method: 'GET',
+            path: pagePaths[0]!,
+            nextPath: () => pagePaths[i++ % pagePaths.length]!,
+            connections: options.connections,
+            serverPid: server.process.pid,
+            durationS: options.durationS,
+            onResponse: (code, body) => {
+              if (code !== 200 || !body.includes('<svg')) pageFailure ??= `${code} ${body.slice(0, 300)}`;
+            },
+          });
+          scenarios.push({ name: 'gateway hosted page GET', what: `GET /transaction/Redirect?ID=… over ${pagePaths.length} open payments: one read + the HTML page with its QR`, load: page, sampleFailure: pageFailure });
+        }
       }
 
       // Mixed: 70 % new initiations, 20 % status, 10 % completions of this scenario's payments.
