@@ -9,7 +9,9 @@
 // One gateway (`src/cli/index.ts serve`, as the bench runs it, but logging each request) on a
 // fresh store; 1 s of initiations to warm up, then the mixed load of bench/mixed-load.ts with its
 // notifications going to a receiver on 127.0.0.1. Logging every request costs the gateway a few
-// per cent, so compare its req/s with other runs of this script, not with `npm run bench`.
+// per cent, so compare its req/s with other runs of this script, not with `npm run bench`. The
+// log comes through a pipe this process reads beside the load generator: past a few hundred
+// connections it cannot keep up, the gateway waits on the full pipe and the figures say little.
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { mkdtempSync, rmSync } from 'node:fs';
