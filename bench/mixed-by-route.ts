@@ -9,12 +9,9 @@
 // One gateway (`src/cli/index.ts serve`, as the bench runs it, but logging each request) on a
 // fresh store; 1 s of initiations to warm up, then the mixed load of bench/mixed-load.ts with its
 // notifications going to a receiver on 127.0.0.1. Logging every request costs the gateway a few
-// per cent, so compare its req/s with other runs of this script, not with `npm run bench`. The
-// log comes through a pipe this process reads beside the load generator: past a few hundred
-// connections it cannot keep up, the gateway waits on the full pipe and the figures say little.
+// per cent, so compare its req/s with other runs of this script, not with `npm run bench`.
 import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -30,10 +27,6 @@ const store = values.store === 'postgres' ? 'postgres' : 'sqlite';
 const seconds = Math.max(1, Math.min(120, Number(values.seconds)));
 const connections = Math.max(1, Math.min(4096, Number(values.connections)));
 
-/** Server-side response times (ms) per path, from the gateway's access log. */
-const byRoute = new Map<string, number[]>();
-let measuring = false;
-
 const tmpDir = mkdtempSync(join(tmpdir(), 'mixed-by-route-'));
 const db = store === 'postgres' ? await createBenchDatabase() : { url: `sqlite:${join(tmpDir, 'gateway.db')}`, drop: async () => {} };
 try {
@@ -41,30 +34,41 @@ try {
   const created = await runNode(['src/cli/index.ts', 'merchant', 'create', '--name', 'Bench', '--payout-currency', 'THB', '--payout-account', '1234567890', '--json'], env);
   const creds = JSON.parse(created.trim().split('\n').filter((l) => l.startsWith('{')).at(-1) ?? '{}') as Credentials;
   const receiver = await startReceiver();
-  const gateway = spawn(process.execPath, ['src/cli/index.ts', 'serve'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    gateway.once('exit', (code) => reject(new Error(`the gateway exited with ${code} before it was ready`)));
-    createInterface({ input: gateway.stdout }).on('line', (line) => {
-      const ready = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(line);
-      if (ready) resolve(ready[1]!);
-      if (!measuring || !line.includes('"request completed"')) return;
-      const entry = JSON.parse(line) as { req?: { path?: string }; responseTime?: number };
-      if (entry.req?.path === undefined || entry.responseTime === undefined) return;
-      let times = byRoute.get(entry.req.path);
-      if (!times) byRoute.set(entry.req.path, (times = []));
-      times.push(entry.responseTime);
-    });
-  });
+  // The log goes straight to a file: read through a pipe by this busy process, it would hold the
+  // gateway up whenever the pipe is full.
+  const logPath = join(tmpDir, 'gateway.log');
+  const logFd = openSync(logPath, 'w');
+  const gateway = spawn(process.execPath, ['src/cli/index.ts', 'serve'], { env: { ...process.env, ...env }, stdio: ['ignore', logFd, 'inherit'] });
+  closeSync(logFd);
+  let exited = false;
+  gateway.once('exit', () => (exited = true));
+  let url: string | undefined;
+  for (let waited = 0; !url; waited += 50) {
+    if (exited || waited > 30_000) throw new Error(`the gateway did not report ready:\n${readFileSync(logPath, 'utf8').slice(-2000)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(readFileSync(logPath, 'utf8'))?.[1];
+  }
   const makeBody = initiationBodyFactory(creds, receiver.url);
   let n = 0;
   await runLoad({ url, path: '/transaction/s2s', connections, durationS: 1, body: () => makeBody(`w-${++n}`) });
   const tracker = mixedTracker(creds, () => ({ trackid: `m-${++n}`, body: makeBody(`m-${n}`) }), () => {});
-  measuring = true;
+  const from = statSync(logPath).size;
   const load = await runLoad({ url, path: '/transaction/s2s', connections, durationS: seconds, body: tracker.next, onResponse: tracker.onResponse, serverPid: gateway.pid });
-  measuring = false;
   gateway.kill('SIGTERM');
-  await new Promise((resolve) => gateway.once('exit', resolve));
+  if (!exited) await new Promise((resolve) => gateway.once('exit', resolve));
   await receiver.close();
+
+  /** Server-side response times (ms) per path, from the access log lines written during the mixed run. */
+  const byRoute = new Map<string, number[]>();
+  // `from` is a byte offset, possibly inside a line the gateway was writing: such a line starts without '{'.
+  for (const line of readFileSync(logPath).subarray(from).toString('utf8').split('\n')) {
+    if (!line.startsWith('{') || !line.includes('"request completed"')) continue;
+    const entry = JSON.parse(line) as { req?: { path?: string }; responseTime?: number };
+    if (entry.req?.path === undefined || entry.responseTime === undefined) continue;
+    let times = byRoute.get(entry.req.path);
+    if (!times) byRoute.set(entry.req.path, (times = []));
+    times.push(entry.responseTime);
+  }
 
   const c = tracker.counts;
   console.log(`mixed load [${store}], ${connections} connections, ${seconds} s: ${Math.round(load.rps)} req/s (sent ${c.init} / ${c.status} / ${c.complete} initiation / status / completion; ${receiver.received()} notifications received)`);
