@@ -11,9 +11,33 @@
 //
 // Linux only: Node refuses `reusePort` elsewhere, where the gateway keeps one listener.
 import net from 'node:net';
+import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 
 export const REUSE_PORT_SUPPORTED = process.platform === 'linux';
+
+/** Listening sockets may take at most this share of the process's file descriptors. */
+const MAX_FD_SHARE = 8;
+
+/**
+ * How many sockets to listen on: `requested`, but at most 1/8 of the open-file limit (the soft
+ * limit in /proc/self/limits, which Node has already raised to the hard one), so a host with a low
+ * limit keeps its descriptors for connections. `limitsText` is that file's text (undefined when
+ * it cannot be read: then `requested`).
+ */
+export function listenSocketCount(requested: number, limitsText: string | undefined = readLimits()): number {
+  const soft = limitsText === undefined ? undefined : /^Max open files\s+(\d+)/m.exec(limitsText)?.[1];
+  if (soft === undefined) return requested;
+  return Math.max(1, Math.min(requested, Math.floor(Number(soft) / MAX_FD_SHARE)));
+}
+
+function readLimits(): string | undefined {
+  try {
+    return readFileSync('/proc/self/limits', 'utf8');
+  } catch {
+    return undefined;
+  }
+}
 
 export type Acceptors = {
   /** Connections each extra listener has accepted (tests check the kernel spreads them). */

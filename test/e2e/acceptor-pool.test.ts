@@ -6,7 +6,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
-import { REUSE_PORT_SUPPORTED } from '../../src/http/acceptor-pool.ts';
+import { listenSocketCount, REUSE_PORT_SUPPORTED } from '../../src/http/acceptor-pool.ts';
 import { startListeningGateway, type ListeningGateway } from '../browser/support.ts';
 import { addMerchant, initiationBody, LogCapture, testConfig } from '../support/test-gateway.ts';
 import { createTestStore } from '../support/test-store.ts';
@@ -173,4 +173,15 @@ test('a second gateway on the same port is refused while the first listens on it
     await testStore.cleanup();
     await first.close();
   }
+});
+
+test('LISTEN_SOCKETS takes at most 1/8 of the open-file limit (/proc/self/limits), at least one', () => {
+  const limits = (soft: number) => `Limit                     Soft Limit           Hard Limit           Units\nMax processes             96365                96365                processes\nMax open files            ${soft}                ${soft}                files\n`;
+  assert.equal(listenSocketCount(512, limits(20000)), 512);
+  assert.equal(listenSocketCount(512, limits(4096)), 512);
+  assert.equal(listenSocketCount(512, limits(1024)), 128);
+  assert.equal(listenSocketCount(512, limits(4)), 1);
+  assert.equal(listenSocketCount(16, limits(1024)), 16);
+  assert.equal(listenSocketCount(512, undefined), 512, 'no limits file (not Linux): as asked');
+  assert.equal(listenSocketCount(512, 'garbage'), 512);
 });
