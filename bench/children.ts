@@ -1,6 +1,7 @@
 // Child processes of the benchmark (servers, CLI calls). Every child is tracked so that a
 // failure or Ctrl-C anywhere still stops them all; nothing outlives the run.
 import { spawn, type ChildProcess } from 'node:child_process';
+import type { Credentials } from './request-bodies.ts';
 
 const live = new Set<ChildProcess>();
 
@@ -77,6 +78,17 @@ export function runNode(args: string[], env: Record<string, string>, timeoutMs =
       else reject(new Error(`node ${args.join(' ')} failed (${signal ?? code})\n${err}`));
     });
   });
+}
+
+/**
+ * Creates a THB merchant with the gateway's own CLI (`cli`: the path of its src/cli/index.ts) and
+ * returns the credentials it printed once.
+ */
+export async function createBenchMerchant(cli: string, env: Record<string, string>, name = 'Bench'): Promise<Credentials> {
+  const out = await runNode([cli, 'merchant', 'create', '--name', name, '--payout-currency', 'THB', '--payout-account', '1234567890', '--json'], env);
+  const creds = JSON.parse(out.trim().split('\n').filter((l) => l.startsWith('{')).at(-1) ?? '{}') as Credentials;
+  if (!creds.merchantid || !creds.password) throw new Error(`merchant create printed no credentials:\n${out}`);
+  return creds;
 }
 
 /** Last-resort cleanup (failure, signal): kill whatever is still running. */

@@ -6,11 +6,11 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { openStore } from '../src/store/open-store.ts';
-import { runNode, startServer, type ServerChild } from './children.ts';
+import { createBenchMerchant, startServer, type ServerChild } from './children.ts';
 import { runLoad, type LoadResult } from './load.ts';
 import { accountCompletions, mixedTracker, startReceiver, type CompletionAccounting } from './mixed-load.ts';
 import { seedDeadBacklog, seedRows } from './seed-rows.ts';
-import { echoedTrackid, initiationBodyFactory, statusBody, type Credentials } from './request-bodies.ts';
+import { echoedTrackid, initiationBodyFactory, statusBody } from './request-bodies.ts';
 
 export type ScenarioResult = { name: string; what: string; load: LoadResult; sampleFailure: string | undefined };
 
@@ -97,9 +97,7 @@ class Ledger {
 export async function runGateway(options: GatewayRunOptions): Promise<GatewayRunResult> {
   const env = gatewayEnv(options.databaseUrl, options.tmpDir);
   const CLI = join(options.gatewayDir ?? '.', CLI_PATH);
-  const created = await runNode([CLI, 'merchant', 'create', '--name', 'Bench', '--payout-currency', 'THB', '--payout-account', '1234567890', '--json'], env);
-  const creds = JSON.parse(created.trim().split('\n').filter((l) => l.startsWith('{')).at(-1) ?? '{}') as Credentials;
-  if (!creds.merchantid || !creds.password) throw new Error(`merchant create printed no credentials:\n${created}`);
+  const creds = await createBenchMerchant(CLI, env);
 
   if (options.existingRows) {
     options.log(`  ${options.label}: seeding ${options.existingRows.toLocaleString('en-US')} existing transactions`);

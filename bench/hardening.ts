@@ -22,7 +22,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DatabaseSync } from 'node:sqlite';
-import { killAllChildren, runNode, startServer, type ServerChild } from './children.ts';
+import { createBenchMerchant, killAllChildren, runNode, startServer, type ServerChild } from './children.ts';
 import { processCpuSeconds } from './cpu-usage.ts';
 import { runLoad, type LoadResult } from './load.ts';
 import { initiationBodyFactory, type Credentials } from './request-bodies.ts';
@@ -75,11 +75,8 @@ function env(databaseUrl: string, dir: string, key: string): Record<string, stri
   };
 }
 
-async function createMerchant(root: string, gatewayEnv: Record<string, string>): Promise<Credentials> {
-  const out = await runNode([join(root, 'src/cli/index.ts'), 'merchant', 'create', '--name', 'Bench', '--payout-currency', 'THB', '--payout-account', '1234567890', '--json'], gatewayEnv);
-  const creds = JSON.parse(out.trim().split('\n').filter((l) => l.startsWith('{')).at(-1) ?? '{}') as Credentials;
-  if (!creds.merchantid) throw new Error(`merchant create printed no credentials:\n${out}`);
-  return creds;
+function createMerchant(root: string, gatewayEnv: Record<string, string>): Promise<Credentials> {
+  return createBenchMerchant(join(root, 'src/cli/index.ts'), gatewayEnv);
 }
 
 const startGateway = (root: string, gatewayEnv: Record<string, string>) =>

@@ -15,12 +15,12 @@ import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { killAllChildren, runNode } from './children.ts';
+import { createBenchMerchant, killAllChildren } from './children.ts';
 import { gatewayEnv } from './gateway-run.ts';
 import { runLoad } from './load.ts';
 import { mixedTracker, startReceiver } from './mixed-load.ts';
 import { createBenchDatabase } from './postgres-database.ts';
-import { initiationBodyFactory, type Credentials } from './request-bodies.ts';
+import { initiationBodyFactory } from './request-bodies.ts';
 
 const { values } = parseArgs({ options: { store: { type: 'string', default: 'sqlite' }, seconds: { type: 'string', default: '8' }, connections: { type: 'string', default: '64' } } });
 const store = values.store === 'postgres' ? 'postgres' : 'sqlite';
@@ -31,8 +31,7 @@ const tmpDir = mkdtempSync(join(tmpdir(), 'mixed-by-route-'));
 const db = store === 'postgres' ? await createBenchDatabase() : { url: `sqlite:${join(tmpDir, 'gateway.db')}`, drop: async () => {} };
 try {
   const env = { ...gatewayEnv(db.url, tmpDir), LOG_LEVEL: 'info' };
-  const created = await runNode(['src/cli/index.ts', 'merchant', 'create', '--name', 'Bench', '--payout-currency', 'THB', '--payout-account', '1234567890', '--json'], env);
-  const creds = JSON.parse(created.trim().split('\n').filter((l) => l.startsWith('{')).at(-1) ?? '{}') as Credentials;
+  const creds = await createBenchMerchant('src/cli/index.ts', env);
   const receiver = await startReceiver();
   // The log goes straight to a file: read through a pipe by this busy process, it would hold the
   // gateway up whenever the pipe is full.

@@ -11,13 +11,13 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { killAllChildren, runNode, startServer } from './children.ts';
+import { createBenchMerchant, killAllChildren, startServer } from './children.ts';
 import { gatewayEnv } from './gateway-run.ts';
 import { runLoad, type LoadResult } from './load.ts';
 import { createBenchDatabase, type BenchDatabase } from './postgres-database.ts';
 import { formatProfileSummary, summariseProfile } from './profile-summary.ts';
 import { httpTable, type Row } from './report.ts';
-import { initiationBodyFactory, statusBody, type Credentials } from './request-bodies.ts';
+import { initiationBodyFactory, statusBody } from './request-bodies.ts';
 
 const { values } = parseArgs({
   options: {
@@ -63,8 +63,7 @@ async function gateway(store: string): Promise<{ rows: Row[]; profile?: string }
   }
   const env = gatewayEnv(databaseUrl, tmpDir);
   const cli = join(values['gateway-dir']!, 'src/cli/index.ts');
-  const created = await runNode([cli, 'merchant', 'create', '--name', 'Bench', '--payout-currency', 'THB', '--payout-account', '1234567890', '--json'], env);
-  const creds = JSON.parse(created.trim().split('\n').filter((l) => l.startsWith('{')).at(-1) ?? '{}') as Credentials;
+  const creds = await createBenchMerchant(cli, env);
   const profDir = join(tmpDir, `profile-${store}`);
   const flags = values.profile ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [];
   const server = await startServer([...flags, cli, 'serve'], env, /listening on (http:\/\/127\.0\.0\.1:\d+)/);

@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { killAllChildren, runNode, startServer, type ServerChild } from './children.ts';
+import { createBenchMerchant, killAllChildren, startServer, type ServerChild } from './children.ts';
 import { mainThreadCpuSeconds, processCpuSeconds } from './cpu-usage.ts';
 import { gatewayEnv } from './gateway-run.ts';
 import { createBenchDatabase, type BenchDatabase } from './postgres-database.ts';
@@ -56,8 +56,7 @@ async function start(dir: string, label: string): Promise<Gateway> {
   }
   const env = gatewayEnv(url, tmp);
   const cli = join(dir, 'src/cli/index.ts');
-  const created = await runNode([cli, 'merchant', 'create', '--name', 'Side by side', '--payout-currency', 'THB', '--payout-account', '1234567890', '--json'], env);
-  const creds = JSON.parse(created.trim().split('\n').filter((l) => l.startsWith('{')).at(-1) ?? '{}') as { merchantid: string; password: string };
+  const creds = await createBenchMerchant(cli, env, 'Side by side');
   const server = await startServer([cli, 'serve'], env, /listening on (http:\/\/127\.0\.0\.1:\d+)/);
   return { label, server, makeBody: initiationBodyFactory(creds) };
 }
