@@ -2,10 +2,11 @@
 // the one HTTP server, and the connection cap (MAX_CONNECTIONS) counted across all of them.
 //
 // Why: libuv (libuv/libuv#3696; Node 24 ships 1.52) accepts ONE connection per listening socket
-// each time the event loop polls, and relies on the socket staying readable for the next. While the loop is busy (each poll turn serves hundreds of requests, tens of
-// milliseconds) new connections wait in the kernel's accept queue, unseen and unanswered: at
-// 2,048 connections the bench saw answers after 8 s, and a bare node:http server under wrk
-// accepted most of its 2,048 connections only after the load had stopped. With N sockets on the
+// each time the event loop polls, and relies on the socket staying readable for the next. While
+// the loop is busy (each poll turn serves hundreds of requests, tens of milliseconds) new
+// connections wait in the kernel's accept queue, unseen and unanswered: at 2,048 connections the
+// bench saw answers after 8 s, and a bare node:http server under wrk accepted most of its 2,048
+// connections only after the load had stopped. With N sockets on the
 // port (SO_REUSEPORT: the kernel spreads new connections across them) each poll accepts up to N.
 // docs/performance.md ("third round") has the figures: 64 sockets were not enough, 512 were.
 //
@@ -95,16 +96,14 @@ export async function addAcceptors(server: Server, options: { host: string; port
   };
 }
 
-export type ConnectionCount = { readonly open: number };
-
-const counts = new WeakMap<Server, ConnectionCount>();
+const counts = new WeakMap<Server, { open: number }>();
 
 /**
  * MAX_CONNECTIONS over every connection the HTTP server serves, whichever listener accepted it
  * (Node's own `maxConnections` only counts the server's own listener). One over the cap is
  * closed at once, before any byte is read.
  */
-export function limitConnections(server: Server, max: number): ConnectionCount {
+export function limitConnections(server: Server, max: number): void {
   const count = { open: 0 };
   server.on('connection', (socket: net.Socket) => {
     if (count.open >= max) {
@@ -117,7 +116,6 @@ export function limitConnections(server: Server, max: number): ConnectionCount {
     });
   });
   counts.set(server, count);
-  return count;
 }
 
 /** Open connections of a server set up with limitConnections (0 for any other). */
