@@ -39,6 +39,22 @@ describe('SQLite writer thread', () => {
     assert.equal(rows.length, 40);
   });
 
+  test('jobs issued by separate callbacks of one event-loop turn (as requests read in one poll) are one message', async () => {
+    const runJob = createJobRunner(store, storeJobs, TEST_STORE_JOBS_MODULE);
+    const before = store.sqliteWriterStats()!;
+    // 20 timers due together run in one timers phase, each its own callback with the microtask
+    // and nextTick queues drained after it: like 20 requests whose bytes one poll phase read.
+    const names = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => new Promise<string>((resolve, reject) => setTimeout(() => runJob('insertMeta', { name: `job-turn-${i}` }).then(resolve, reject), 0))),
+    );
+    const after = store.sqliteWriterStats()!;
+    assert.equal(names.length, 20);
+    assert.equal(after.jobs - before.jobs, 20);
+    assert.equal(after.messages - before.messages, 1);
+    const rows = await store.db.selectFrom('gateway_meta').select('name').where('name', 'like', 'job-turn-%').execute();
+    assert.equal(rows.length, 20);
+  });
+
   test('a job sent while an interactive transaction is open waits for it, and is not rolled back with it', async () => {
     const runJob = createJobRunner(store, storeJobs, TEST_STORE_JOBS_MODULE);
     let release!: () => void;

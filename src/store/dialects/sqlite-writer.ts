@@ -1,7 +1,8 @@
 // Main-thread handle on the SQLite writer thread (sqlite-writer-worker.ts). Statements issued
-// during one event-loop turn travel as ONE message and come back as one reply; so do the store
-// jobs of one turn (which the thread commits in groups on its own). Replies carry the id of the
-// message they answer: jobs may wait on the thread while an interactive transaction finishes.
+// together (one burst of promise jobs) travel as ONE message and come back as one reply; the
+// store jobs of one whole event-loop turn do too (the thread then commits them in groups on its
+// own). Replies carry the id of the message they answer: jobs may wait on the thread while an
+// interactive transaction finishes.
 import { Worker } from 'node:worker_threads';
 import type { SqliteOptions, SqliteResult } from './sqlite-connection.ts';
 import { toSqliteValue } from './sqlite-connection.ts';
@@ -22,7 +23,8 @@ export class SqliteWriter {
   /** Waiters of each message sent and not yet answered, by message id. */
   readonly #inFlight = new Map<number, Waiter[]>();
   #nextId = 1;
-  #flushScheduled = false;
+  #statementsFlushScheduled = false;
+  #jobsFlushScheduled = false;
   /** Set once the thread cannot serve any more statements; every later call fails with it. */
   #failure: Error | undefined;
   #closed: Promise<void> | undefined;
@@ -46,7 +48,7 @@ export class SqliteWriter {
     if (this.#failure) return Promise.reject(this.#failure);
     return new Promise((resolve, reject) => {
       this.#outgoing.push({ sql, params: parameters.map(toSqliteValue), resolve, reject });
-      this.#scheduleFlush();
+      this.#scheduleStatementsFlush();
     });
   }
 
@@ -59,7 +61,7 @@ export class SqliteWriter {
     if (this.#failure) return Promise.reject(this.#failure);
     return new Promise<T>((resolve, reject) => {
       this.#outgoingJobs.push({ name, args, resolve, reject });
-      this.#scheduleFlush();
+      this.#scheduleJobsFlush();
     });
   }
 
@@ -69,34 +71,53 @@ export class SqliteWriter {
     this.#worker.postMessage({ type: 'load', module: module.href } satisfies WriterRequest);
   }
 
-  #scheduleFlush(): void {
-    if (this.#flushScheduled) return;
-    this.#flushScheduled = true;
-    // process.nextTick from inside promise jobs runs once the whole microtask queue has drained,
-    // so every statement (and job) that concurrent work issues in this burst goes together, and a
-    // transaction's next statement does not wait for the event loop's check phase.
-    process.nextTick(() => this.#flush());
+  /**
+   * process.nextTick from inside promise jobs runs once the whole microtask queue has drained, so
+   * every statement that concurrent work issues in this burst goes together, and an interactive
+   * transaction's next statement does not wait for the event loop's check phase.
+   */
+  #scheduleStatementsFlush(): void {
+    if (this.#statementsFlushScheduled) return;
+    this.#statementsFlushScheduled = true;
+    process.nextTick(() => {
+      this.#statementsFlushScheduled = false;
+      this.#flushStatements();
+    });
   }
 
-  #flush(): void {
-    this.#flushScheduled = false;
+  /**
+   * Jobs wait for the check phase (setImmediate): every request the poll phase read in this turn
+   * has issued its job by then, so they all travel in one message. Flushed per burst (nextTick),
+   * each request was its own message: one postMessage and one structured clone per initiation on
+   * both threads, about a sixth of the gateway's CPU per initiation (docs/performance.md). A job is
+   * durable work the caller waits a group commit for anyway; the wait to the end of the turn is
+   * small beside it, and while the thread is still committing the previous group it costs nothing.
+   */
+  #scheduleJobsFlush(): void {
+    if (this.#jobsFlushScheduled) return;
+    this.#jobsFlushScheduled = true;
+    setImmediate(() => {
+      this.#jobsFlushScheduled = false;
+      this.#flushJobs();
+    });
+  }
+
+  #flushStatements(): void {
     const batch = this.#outgoing;
-    const jobs = this.#outgoingJobs;
-    if (batch.length === 0 && jobs.length === 0) return;
+    if (batch.length === 0) return;
     this.#outgoing = [];
+    if (this.#failure) return rejectAll(batch, this.#failure);
+    this.#stats.statements += batch.length;
+    this.#send(batch, (id) => ({ type: 'run', id, batch: batch.map(({ sql, params }) => ({ sql, params })) }));
+  }
+
+  #flushJobs(): void {
+    const jobs = this.#outgoingJobs;
+    if (jobs.length === 0) return;
     this.#outgoingJobs = [];
-    if (this.#failure) {
-      for (const waiter of [...batch, ...jobs]) waiter.reject(this.#failure);
-      return;
-    }
-    if (batch.length > 0) {
-      this.#stats.statements += batch.length;
-      this.#send(batch, (id) => ({ type: 'run', id, batch: batch.map(({ sql, params }) => ({ sql, params })) }));
-    }
-    if (jobs.length > 0) {
-      this.#stats.jobs += jobs.length;
-      this.#send(jobs, (id) => ({ type: 'jobs', id, jobs: jobs.map(({ name, args }) => ({ name, args })) }));
-    }
+    if (this.#failure) return rejectAll(jobs, this.#failure);
+    this.#stats.jobs += jobs.length;
+    this.#send(jobs, (id) => ({ type: 'jobs', id, jobs: jobs.map(({ name, args }) => ({ name, args })) }));
   }
 
   #send(waiters: Waiter[], request: (id: number) => WriterRequest): void {
@@ -133,7 +154,7 @@ export class SqliteWriter {
     this.#failure ??= error;
     for (const batch of this.#inFlight.values()) for (const waiter of batch) waiter.reject(this.#failure);
     this.#inFlight.clear();
-    for (const waiter of [...this.#outgoing.splice(0), ...this.#outgoingJobs.splice(0)]) waiter.reject(this.#failure);
+    rejectAll([...this.#outgoing.splice(0), ...this.#outgoingJobs.splice(0)], this.#failure);
     this.#worker.unref();
   }
 
@@ -149,11 +170,16 @@ export class SqliteWriter {
         return;
       }
       const exited = new Promise<void>((resolve) => this.#worker.once('exit', () => resolve()));
-      this.#flush();
+      this.#flushStatements();
+      this.#flushJobs();
       this.#worker.ref();
       this.#worker.postMessage({ type: 'close' } satisfies WriterRequest);
       await exited;
     })();
     return this.#closed;
   }
+}
+
+function rejectAll(waiters: Waiter[], error: Error): void {
+  for (const waiter of waiters) waiter.reject(error);
 }
