@@ -5,6 +5,7 @@ import type { JobRegistry } from '../store/job-runner.ts';
 import type { Trx } from '../store/open-store.ts';
 import type { TransactionRecord } from '../store/transactions.repo.ts';
 import { recordAttemptsIn } from '../store/outbox.repo.ts';
+import { leaseEventsIn } from '../store/outbox-claims.repo.ts';
 import { completeInTransaction, reposFor } from './complete-payment.ts';
 
 export const storeJobs = {
@@ -13,6 +14,8 @@ export const storeJobs = {
   completePayment: completeInTransaction,
   /** A batch of notification attempts and their transitions (delivery/attempt-recorder.ts). */
   recordAttempts: recordAttemptsIn,
+  /** A delivery claim's lease write (store/outbox-claims.repo.ts). */
+  leaseOutboxEvents: leaseEventsIn,
 } satisfies JobRegistry;
 
 export type StoreJobs = typeof storeJobs;

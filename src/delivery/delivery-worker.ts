@@ -42,7 +42,7 @@ import type { Services } from '../app/services.ts';
 import type { OutboundPolicy } from '../domain/outbound-policy.ts';
 import type { Worker, WorkerFactory } from '../app/worker.ts';
 import { OutboxRepo, type OutboxEvent } from '../store/outbox.repo.ts';
-import { OutboxClaimsRepo } from '../store/outbox-claims.repo.ts';
+import { claimsRepoFor, type OutboxClaimsRepo } from '../store/outbox-claims.repo.ts';
 import { AttemptRecorder } from './attempt-recorder.ts';
 import type { Resolver } from './guarded-lookup.ts';
 import { NotificationSender, type SendOutcome } from './http-sender.ts';
@@ -147,8 +147,8 @@ export class DeliveryWorker implements Worker {
     this.#services = services;
     this.#logger = logger.child({ component: 'delivery' });
     this.#repo = new OutboxRepo(services.store.db, services.store.dialect);
-    this.#claims = new OutboxClaimsRepo(services.store.db, services.store.dialect);
     const jobs = services.store.sqliteJobs; // loaded with the gateway's store jobs by createServices
+    this.#claims = claimsRepoFor(services.store);
     this.#recorder = new AttemptRecorder(this.#repo, jobs && ((items) => jobs.run<boolean[]>('recordAttempts', items)));
     this.instanceId = options.instanceId ?? newInstanceId();
     this.#sender = new NotificationSender({ policy: options.policy ?? services.outboundPolicy, ...(options.resolver && { resolver: options.resolver }) });

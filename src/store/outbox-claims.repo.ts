@@ -16,7 +16,7 @@ import type { OutboxEventsTable } from './database.ts';
 import { toNumber } from './database.ts';
 import { eventFromRow, type OutboxEvent } from './outbox.repo.ts';
 import { originOf } from '../domain/url-origin.ts';
-import type { Db, Dialect } from './open-store.ts';
+import type { Db, Dialect, Store, Trx } from './open-store.ts';
 
 /** Origins looked at per claim; a cursor carries on from the last one next time. */
 const MAX_ORIGINS_PER_CLAIM = 256;
@@ -52,39 +52,96 @@ export type FairClaim = {
   truncated: boolean;
 };
 
+/**
+ * Lease clock: the database's on PostgreSQL (shared by every instance), the caller's on SQLite
+ * (`sqliteNow`). statement_timestamp(), not clock_timestamp(): it is fixed for the statement
+ * (STABLE), so the planner can treat "lease expired" as a constant and keep the index scans of
+ * dueOrigins(); with the VOLATILE clock_timestamp() it evaluated the EXISTS as a sequential scan
+ * of the table (12× a primary-key read at 20k rows). A lease is set and checked by single
+ * statements, so the statement's start is the right instant for both.
+ */
+function leaseNow(dialect: Dialect, sqliteNow: number): RawBuilder<number> {
+  return dialect === 'postgres' ? sql<number>`(extract(epoch from statement_timestamp()) * 1000)::bigint` : sql<number>`${sqliteNow}`;
+}
+
+/**
+ * SQLite's planner, without statistics, prefers a (status, …) listing index for these
+ * queries and then sorts every pending row; name the partial index it must use. PostgreSQL
+ * has no other index on pending rows by due time, so it picks this one by itself.
+ */
+function useIndex(dialect: Dialect, index: 'outbox_pending_origin'): RawBuilder<unknown> {
+  return dialect === 'sqlite' ? sql.raw(` indexed by ${index}`) : sql``;
+}
+
+/** "Due and free" for the row alias `e`. */
+function dueAndFree(now: number, leaseClock: RawBuilder<number>): RawBuilder<boolean> {
+  return sql<boolean>`e.status = 'pending' and e.next_attempt_at <= ${now} and (e.lease_expires_at is null or e.lease_expires_at <= ${leaseClock})`;
+}
+
+/** What the lease write needs, as plain data: on SQLite it travels to the writer thread as a store job. */
+export type LeaseArgs = {
+  /** Origins in claim order, and how many of each one's oldest due, free events to take. */
+  plan: Array<{ origin: string; take: number }>;
+  owner: string;
+  /** Due when next_attempt_at <= now. */
+  now: number;
+  /** SQLite's lease clock (PostgreSQL uses its own). */
+  leaseNow: number;
+  leaseMs: number;
+};
+
+/**
+ * Leases the planned events to `owner`: one statement, returning the rows it leased.
+ * PostgreSQL: FOR UPDATE SKIP LOCKED, so concurrent claims by several instances get disjoint
+ * sets without waiting on each other.
+ */
+export async function leaseEvents(db: Db | Trx, dialect: Dialect, args: LeaseArgs): Promise<OutboxEvent[]> {
+  const lock = dialect === 'postgres' ? sql` for update skip locked` : sql``;
+  const clock = leaseNow(dialect, args.leaseNow);
+  const ix = useIndex(dialect, 'outbox_pending_origin');
+  // Ordered exactly as outbox_pending_origin (origin is fixed here, so the order is the same):
+  // the planner then reads the origin's rows in index order and stops at the limit, instead of
+  // walking the global due index past other origins' rows.
+  const picks = args.plan.map(
+    ({ origin, take }, i) =>
+      sql`select id from (select e.id from outbox_events e${ix} where e.origin = ${origin} and ${dueAndFree(args.now, clock)} order by e.origin, e.next_attempt_at, e.id limit ${sql.lit(take)}${lock}) as ${sql.ref(`p${i}`)}`,
+  );
+  const result = await sql<Selectable<OutboxEventsTable>>`
+    update outbox_events
+    set lease_owner = ${args.owner}, lease_expires_at = ${clock} + ${args.leaseMs}
+    where id in (${sql.join(picks, sql` union all `)})
+    returning *`.execute(db);
+  return result.rows.map(eventFromRow);
+}
+
+/**
+ * The lease write as a store job (app/store-jobs.ts). On SQLite it commits in a group with the
+ * initiations and completions around it: run as its own autocommit statement it was one more
+ * fsync per claim, ~400 µs of the writer thread each (docs/performance.md).
+ */
+export function leaseEventsIn(trx: Trx, args: LeaseArgs): Promise<OutboxEvent[]> {
+  return leaseEvents(trx, 'sqlite', args);
+}
+
 export class OutboxClaimsRepo {
   readonly #db: Db;
   readonly #dialect: Dialect;
+  readonly #lease: (args: LeaseArgs) => Promise<OutboxEvent[]>;
 
-  constructor(db: Db, dialect: Dialect) {
+  /** `lease` runs the lease write elsewhere (SQLite: the `leaseOutboxEvents` store job); by default on `db`. */
+  constructor(db: Db, dialect: Dialect, lease?: (args: LeaseArgs) => Promise<OutboxEvent[]>) {
     this.#db = db;
     this.#dialect = dialect;
+    this.#lease = lease ?? ((args) => leaseEvents(db, dialect, args));
   }
 
-  /**
-   * Lease clock: the database's on PostgreSQL (shared by every instance), the caller's on SQLite.
-   * statement_timestamp(), not clock_timestamp(): it is fixed for the statement (STABLE), so the
-   * planner can treat "lease expired" as a constant and keep the index scans of dueOrigins();
-   * with the VOLATILE clock_timestamp() it evaluated the EXISTS as a sequential scan of the
-   * table (12× a primary-key read at 20k rows). A lease is set and checked by single statements,
-   * so the statement's start is the right instant for both.
-   */
-  #leaseNow(): RawBuilder<number> {
-    return this.#dialect === 'postgres' ? sql<number>`(extract(epoch from statement_timestamp()) * 1000)::bigint` : sql<number>`${Date.now()}`;
-  }
-
-  /**
-   * SQLite's planner, without statistics, prefers a (status, …) listing index for these
-   * queries and then sorts every pending row; name the partial index it must use. PostgreSQL
-   * has no other index on pending rows by due time, so it picks this one by itself.
-   */
   #use(index: 'outbox_pending_origin'): RawBuilder<unknown> {
-    return this.#dialect === 'sqlite' ? sql.raw(` indexed by ${index}`) : sql``;
+    return useIndex(this.#dialect, index);
   }
 
-  /** "Due and free" for the row alias `e`. */
+  /** "Due and free" for the row alias `e`, on this instance's lease clock. */
   #dueAndFree(now: number): RawBuilder<boolean> {
-    return sql<boolean>`e.status = 'pending' and e.next_attempt_at <= ${now} and (e.lease_expires_at is null or e.lease_expires_at <= ${this.#leaseNow()})`;
+    return dueAndFree(now, leaseNow(this.#dialect, Date.now()));
   }
 
   /** CTE `name`: the origins that have pending events, in order after `after` (and before `until`): one index seek each. */
@@ -151,20 +208,8 @@ export class OutboxClaimsRepo {
       left -= take;
     }
     if (plan.length === 0) return { events: [], lastOrigin: options.after, leftBehind: skipped, exhausted: [], truncated };
-    const lock = this.#dialect === 'postgres' ? sql` for update skip locked` : sql``;
-    // Ordered exactly as outbox_pending_origin (origin is fixed here, so the order is the same):
-    // the planner then reads the origin's rows in index order and stops at the limit, instead of
-    // walking the global due index past other origins' rows.
-    const picks = plan.map(
-      ({ origin, take }, i) =>
-        sql`select id from (select e.id from outbox_events e${this.#use('outbox_pending_origin')} where e.origin = ${origin} and ${this.#dueAndFree(options.now)} order by e.origin, e.next_attempt_at, e.id limit ${sql.lit(take)}${lock}) as ${sql.ref(`p${i}`)}`,
-    );
-    const result = await sql<Selectable<OutboxEventsTable>>`
-      update outbox_events
-      set lease_owner = ${options.owner}, lease_expires_at = ${this.#leaseNow()} + ${options.leaseMs}
-      where id in (${sql.join(picks, sql` union all `)})
-      returning *`.execute(this.#db);
-    const events = result.rows.map(eventFromRow).sort((a, b) => a.nextAttemptAt - b.nextAttemptAt || (a.id < b.id ? -1 : 1));
+    const leased = await this.#lease({ plan, owner: options.owner, now: options.now, leaseNow: Date.now(), leaseMs: options.leaseMs });
+    const events = leased.sort((a, b) => a.nextAttemptAt - b.nextAttemptAt || (a.id < b.id ? -1 : 1));
     const got = new Map<string, number>();
     for (const event of events) got.set(event.origin, (got.get(event.origin) ?? 0) + 1);
     const leftBehind = [...skipped];
@@ -222,4 +267,10 @@ export class OutboxClaimsRepo {
     const at = result.rows[0]?.at;
     return at === undefined || at === null ? null : toNumber(at);
   }
+}
+
+/** The claims repository as the gateway runs it: on SQLite the lease write is the writer thread's `leaseOutboxEvents` store job. */
+export function claimsRepoFor(store: Pick<Store, 'db' | 'dialect' | 'sqliteJobs'>): OutboxClaimsRepo {
+  const jobs = store.sqliteJobs;
+  return new OutboxClaimsRepo(store.db, store.dialect, jobs && ((args) => jobs.run<OutboxEvent[]>('leaseOutboxEvents', args)));
 }

@@ -91,6 +91,24 @@ for (const { dialect, skip } of await testDialects()) {
       assert.ok(attempts[0]!.latencyMs >= 0);
     });
 
+    test('SQLite: the claim’s lease and the attempt are store jobs, committed in groups (no fsync of their own)', { skip: dialect !== 'sqlite' && 'SQLite only' }, async () => {
+      const jobs = d.gw.services.store.sqliteJobs!;
+      const run = jobs.run;
+      const names: string[] = [];
+      // A spy, not a stub: every job still runs on the writer thread.
+      (jobs as { run: typeof run }).run = (name, args) => (names.push(name), run(name, args));
+      try {
+        const url = receiver.on('/hook/jobs', answer(200));
+        await completePayment(d.gw, creds, url);
+        await receiver.waitFor(() => receiver.to('/hook/jobs').length === 1, 'the notification');
+        await d.worker.idle();
+      } finally {
+        (jobs as { run: typeof run }).run = run;
+      }
+      assert.ok(names.includes('leaseOutboxEvents'), `jobs run: ${names.join(', ')}`);
+      assert.ok(names.includes('recordAttempts'), `jobs run: ${names.join(', ')}`);
+    });
+
     test('a declined payment is notified as Not Successful / 6 / DECLINED', async () => {
       const url = receiver.on('/hook/declined', answer(200));
       const payment = await completePayment(d.gw, creds, url, { amount: '15000' });

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { testDialects } from '../support/dialects.ts';
 import { addMerchant, startTestGateway, type MerchantCredentials, type TestGateway } from '../support/test-gateway.ts';
 import { OutboxRepo, type OutboxEvent } from '../../src/store/outbox.repo.ts';
-import { OutboxClaimsRepo } from '../../src/store/outbox-claims.repo.ts';
+import { claimsRepoFor, type OutboxClaimsRepo } from '../../src/store/outbox-claims.repo.ts';
 import { completePayment } from '../e2e/delivery-helpers.ts';
 
 for (const { dialect, skip } of await testDialects()) {
@@ -25,7 +25,8 @@ for (const { dialect, skip } of await testDialects()) {
       gw = await startTestGateway(dialect);
       creds = await addMerchant(gw);
       repo = new OutboxRepo(gw.services.store.db, gw.services.store.dialect);
-      claims = new OutboxClaimsRepo(gw.services.store.db, gw.services.store.dialect);
+      // As the delivery worker builds it: on SQLite the lease write is the writer thread's store job.
+      claims = claimsRepoFor(gw.services.store);
     });
     after(() => gw?.close());
 
