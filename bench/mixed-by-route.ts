@@ -4,7 +4,10 @@
 // query and sandbox completion, which is how the PostgreSQL completion-set plan was found
 // (docs/performance.md, issue 12 third round).
 //
-//   node bench/mixed-by-route.ts [--store sqlite|postgres] [--seconds 8] [--connections 64]
+//   node bench/mixed-by-route.ts [--store sqlite|postgres] [--seconds 8] [--connections 64] [--delivery-process]
+//
+// `--delivery-process` (PostgreSQL): the gateway runs with DELIVERY_WORKER=false and a `deliver`
+// process beside it sends the notifications; its CPU is reported apart.
 //
 // One gateway (`src/cli/index.ts serve`, as the bench runs it, but logging each request) on a
 // fresh store; 1 s of initiations to warm up, then the mixed load of bench/mixed-load.ts with its
@@ -15,22 +18,25 @@ import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createBenchMerchant, killAllChildren } from './children.ts';
+import { createBenchMerchant, killAllChildren, startServer } from './children.ts';
+import { processCpuSeconds } from './cpu-usage.ts';
 import { gatewayEnv } from './gateway-run.ts';
 import { runLoad } from './load.ts';
 import { mixedTracker, startReceiver } from './mixed-load.ts';
 import { createBenchDatabase } from './postgres-database.ts';
 import { initiationBodyFactory } from './request-bodies.ts';
 
-const { values } = parseArgs({ options: { store: { type: 'string', default: 'sqlite' }, seconds: { type: 'string', default: '8' }, connections: { type: 'string', default: '64' } } });
+const { values } = parseArgs({ options: { store: { type: 'string', default: 'sqlite' }, seconds: { type: 'string', default: '8' }, connections: { type: 'string', default: '64' }, 'delivery-process': { type: 'boolean', default: false } } });
 const store = values.store === 'postgres' ? 'postgres' : 'sqlite';
+const separateDelivery = values['delivery-process'] === true;
+if (separateDelivery && store !== 'postgres') throw new Error('--delivery-process needs --store postgres (a SQLite file is served by one process)');
 const seconds = Math.max(1, Math.min(120, Number(values.seconds)));
 const connections = Math.max(1, Math.min(4096, Number(values.connections)));
 
 const tmpDir = mkdtempSync(join(tmpdir(), 'mixed-by-route-'));
 const db = store === 'postgres' ? await createBenchDatabase() : { url: `sqlite:${join(tmpDir, 'gateway.db')}`, drop: async () => {} };
 try {
-  const env = { ...gatewayEnv(db.url, tmpDir), LOG_LEVEL: 'info' };
+  const env = { ...gatewayEnv(db.url, tmpDir), LOG_LEVEL: 'info', ...(separateDelivery && { DELIVERY_WORKER: 'false' }) };
   const creds = await createBenchMerchant('src/cli/index.ts', env);
   const receiver = await startReceiver();
   // The log goes straight to a file: read through a pipe by this busy process, it would hold the
@@ -47,12 +53,17 @@ try {
     await new Promise((resolve) => setTimeout(resolve, 50));
     url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(readFileSync(logPath, 'utf8'))?.[1];
   }
+  const deliver = separateDelivery ? await startServer(['src/cli/index.ts', 'deliver'], { ...env, LOG_LEVEL: 'warn' }, /Delivering notifications \(\w+\) as (\S+)/) : undefined;
   const makeBody = initiationBodyFactory(creds, receiver.url);
   let n = 0;
   await runLoad({ url, path: '/transaction/s2s', connections, durationS: 1, body: () => makeBody(`w-${++n}`) });
   const tracker = mixedTracker(creds, () => ({ trackid: `m-${++n}`, body: makeBody(`m-${n}`) }), () => {});
   const from = statSync(logPath).size;
+  const deliverCpu = deliver && processCpuSeconds(deliver.process.pid!);
+  const started = performance.now();
   const load = await runLoad({ url, path: '/transaction/s2s', connections, durationS: seconds, body: tracker.next, onResponse: tracker.onResponse, serverPid: gateway.pid });
+  const deliverCores = deliver && deliverCpu !== undefined ? ((processCpuSeconds(deliver.process.pid!) ?? deliverCpu) - deliverCpu) / ((performance.now() - started) / 1000) : undefined;
+  await deliver?.stop();
   gateway.kill('SIGTERM');
   if (!exited) await new Promise((resolve) => gateway.once('exit', resolve));
   await receiver.close();
@@ -72,6 +83,7 @@ try {
   const c = tracker.counts;
   console.log(`mixed load [${store}], ${connections} connections, ${seconds} s: ${Math.round(load.rps)} req/s (sent ${c.init} / ${c.status} / ${c.complete} initiation / status / completion; ${receiver.received()} notifications received)`);
   console.log(`load generator: p50 ${load.p50Ms} ms, p99 ${load.p99Ms} ms; gateway ${load.serverCores?.toFixed(2)} cores, HTTP thread ${load.mainThreadUsPerRequest?.toFixed(0)} µs per request`);
+  if (deliverCores !== undefined) console.log(`delivery process (\`deliver\`, the gateway with DELIVERY_WORKER=false): ${deliverCores.toFixed(2)} cores`);
   if (tracker.sampleFailure()) console.log(`first failure: ${tracker.sampleFailure()}`);
   console.log('gateway time per route (access log, ms):');
   for (const [path, times] of byRoute) {

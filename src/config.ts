@@ -34,6 +34,11 @@ export type Config = {
   deliveryPollIntervalMs: number;
   /** How long a claimed delivery stays owned by an instance that stops answering (crash). */
   deliveryLeaseMs: number;
+  /**
+   * `serve` delivers notifications itself (default). false (PostgreSQL only): it does not, and
+   * wakes the `deliver` processes that must run beside it.
+   */
+  deliveryWorker: boolean;
   /** Retry delays vary by ± this percentage so retries of many events do not arrive in lockstep. */
   deliveryJitterPercent: number;
   outboundAllowHttp: boolean;
@@ -235,6 +240,7 @@ export function loadConfig(env: Env): Config {
     deliveryPerHostConcurrency: int('DELIVERY_PER_HOST_CONCURRENCY', 4, 1, 1024),
     deliveryPollIntervalMs: duration('DELIVERY_POLL_INTERVAL', '1s', 10, 600_000),
     deliveryLeaseMs: duration('DELIVERY_LEASE', '60s', 1000, 3_600_000),
+    deliveryWorker: bool('DELIVERY_WORKER', true),
     deliveryJitterPercent: int('DELIVERY_JITTER_PERCENT', 10, 0, 50),
     outboundAllowHttp: bool('OUTBOUND_ALLOW_HTTP', mode === 'sandbox'),
     outboundAllowList: str('OUTBOUND_ALLOWLIST', '').split(',').map((s) => s.trim()).filter(Boolean),
@@ -273,6 +279,8 @@ export function loadConfig(env: Env): Config {
   if (!/^\d{15}$/.test(config.thaiQrBillerId)) problems.push(`THAI_QR_BILLER_ID="${config.thaiQrBillerId}" must be 15 digits (13-digit tax id + 2-digit suffix)`);
   // A lease shorter than one send would let a second instance claim an event still in flight.
   if (config.deliveryLeaseMs < config.deliveryTimeoutMs + 1000) problems.push('DELIVERY_LEASE must be at least DELIVERY_TIMEOUT + 1s');
+  // Nothing else could deliver: a SQLite file is served by exactly one process.
+  if (!config.deliveryWorker && databaseUrl.startsWith('sqlite:')) problems.push('DELIVERY_WORKER=false needs PostgreSQL: a SQLite database is served by one process, and its `serve` must deliver the notifications');
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }

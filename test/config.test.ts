@@ -23,6 +23,13 @@ describe('configuration', () => {
     assert.throws(() => loadConfig({ RETURN_WAIT_FOR_NOTIFICATION: 'soon' }), /RETURN_WAIT_FOR_NOTIFICATION/);
   });
 
+  test('DELIVERY_WORKER: on by default; false only with PostgreSQL, where `deliver` runs beside', () => {
+    assert.equal(loadConfig({}).deliveryWorker, true);
+    assert.equal(loadConfig({ DATABASE_URL: 'postgres://127.0.0.1/gw', DELIVERY_WORKER: 'false' }).deliveryWorker, false);
+    assert.throws(() => loadConfig({ DELIVERY_WORKER: 'false' }), /DELIVERY_WORKER=false needs PostgreSQL/);
+    assert.throws(() => loadConfig({ DATABASE_URL: 'postgres://127.0.0.1/gw', DELIVERY_WORKER: 'off' }), /DELIVERY_WORKER="off" must be true or false/);
+  });
+
   test('every bad key is named in one error', () => {
     assert.throws(
       () => loadConfig({ PORT: 'x', LOG_LEVEL: 'loud', GATEWAY_SECRET_KEY: 'short' }),

@@ -60,6 +60,10 @@ export async function runCli(argv: string[], io: CliIo = defaultIo, env: Record<
       io.err(`${error.message}\n\n${commandHelp(name, command)}`);
       return 2;
     }
+    if (error instanceof ConfigError) {
+      io.err(error.message);
+      return 2;
+    }
     if (error instanceof SecretKeyMismatchError) {
       io.err(error.message);
       return 2;

@@ -47,7 +47,7 @@ import { AttemptRecorder } from './attempt-recorder.ts';
 import type { Resolver } from './guarded-lookup.ts';
 import { NotificationSender, type SendOutcome } from './http-sender.ts';
 import { OpenedSecrets, notificationHeaders, signingSecrets } from './notification-request.ts';
-import { OutboxListener, notifyOutbox } from './pg-wakeup.ts';
+import { OutboxListener, OutboxNotifier } from './pg-wakeup.ts';
 import { nextTransition, type AttemptResult, type ScheduleOptions } from './retry-schedule.ts';
 import { gatewayUserAgent } from './user-agent.ts';
 
@@ -132,7 +132,7 @@ export class DeliveryWorker implements Worker {
   #retryTimer: NodeJS.Timeout | undefined;
   #retryTimerAt = Infinity;
   #listener: OutboxListener | undefined;
-  #notifyQueued = false;
+  #notifier: OutboxNotifier | undefined;
   /** Events finalised in this process since the last claim: their origins are claimed from directly. */
   readonly #finalised = new Set<string>();
   /** The claim for events finalised here, which runs beside the main claim loop. */
@@ -176,6 +176,7 @@ export class DeliveryWorker implements Worker {
     } else if (store.pgPool) {
       this.#listener = new OutboxListener(store.pgPool, this.instanceId, () => void this.wake(), this.#logger);
       this.#listener.start();
+      this.#notifier = new OutboxNotifier(store.pgPool, this.instanceId, this.#logger);
     }
     this.#poll = setInterval(() => void this.wake(), config.deliveryPollIntervalMs);
     this.#poll.unref();
@@ -585,13 +586,7 @@ export class DeliveryWorker implements Worker {
 
   /** Other instances may have free slots: tell them once per event-loop turn, after the commit. */
   #notifyOthers(): void {
-    const pool = this.#services.store.pgPool;
-    if (!pool || this.#notifyQueued || this.#stopping) return;
-    this.#notifyQueued = true;
-    setImmediate(() => {
-      this.#notifyQueued = false;
-      notifyOutbox(pool, this.instanceId).catch((error) => this.#logger.debug({ err: error }, 'outbox NOTIFY failed; others will poll'));
-    });
+    if (!this.#stopping) this.#notifier?.notify();
   }
 }
 

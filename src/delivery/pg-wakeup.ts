@@ -3,6 +3,7 @@
 // notification or a dropped connection missed.
 import type pg from 'pg';
 import type { Logger } from 'pino';
+import type { Worker, WorkerFactory } from '../app/worker.ts';
 
 export const OUTBOX_CHANNEL = 'thaiqr_outbox';
 const RECONNECT_MS = 1000;
@@ -10,6 +11,39 @@ const RECONNECT_MS = 1000;
 /** Tells every listening instance to look at the outbox; `from` lets the sender ignore its own echo. */
 export async function notifyOutbox(pool: pg.Pool, from: string): Promise<void> {
   await pool.query('select pg_notify($1, $2)', [OUTBOX_CHANNEL, from]);
+}
+
+/**
+ * Says "look at the outbox" to every listening instance at most once per event-loop turn, after
+ * the turn's commits: the delivery worker after each payment it finalises, and an API process
+ * that runs no delivery worker (DELIVERY_WORKER=false), so the delivery processes beside it hear
+ * of each new notification at once instead of at their next poll.
+ */
+export class OutboxNotifier {
+  readonly #pool: pg.Pool;
+  readonly #from: string;
+  readonly #logger: Logger;
+  #queued = false;
+  #stopped = false;
+
+  constructor(pool: pg.Pool, from: string, logger: Logger) {
+    this.#pool = pool;
+    this.#from = from;
+    this.#logger = logger;
+  }
+
+  notify(): void {
+    if (this.#queued || this.#stopped) return;
+    this.#queued = true;
+    setImmediate(() => {
+      this.#queued = false;
+      notifyOutbox(this.#pool, this.#from).catch((error) => this.#logger.debug({ err: error }, 'outbox NOTIFY failed; others will poll'));
+    });
+  }
+
+  stop(): void {
+    this.#stopped = true;
+  }
 }
 
 export class OutboxListener {
@@ -90,3 +124,25 @@ export class OutboxListener {
     }
   }
 }
+
+/**
+ * What an API process runs instead of a delivery worker (DELIVERY_WORKER=false, PostgreSQL only):
+ * after the payments it finalises, it tells the delivery processes (`deliver`) to look now. Their
+ * poll would find the events too, a poll interval later.
+ */
+export const outboxNotifierWorker: WorkerFactory = (services, logger): Worker => {
+  const pool = services.store.pgPool;
+  if (!pool) return { start() {}, async stop() {} };
+  const notifier = new OutboxNotifier(pool, 'api', logger.child({ component: 'delivery' }));
+  const onFinalised = () => notifier.notify();
+  return {
+    start() {
+      services.finalisedListeners.push(onFinalised);
+    },
+    async stop() {
+      const index = services.finalisedListeners.indexOf(onFinalised);
+      if (index >= 0) services.finalisedListeners.splice(index, 1);
+      notifier.stop();
+    },
+  };
+};

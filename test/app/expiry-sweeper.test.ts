@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { ExpirySweeper, expirySweeperWorker } from '../../src/app/expiry-sweeper.ts';
 import { createServices, type Services } from '../../src/app/services.ts';
 import { openStore, type Store } from '../../src/store/open-store.ts';
-import { defaultWorkers } from '../../src/workers.ts';
+import { workersFor } from '../../src/workers.ts';
 import { createLogger } from '../../src/logger.ts';
 import { GatewayError } from '../../src/domain/errors.ts';
 import { testDialects } from '../support/dialects.ts';
@@ -17,8 +17,9 @@ function sweeperFor(services: Services, now: () => number, batchSize = 100): Exp
   return new ExpirySweeper({ transactions: services.transactions, complete: services.complete, now, intervalMs: 60_000, batchSize });
 }
 
-test('the sweeper is registered among the default workers', () => {
-  assert.ok(defaultWorkers.includes(expirySweeperWorker));
+test('the sweeper runs in every `serve`, whether it delivers notifications or not', () => {
+  assert.ok(workersFor({ deliveryWorker: true }).includes(expirySweeperWorker));
+  assert.ok(workersFor({ deliveryWorker: false }).includes(expirySweeperWorker));
 });
 
 test('one failing transaction does not stop the sweep, and is counted', async () => {

@@ -56,7 +56,21 @@ export function gatewayEnv(env: Record<string, string>): Record<string, string> 
 }
 
 export async function startGatewayProcess(env: Record<string, string>, timeoutMs = 20_000): Promise<GatewayProcess> {
-  const child = spawn(NODE, ['src/cli/index.ts', 'serve'], { cwd: ROOT, env: gatewayEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const { match, ...rest } = await startUntil(['serve'], env, /listening on (http:\/\/[^\s]+)/, timeoutMs);
+  return { ...rest, url: match[1]! };
+}
+
+export type DeliverProcess = Omit<GatewayProcess, 'url'> & { instanceId: string };
+
+/** `deliver` (the delivery-only process), once it says it is delivering. */
+export async function startDeliverProcess(env: Record<string, string>, timeoutMs = 20_000): Promise<DeliverProcess> {
+  const { match, ...rest } = await startUntil(['deliver'], env, /Delivering notifications \(\w+\) as (\S+)/, timeoutMs);
+  return { ...rest, instanceId: match[1]! };
+}
+
+/** Starts a long-running CLI command and resolves once its stdout matches `ready`. */
+async function startUntil(args: string[], env: Record<string, string>, ready: RegExp, timeoutMs: number): Promise<Omit<GatewayProcess, 'url'> & { match: RegExpExecArray }> {
+  const child = spawn(NODE, ['src/cli/index.ts', ...args], { cwd: ROOT, env: gatewayEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   running.add(child);
   child.once('exit', () => running.delete(child));
   let out = '';
@@ -64,27 +78,27 @@ export async function startGatewayProcess(env: Record<string, string>, timeoutMs
   child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
   const exited = new Promise<ProcessExit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-  const url = await new Promise<string>((resolve, reject) => {
+  const match = await new Promise<RegExpExecArray>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`gateway did not start in ${timeoutMs} ms\nstdout: ${out}\nstderr: ${err}`));
+      reject(new Error(`${args[0]} did not start in ${timeoutMs} ms\nstdout: ${out}\nstderr: ${err}`));
     }, timeoutMs);
     const check = () => {
-      const match = /listening on (http:\/\/[^\s]+)/.exec(out);
-      if (match) {
+      const found = ready.exec(out);
+      if (found) {
         clearTimeout(timer);
-        resolve(match[1]!);
+        resolve(found);
       }
     };
     child.stdout!.on('data', check);
     exited.then(({ code, signal }) => {
       clearTimeout(timer);
-      reject(new Error(`gateway exited (${code ?? signal}) before listening\nstdout: ${out}\nstderr: ${err}`));
+      reject(new Error(`${args[0]} exited (${code ?? signal}) before it was ready\nstdout: ${out}\nstderr: ${err}`));
     });
   });
   return {
     child,
-    url,
+    match,
     stdout: () => out,
     stderr: () => err,
     exited,
