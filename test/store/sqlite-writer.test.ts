@@ -42,10 +42,11 @@ describe('SQLite writer thread', () => {
   test('jobs issued by separate callbacks of one event-loop turn (as requests read in one poll) are one message', async () => {
     const runJob = createJobRunner(store, storeJobs, TEST_STORE_JOBS_MODULE);
     const before = store.sqliteWriterStats()!;
-    // 20 timers due together run in one timers phase, each its own callback with the microtask
-    // and nextTick queues drained after it: like 20 requests whose bytes one poll phase read.
+    // 20 immediates queued together run in one check phase, each its own callback with the
+    // microtask and nextTick queues drained after it: like 20 requests whose bytes one poll phase
+    // read. (Timers due together can be split over two turns on a busy machine; immediates cannot.)
     const names = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => new Promise<string>((resolve, reject) => setTimeout(() => runJob('insertMeta', { name: `job-turn-${i}` }).then(resolve, reject), 0))),
+      Array.from({ length: 20 }, (_, i) => new Promise<string>((resolve, reject) => setImmediate(() => runJob('insertMeta', { name: `job-turn-${i}` }).then(resolve, reject)))),
     );
     const after = store.sqliteWriterStats()!;
     assert.equal(names.length, 20);
