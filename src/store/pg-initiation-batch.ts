@@ -8,6 +8,7 @@ import { PerTurnBatches, type Pending as PendingOf } from './per-turn-batches.ts
 import type pg from 'pg';
 import type { TransactionsTable } from './database.ts';
 import { isStoreUnavailable } from './open-store.ts';
+import { pgArrayLiteral } from './pg-array-literal.ts';
 import { transactionFromRow, transactionToRow, type TransactionRecord, type TransactionsRepo } from './transactions.repo.ts';
 
 const MAX_BATCH = 256;
@@ -78,12 +79,7 @@ export class PgInitiationBatch {
   async #run(batch: Pending[]): Promise<void> {
     try {
       const rows = batch.map((p) => transactionToRow(p.input));
-      const arrays = COLUMNS.map(([column, type]) =>
-        rows.map((row) => {
-          const value = row[column];
-          return type === 'bigint' && value !== null && value !== undefined ? String(value) : value;
-        }),
-      );
+      const arrays = COLUMNS.map(([column]) => pgArrayLiteral(rows.map((row) => row[column])));
       const inserted = await this.#pool.query<{ id: string }>({ ...INSERT_BATCH, values: arrays });
       const insertedIds = new Set(inserted.rows.map((r) => r.id));
       const conflicting = batch.filter((p) => !insertedIds.has(p.input.id));
