@@ -388,10 +388,13 @@ for (const { dialect, skip } of await testDialects()) {
             'https://localhost/hook',
             'http://merchant.example/notify',
           ]) {
-            const res = await invalid(body({ serverUrl: url }, c), 'serverUrl', live);
-            assert.match(res.body.error_text, /outbound policy/);
+            // Twice: the second answer comes from the route's memory of verdicts, and must be the same.
+            for (let i = 0; i < 2; i++) {
+              const res = await invalid(body({ serverUrl: url }, c), 'serverUrl', live);
+              assert.match(res.body.error_text, /outbound policy/);
+            }
           }
-          assert.equal((await accepted(body({ serverUrl: 'https://merchant.example/notify' }, c), live, c)).serverUrl, 'https://merchant.example/notify');
+          for (let i = 0; i < 2; i++) assert.equal((await accepted(body({ serverUrl: 'https://merchant.example/notify' }, c), live, c)).serverUrl, 'https://merchant.example/notify');
           assert.equal((await accepted(body({ serverUrl: 'https://8.8.8.8/hook' }, c), live, c)).serverUrl, 'https://8.8.8.8/hook');
           // The policy is for serverUrl only: the customer's browser follows returnUrl.
           assert.equal((await accepted(body({ returnUrl: 'http://127.0.0.1/return' }, c), live, c)).returnUrl, 'http://127.0.0.1/return');

@@ -10,12 +10,20 @@ import { authenticate } from './authenticate.ts';
 
 export function registerInitiateRoute(app: FastifyInstance, services: Services): JsonOperation {
   const policy = services.outboundPolicy;
+  // A verdict depends only on the URL's text and this process's policy (fixed at start; names are
+  // judged again on what they resolve to at connect time), and a shop sends the same serverUrl
+  // with every order: the last MAX_VERDICTS verdicts are kept.
+  const verdicts = new Map<string, string | undefined>();
   const limits = {
     minAmountMinor: services.config.minAmountMinor,
     maxAmountMinor: services.config.maxAmountMinor,
     checkServerUrl: (url: string) => {
+      if (verdicts.has(url)) return verdicts.get(url);
       const verdict = checkUrl(url, policy);
-      return verdict.ok ? undefined : verdict.reason;
+      const reason = verdict.ok ? undefined : verdict.reason;
+      if (verdicts.size >= MAX_VERDICTS) verdicts.clear();
+      verdicts.set(url, reason);
+      return reason;
     },
   };
   const schema = operation({ operationId: 'initiatePayment', tag: 'Payments', summary: 'Start a Thai QR debit payment', description: 'Answers a `redirectUrl` for the customer. Idempotent on `trackid`: the same content again answers the original response with `Idempotent-Replayed: true`.', body: InitiationRequestSchema }, InitiationResponseSchema);
@@ -34,3 +42,4 @@ export function registerInitiateRoute(app: FastifyInstance, services: Services):
 }
 
 const REPLAYED = { 'idempotent-replayed': 'true' };
+const MAX_VERDICTS = 1024;
