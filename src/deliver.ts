@@ -21,7 +21,7 @@ export type RunningDelivery = {
 
 export async function startDeliveryProcess(config: Config, options: { logger: Logger; now?: () => number }): Promise<RunningDelivery> {
   const { logger } = options;
-  if (!/^postgres(ql)?:\/\//.test(config.databaseUrl)) {
+  if (config.databaseUrl.startsWith('sqlite:')) {
     throw new ConfigError(['`deliver` needs PostgreSQL: a SQLite database is served by one process, and its `serve` delivers the notifications']);
   }
   const key = resolveSecretKey(config);

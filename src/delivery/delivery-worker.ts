@@ -284,6 +284,7 @@ export class DeliveryWorker implements Worker {
       const listeners = this.#services.finalisedListeners;
       const index = listeners.indexOf(this.#onFinalised);
       if (index >= 0) listeners.splice(index, 1);
+      this.#notifier?.stop();
       if (this.#poll) clearInterval(this.#poll);
       if (this.#retryTimer) clearTimeout(this.#retryTimer);
       await this.#listener?.stop();
@@ -586,7 +587,7 @@ export class DeliveryWorker implements Worker {
 
   /** Other instances may have free slots: tell them once per event-loop turn, after the commit. */
   #notifyOthers(): void {
-    if (!this.#stopping) this.#notifier?.notify();
+    this.#notifier?.notify();
   }
 }
 
