@@ -4,15 +4,31 @@
 // own result only after the commit. If a batch fails, its items are retried one by one so a
 // single bad record cannot fail its neighbours.
 //
-// On SQLite a batch is the `recordAttempts` store job: the writer thread runs the whole batch
-// in one message and commits it in a group with initiations and completions, instead of five
-// messages (begin, read, insert, update, commit) on the thread they all wait for.
+// How a batch is written depends on the store (recordBatchFor): on SQLite it is the
+// `recordAttempts` store job, which the writer thread runs in one message and commits in a group
+// with initiations and completions, instead of five messages (begin, read, insert, update,
+// commit) on the thread they all wait for; on PostgreSQL it is one statement
+// (store/pg-attempts.ts) instead of a transaction of five round trips.
+import type { Store } from '../store/open-store.ts';
 import type { AttemptRecord, OutboxRepo } from '../store/outbox.repo.ts';
+import { recordAttemptsPg } from '../store/pg-attempts.ts';
 
 /** Records a batch atomically; resolves with whether each transition was applied. */
 export type RecordBatch = (items: AttemptRecord[]) => Promise<boolean[]>;
 
 const MAX_BATCH = 256;
+
+/**
+ * The batch write the gateway runs on this store: SQLite's store job, PostgreSQL's single
+ * statement (for distinct events; a batch that repeats one goes through the repository's
+ * transaction, which records them in turn); the repository's transaction otherwise.
+ */
+export function recordBatchFor(store: Pick<Store, 'sqliteJobs' | 'pgPool'>, repo: OutboxRepo): RecordBatch {
+  const { sqliteJobs: jobs, pgPool: pool } = store;
+  if (jobs) return (items) => jobs.run<boolean[]>('recordAttempts', items);
+  if (pool) return (items) => (new Set(items.map((item) => item.attempt.eventId)).size === items.length ? recordAttemptsPg(pool, items) : repo.recordAttempts(items));
+  return (items) => repo.recordAttempts(items);
+}
 
 type Pending = { item: AttemptRecord; resolve: (applied: boolean) => void; reject: (error: unknown) => void };
 

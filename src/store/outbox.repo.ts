@@ -143,7 +143,7 @@ function isOwned(row: EventState, attempt: NewAttempt, owner: string): boolean {
 }
 
 /** The stored row of one attempt, numbered after the event's last one. */
-function attemptRow(attempt: NewAttempt, attemptNo: number): Insertable<DeliveryAttemptsTable> {
+export function attemptRow(attempt: NewAttempt, attemptNo: number): Insertable<DeliveryAttemptsTable> {
   return {
     event_id: attempt.eventId,
     attempt_no: attemptNo,
@@ -154,6 +154,16 @@ function attemptRow(attempt: NewAttempt, attemptNo: number): Insertable<Delivery
     error: storableText(attempt.error),
     response_excerpt: storableText(attempt.responseExcerpt),
     instance_id: attempt.instanceId,
+  };
+}
+
+/** What an owned attempt's transition writes to its event (null where the column keeps its value). */
+export function transitionColumns(transition: AttemptTransition): { status: OutboxStatus; deliveredAt: number | null; nextAttemptAt: number | null; lastError: string | null } {
+  return {
+    status: transition.status,
+    deliveredAt: transition.status === 'delivered' ? transition.deliveredAt : null,
+    nextAttemptAt: transition.status === 'pending' ? transition.nextAttemptAt : null,
+    lastError: transition.status === 'delivered' ? null : storableText(transition.lastError),
   };
 }
 
@@ -215,10 +225,8 @@ async function recordBatch(trx: Trx, items: readonly AttemptRecord[], order: num
     // expressions cannot mistake one for the other.
     const values = owned.map((i) => {
       const { attempt, transition } = items[i]!;
-      const deliveredAt = transition.status === 'delivered' ? transition.deliveredAt : null;
-      const nextAt = transition.status === 'pending' ? transition.nextAttemptAt : null;
-      const error = transition.status === 'delivered' ? null : storableText(transition.lastError);
-      return sql`(cast(${attempt.eventId} as text), cast(${transition.status} as text), cast(${deliveredAt} as bigint), cast(${nextAt} as bigint), cast(${error} as text))`;
+      const t = transitionColumns(transition);
+      return sql`(cast(${attempt.eventId} as text), cast(${t.status} as text), cast(${t.deliveredAt} as bigint), cast(${t.nextAttemptAt} as bigint), cast(${t.lastError} as text))`;
     });
     await sql`with v(v_id, v_status, v_delivered_at, v_next_attempt_at, v_error) as (values ${sql.join(values)})
       update outbox_events set

@@ -4,7 +4,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { testDialects } from '../support/dialects.ts';
 import { addMerchant, startTestGateway, type MerchantCredentials, type TestGateway } from '../support/test-gateway.ts';
-import { OutboxRepo, type OutboxEvent } from '../../src/store/outbox.repo.ts';
+import { OutboxRepo, type AttemptTransition, type NewAttempt, type OutboxEvent } from '../../src/store/outbox.repo.ts';
+import { recordBatchFor } from '../../src/delivery/attempt-recorder.ts';
 import { claimsRepoFor, type OutboxClaimsRepo } from '../../src/store/outbox-claims.repo.ts';
 import { completePayment } from '../e2e/delivery-helpers.ts';
 
@@ -122,44 +123,96 @@ for (const { dialect, skip } of await testDialects()) {
       await claims.releaseAllOf('rr');
     });
 
-    test('recording: the lease holder applies the transition; a stale owner only adds to the log', async () => {
-      const [id] = await freshEvents(1);
-      const [claimed] = await claimDue({ owner: 'w1', now: gw.clock.now, leaseMs: 60_000, limit: 1 });
-      const attempt = { eventId: id!, series: 1, startedAt: gw.clock.now, latencyMs: 12.4, httpStatus: 500, error: null, responseExcerpt: 'no\u0000pe', instanceId: 'w1' };
-      assert.equal(claimed!.id, id);
-      assert.equal(await repo.recordAttempt(attempt, 'w1', { status: 'pending', nextAttemptAt: gw.clock.now + 5000, lastError: 'HTTP 500' }), true);
-      let event = (await repo.findById(id!))!;
-      assert.deepEqual([event.status, event.attempts, event.nextAttemptAt - gw.clock.now, event.lastError, event.leaseOwner], ['pending', 1, 5000, 'HTTP 500', null]);
+    // Both ways an attempt is recorded: the batch write the worker uses on this store (SQLite's
+    // store job, PostgreSQL's single statement) and the repository's transaction (its fallback).
+    for (const writer of ['batch writer', 'repository'] as const) {
+      const recordOne = async (attempt: NewAttempt, owner: string, transition: AttemptTransition): Promise<boolean> =>
+        writer === 'repository' ? repo.recordAttempt(attempt, owner, transition) : (await recordBatchFor(gw.services.store, repo)([{ attempt, owner, transition }]))[0]!;
 
-      // w2 never held the lease: its (late) record is logged but changes nothing.
-      assert.equal(await repo.recordAttempt({ ...attempt, instanceId: 'w2', httpStatus: 200 }, 'w2', { status: 'delivered', deliveredAt: gw.clock.now }), false);
-      event = (await repo.findById(id!))!;
-      assert.equal(event.status, 'pending');
-      const log = await repo.attempts(id!);
-      assert.deepEqual(log.map((a) => [a.attemptNo, a.httpStatus, a.instanceId]), [[1, 500, 'w1'], [2, 200, 'w2']]);
-      assert.equal(log[0]!.latencyMs, 12);
-      assert.equal(log[0]!.responseExcerpt, 'no\uFFFDpe', 'NUL cannot be stored in PostgreSQL text');
+      test(`recording (${writer}): the lease holder applies the transition; a stale owner only adds to the log`, async () => {
+        const [id] = await freshEvents(1);
+        const [claimed] = await claimDue({ owner: 'w1', now: gw.clock.now, leaseMs: 60_000, limit: 1 });
+        const attempt = { eventId: id!, series: 1, startedAt: gw.clock.now, latencyMs: 12.4, httpStatus: 500, error: null, responseExcerpt: 'no\u0000pe', instanceId: 'w1' };
+        assert.equal(claimed!.id, id);
+        assert.equal(await recordOne(attempt, 'w1', { status: 'pending', nextAttemptAt: gw.clock.now + 5000, lastError: 'HTTP 500' }), true);
+        let event = (await repo.findById(id!))!;
+        assert.deepEqual([event.status, event.attempts, event.nextAttemptAt - gw.clock.now, event.lastError, event.leaseOwner], ['pending', 1, 5000, 'HTTP 500', null]);
+
+        // w2 never held the lease: its (late) record is logged but changes nothing.
+        assert.equal(await recordOne({ ...attempt, instanceId: 'w2', httpStatus: 200 }, 'w2', { status: 'delivered', deliveredAt: gw.clock.now }), false);
+        event = (await repo.findById(id!))!;
+        assert.equal(event.status, 'pending');
+        const log = await repo.attempts(id!);
+        assert.deepEqual(log.map((a) => [a.attemptNo, a.httpStatus, a.instanceId]), [[1, 500, 'w1'], [2, 200, 'w2']]);
+        assert.equal(log[0]!.latencyMs, 12);
+        assert.equal(log[0]!.responseExcerpt, 'no\uFFFDpe', 'NUL cannot be stored in PostgreSQL text');
+      });
+
+      test(`recording (${writer}): a resend during a send keeps the lease; the old series result is logged, not applied, and the lease is freed`, async () => {
+        const [id] = await freshEvents(1);
+        await claimDue({ owner: 'w1', now: gw.clock.now, leaseMs: 60_000, limit: 1 });
+        assert.equal(await repo.resend(id!, gw.clock.now), 2);
+        let event = (await repo.findById(id!))!;
+        assert.equal(event.leaseOwner, 'w1', 'still in flight on w1, so nobody else may claim it');
+        assert.deepEqual(await claimDue({ owner: 'w2', now: gw.clock.now, leaseMs: 60_000, limit: 1 }), []);
+
+        const applied = await recordOne(
+          { eventId: id!, series: 1, startedAt: gw.clock.now, latencyMs: 1, httpStatus: 200, error: null, responseExcerpt: '', instanceId: 'w1' },
+          'w1',
+          { status: 'delivered', deliveredAt: gw.clock.now },
+        );
+        assert.equal(applied, false);
+        event = (await repo.findById(id!))!;
+        assert.deepEqual([event.status, event.series, event.attempts, event.leaseOwner], ['pending', 2, 0, null]);
+        assert.equal((await claimDue({ owner: 'w2', now: gw.clock.now, leaseMs: 60_000, limit: 1 }))[0]?.id, id);
+        await claims.releaseAllOf('w2');
+        assert.equal(await repo.resend('evt_missing', gw.clock.now), undefined);
+      });
+    }
+
+    test('a batch applies each transition by its own lease, in one write; results follow the items', async () => {
+      const [mine, resent, theirs, free] = await freshEvents(4);
+      await claimDue({ owner: 'w1', now: gw.clock.now, leaseMs: 60_000, limit: 10 });
+      await repo.resend(resent!, gw.clock.now); // series 2 while w1 still sends series 1
+      await claims.release([theirs!], 'w1');
+      await claimDue({ owner: 'w2', now: gw.clock.now, leaseMs: 60_000, limit: 1 }); // `theirs` (the only one free and due)
+      await claims.release([free!], 'w1');
+      const attempt = (eventId: string) => ({ eventId, series: 1, startedAt: gw.clock.now, latencyMs: 3, httpStatus: 200, error: null, responseExcerpt: 'ok', instanceId: 'w1' });
+      const delivered = { status: 'delivered' as const, deliveredAt: gw.clock.now + 1 };
+      const record = recordBatchFor(gw.services.store, repo);
+      // Not in id order: the answer still follows the items.
+      const items = [free!, theirs!, mine!, resent!].map((id) => ({ attempt: attempt(id), owner: 'w1', transition: delivered }));
+      assert.deepEqual(await record(items), [false, false, true, false]);
+
+      const state = async (id: string) => {
+        const e = (await repo.findById(id))!;
+        return [e.status, e.attempts, e.series, e.leaseOwner, e.deliveredAt];
+      };
+      assert.deepEqual(await state(mine!), ['delivered', 1, 1, null, gw.clock.now + 1], 'held for its series: applied, lease given back');
+      assert.deepEqual(await state(resent!), ['pending', 0, 2, null, null], 'held, but resent meanwhile: only the lease goes back');
+      assert.deepEqual(await state(theirs!), ['pending', 0, 1, 'w2', null], "another instance's lease is left alone");
+      assert.deepEqual(await state(free!), ['pending', 0, 1, null, null]);
+      for (const id of [mine!, resent!, theirs!, free!]) assert.deepEqual((await repo.attempts(id)).map((a) => [a.attemptNo, a.instanceId]), [[1, 'w1']], 'every attempt is logged');
+
+      // Numbering goes on from the event's last attempt.
+      assert.deepEqual(await record([{ attempt: attempt(mine!), owner: 'w1', transition: delivered }]), [false]);
+      assert.deepEqual((await repo.attempts(mine!)).map((a) => a.attemptNo), [1, 2]);
+      await claims.releaseAllOf('w2');
     });
 
-    test('resend during a send keeps the lease; the old series result is logged, not applied, and the lease is freed', async () => {
+    test('a batch naming an unknown event writes nothing at all', async () => {
       const [id] = await freshEvents(1);
       await claimDue({ owner: 'w1', now: gw.clock.now, leaseMs: 60_000, limit: 1 });
-      assert.equal(await repo.resend(id!, gw.clock.now), 2);
-      let event = (await repo.findById(id!))!;
-      assert.equal(event.leaseOwner, 'w1', 'still in flight on w1, so nobody else may claim it');
-      assert.deepEqual(await claimDue({ owner: 'w2', now: gw.clock.now, leaseMs: 60_000, limit: 1 }), []);
-
-      const applied = await repo.recordAttempt(
-        { eventId: id!, series: 1, startedAt: gw.clock.now, latencyMs: 1, httpStatus: 200, error: null, responseExcerpt: '', instanceId: 'w1' },
-        'w1',
-        { status: 'delivered', deliveredAt: gw.clock.now },
-      );
-      assert.equal(applied, false);
-      event = (await repo.findById(id!))!;
-      assert.deepEqual([event.status, event.series, event.attempts, event.leaseOwner], ['pending', 2, 0, null]);
-      assert.equal((await claimDue({ owner: 'w2', now: gw.clock.now, leaseMs: 60_000, limit: 1 }))[0]?.id, id);
-      await claims.releaseAllOf('w2');
-      assert.equal(await repo.resend('evt_missing', gw.clock.now), undefined);
+      const item = (eventId: string) => ({
+        attempt: { eventId, series: 1, startedAt: gw.clock.now, latencyMs: 1, httpStatus: 200, error: null, responseExcerpt: '', instanceId: 'w1' },
+        owner: 'w1',
+        transition: { status: 'delivered' as const, deliveredAt: gw.clock.now },
+      });
+      await assert.rejects(recordBatchFor(gw.services.store, repo)([item(id!), item('evt_missing')]));
+      const event = (await repo.findById(id!))!;
+      assert.deepEqual([event.status, event.attempts, event.leaseOwner], ['pending', 0, 'w1']);
+      assert.deepEqual(await repo.attempts(id!), []);
+      await claims.releaseAllOf('w1');
     });
 
     test('releaseAll frees every lease; nextDueAt ignores leased events', async () => {
