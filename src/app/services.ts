@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { SecretKey } from '../domain/credentials.ts';
 import type { OutboundPolicy } from '../domain/outbound-policy.ts';
+import { originOf } from '../domain/url-origin.ts';
 import { createJobRunner } from '../store/job-runner.ts';
 import { LedgerRepo } from '../store/ledger.repo.ts';
 import { MerchantsRepo } from '../store/merchants.repo.ts';
@@ -41,8 +42,12 @@ export type Services = {
   metrics: GatewayMetrics;
   /** Readiness: reachable, and writable again after a reported failure. */
   storeHealth: StoreHealth;
-  /** Listeners told after a transaction reached its final state, or a refund was committed: a new notification is due (the delivery worker subscribes). */
-  finalisedListeners: Array<(transactionId: string, eventId: string) => void>;
+  /**
+   * Listeners told after a transaction reached its final state, or a refund was committed: a new
+   * notification is due (the delivery worker subscribes). `origin`, when given, is where the
+   * notification goes (domain/url-origin.ts), so the worker need not read it back.
+   */
+  finalisedListeners: Array<(transactionId: string, eventId: string, origin?: string) => void>;
   refunds: RefundsRepo;
   refund: RefundPayment;
   /** Lets the hosted page wait (bounded) for the first delivery attempt of a notification. */
@@ -60,10 +65,10 @@ export function createServices(config: Config, store: Store, key: SecretKey, opt
   const refunds = new RefundsRepo(store.db);
   // Resolved when first needed: the CLI builds services in live mode too, and never refunds.
   let connector = options.connector;
-  const notifyListeners = (transactionId: string, eventId: string) => {
+  const notifyListeners = (transactionId: string, eventId: string, origin?: string) => {
     for (const listener of finalisedListeners) {
       try {
-        listener(transactionId, eventId);
+        listener(transactionId, eventId, origin);
       } catch (error) {
         options.logger?.error({ err: error }, 'finalised listener failed');
       }
@@ -95,7 +100,8 @@ export function createServices(config: Config, store: Store, key: SecretKey, opt
       now,
       onFinalised: (t, eventId) => {
         metrics.finalised(t.status, t.errorCodeTag);
-        notifyListeners(t.id, eventId);
+        // The payment's notification goes to its serverUrl (planCompletion).
+        notifyListeners(t.id, eventId, originOf(t.serverUrl));
       },
     }),
     finalisedListeners,

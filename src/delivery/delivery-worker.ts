@@ -135,10 +135,13 @@ export class DeliveryWorker implements Worker {
   #notifier: OutboxNotifier | undefined;
   /** Events finalised in this process since the last claim: their origins are claimed from directly. */
   readonly #finalised = new Set<string>();
+  /** The origins of such events when the finalisation said where they go (then their ids are not read back). */
+  readonly #finalisedOrigins = new Set<string>();
   /** The claim for events finalised here, which runs beside the main claim loop. */
   #claimingFinalised: Promise<void> | undefined;
-  readonly #onFinalised = (_transactionId: string, eventId: string) => {
-    this.#finalised.add(eventId);
+  readonly #onFinalised = (_transactionId: string, eventId: string, origin?: string) => {
+    if (origin === undefined) this.#finalised.add(eventId);
+    else this.#finalisedOrigins.add(origin);
     this.#claimFinalised();
     this.#notifyOthers();
   };
@@ -226,8 +229,10 @@ export class DeliveryWorker implements Worker {
   /**
    * Claims events finalised in this process from their origins, beside the main loop, so a new
    * notification does not queue behind a claim already waiting for the database (on SQLite, for
-   * its turn on the writer). One indexed read by id (on SQLite's read connection) replaces the
-   * walk over due origins, and the claim is one statement. Two claims may then run at once; the
+   * its turn on the writer). A payment's completion says where its notification goes, so the
+   * claim is one statement; for other events (refunds, resends) one indexed read by id (on
+   * SQLite's read connection) finds their origins first, instead of a walk over due origins.
+   * Two claims may then run at once; the
    * store never leases an event twice, and an origin may briefly hold up to twice its depth
    * (its per-host cap on sends is enforced when each send starts, whatever is queued).
    */
@@ -235,18 +240,21 @@ export class DeliveryWorker implements Worker {
     if (this.#claimingFinalised || !this.#started || this.#stopping) return;
     this.#claimingFinalised = (async () => {
       await this.#ready;
-      while (this.#finalised.size > 0 && !this.#stopping) {
+      while (this.#finalisedWaiting() && !this.#stopping) {
         const ids = [...this.#finalised];
+        const known = [...this.#finalisedOrigins];
         this.#finalised.clear();
+        this.#finalisedOrigins.clear();
         // Other origins may be waiting for a turn (the last full claim stopped short), or an
         // event is not visible here yet: a full claim covers them.
         if (this.#truncated) {
           void this.wake();
           continue;
         }
-        const { origins, missing } = await this.#claims.originsOf(ids);
+        const { origins, missing } = ids.length > 0 ? await this.#claims.originsOf(ids) : { origins: [], missing: false };
         if (missing) void this.wake();
-        if (origins.length > 0) await this.#pump(origins);
+        const targets = [...new Set([...known, ...origins])];
+        if (targets.length > 0) await this.#pump(targets);
       }
     })()
       .catch((error) => {
@@ -255,8 +263,12 @@ export class DeliveryWorker implements Worker {
       })
       .finally(() => {
         this.#claimingFinalised = undefined;
-        if (this.#finalised.size > 0) this.#claimFinalised();
+        if (this.#finalisedWaiting()) this.#claimFinalised();
       });
+  }
+
+  #finalisedWaiting(): boolean {
+    return this.#finalised.size > 0 || this.#finalisedOrigins.size > 0;
   }
 
   /** Origins the store still has events of that are down to half their depth. */

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { testDialects } from '../support/dialects.ts';
 import { addMerchant, type MerchantCredentials } from '../support/test-gateway.ts';
 import { resendDelivery } from '../../src/delivery/resend.ts';
+import { OutboxClaimsRepo } from '../../src/store/outbox-claims.repo.ts';
 import { sealSecret } from '../../src/domain/secret-box.ts';
 import {
   Receiver,
@@ -107,6 +108,25 @@ for (const { dialect, skip } of await testDialects()) {
       }
       assert.ok(names.includes('leaseOutboxEvents'), `jobs run: ${names.join(', ')}`);
       assert.ok(names.includes('recordAttempts'), `jobs run: ${names.join(', ')}`);
+    });
+
+    test('a completion tells the worker where its notification goes: the event is claimed without reading it back', async () => {
+      const originsOf = OutboxClaimsRepo.prototype.originsOf;
+      let reads = 0;
+      // A spy, not a stub: a read, should one happen, still runs.
+      OutboxClaimsRepo.prototype.originsOf = function (ids) {
+        reads += 1;
+        return originsOf.call(this, ids);
+      };
+      try {
+        const url = receiver.on('/hook/origin-known', answer(200));
+        await completePayment(d.gw, creds, url);
+        await receiver.waitFor(() => receiver.to('/hook/origin-known').length === 1, 'the notification');
+        await d.worker.idle();
+      } finally {
+        OutboxClaimsRepo.prototype.originsOf = originsOf;
+      }
+      assert.equal(reads, 0);
     });
 
     test('a declined payment is notified as Not Successful / 6 / DECLINED', async () => {
