@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { testDialects } from '../support/dialects.ts';
 import { addMerchant, startTestGateway, type MerchantCredentials, type TestGateway } from '../support/test-gateway.ts';
 import { OutboxRepo, type AttemptTransition, type NewAttempt, type OutboxEvent } from '../../src/store/outbox.repo.ts';
-import { recordBatchFor } from '../../src/delivery/attempt-recorder.ts';
+import { AttemptRecorder, recordBatchFor } from '../../src/delivery/attempt-recorder.ts';
 import { claimsRepoFor, type OutboxClaimsRepo } from '../../src/store/outbox-claims.repo.ts';
 import { completePayment } from '../e2e/delivery-helpers.ts';
 
@@ -198,6 +198,29 @@ for (const { dialect, skip } of await testDialects()) {
       assert.deepEqual(await record([{ attempt: attempt(mine!), owner: 'w1', transition: delivered }]), [false]);
       assert.deepEqual((await repo.attempts(mine!)).map((a) => a.attemptNo), [1, 2]);
       await claims.releaseAllOf('w2');
+    });
+
+    test('two recorders logging the same events at once, in opposite orders: every attempt is kept, numbered in turn', async () => {
+      const ids = await freshEvents(6);
+      await claimDue({ owner: 'w1', now: gw.clock.now, leaseMs: 60_000, limit: 10 });
+      const item = (eventId: string, owner: string) => ({
+        attempt: { eventId, series: 1, startedAt: gw.clock.now, latencyMs: 1, httpStatus: 200, error: null, responseExcerpt: '', instanceId: owner },
+        owner,
+        transition: { status: 'delivered' as const, deliveredAt: gw.clock.now },
+      });
+      const one = new AttemptRecorder(repo, recordBatchFor(gw.services.store, repo));
+      const other = new AttemptRecorder(repo, recordBatchFor(gw.services.store, repo));
+      // Each recorder sends its six as one batch; the batches lock the same rows (in id order, so
+      // they cannot deadlock). A batch that loses the race for the numbering is recorded item by item.
+      const applied = await Promise.all([...ids.map((id) => one.record(item(id, 'w1'))), ...[...ids].reverse().map((id) => other.record(item(id, 'w2')))]);
+      assert.deepEqual(applied.slice(0, 6), [true, true, true, true, true, true], 'w1 held every lease');
+      assert.deepEqual(applied.slice(6), [false, false, false, false, false, false], 'w2 never did');
+      for (const id of ids) {
+        const log = await repo.attempts(id);
+        assert.deepEqual(log.map((a) => a.attemptNo), [1, 2]);
+        assert.deepEqual(log.map((a) => a.instanceId).sort(), ['w1', 'w2']);
+        assert.equal((await repo.findById(id))!.status, 'delivered');
+      }
     });
 
     test('a batch naming an unknown event writes nothing at all', async () => {
