@@ -23,6 +23,8 @@ export type LoadSpec = {
   onResponse?: (status: number, body: string, tag: string | undefined) => void;
   /** The server's process id, to report its CPU use during the run. */
   serverPid?: number | undefined;
+  /** Requests per second over all connections (fixed-rate load); as fast as answers come otherwise. */
+  overallRate?: number;
 };
 
 export type NextRequest = { path: string; body: string; tag: string };
@@ -90,7 +92,7 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
   const ownCpuBefore = ownCpuSeconds();
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
     const instance = autocannon(
-      { url: url.origin, connections: spec.connections, duration: spec.durationS, pipelining: 1, timeout: 10, requests: [request] },
+      { url: url.origin, connections: spec.connections, duration: spec.durationS, pipelining: 1, timeout: 10, requests: [request], ...(spec.overallRate && { overallRate: spec.overallRate }) },
       (error, done) => (error ? reject(error) : resolve(done)),
     );
     instance.on('response', (_client, status, _bytes, ms) => {
