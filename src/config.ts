@@ -71,6 +71,8 @@ export type Config = {
   listenSockets: number;
   /** Requests being worked on at once; more are answered 503 + Retry-After at once (load shedding). */
   maxInFlight: number;
+  /** How long a shed request's 503 is held before it is sent (0: at once); see http/load-shedding.ts. */
+  shedDelayMs: number;
   /** On SIGTERM, idle keep-alive connections stay open this long so requests already on the wire are answered. */
   shutdownIdleGraceMs: number;
   /** How long the hosted page waits for the first notification attempt before sending the customer back (0: no wait). */
@@ -261,6 +263,7 @@ export function loadConfig(env: Env): Config {
     maxConnections: int('MAX_CONNECTIONS', 4096, 1, 1_000_000),
     listenSockets: int('LISTEN_SOCKETS', 512, 1, 1024),
     maxInFlight: int('MAX_IN_FLIGHT', 512, 1, 1_000_000),
+    shedDelayMs: duration('SHED_DELAY', '100ms', 0, 5_000),
     shutdownIdleGraceMs: duration('SHUTDOWN_IDLE_GRACE', '1s', 0, 60_000),
     returnWaitForNotificationMs: duration('RETURN_WAIT_FOR_NOTIFICATION', '5s', 0, 60_000),
     metricsPort: env.METRICS_PORT ? int('METRICS_PORT', 9464, 0, 65535) : undefined,

@@ -15,6 +15,14 @@ describe('configuration', () => {
     assert.equal(loadConfig({ HOST: '0.0.0.0', PUBLIC_BASE_URL: 'https://pay.example/' }).publicBaseUrl, 'https://pay.example');
   });
 
+  test('SHED_DELAY: 100 ms by default, 0 answers shed requests at once, at most 5 s', () => {
+    assert.equal(loadConfig({}).shedDelayMs, 100);
+    assert.equal(loadConfig({ SHED_DELAY: '0' }).shedDelayMs, 0);
+    assert.equal(loadConfig({ SHED_DELAY: '250ms' }).shedDelayMs, 250);
+    assert.throws(() => loadConfig({ SHED_DELAY: '6s' }), /SHED_DELAY/);
+    assert.throws(() => loadConfig({ SHED_DELAY: 'later' }), /SHED_DELAY/);
+  });
+
   test('RETURN_WAIT_FOR_NOTIFICATION: 5 s by default, 0 disables, at most 60 s', () => {
     assert.equal(loadConfig({}).returnWaitForNotificationMs, 5000);
     assert.equal(loadConfig({ RETURN_WAIT_FOR_NOTIFICATION: '0' }).returnWaitForNotificationMs, 0);

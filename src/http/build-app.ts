@@ -84,7 +84,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     const noHost = missingHost(request);
     if (noHost) throw noHost;
   });
-  const shedding = registerLoadShedding(app, config.maxInFlight, () => services.metrics.requestShed());
+  const shedding = registerLoadShedding(app, { maxInFlight: config.maxInFlight, shedDelayMs: config.shedDelayMs }, () => services.metrics.requestShed());
   services.metrics.trackInFlight(() => shedding.inFlight.current);
   registerAccessLog(app, options.logger);
   app.setErrorHandler((error, request, reply) => {

@@ -63,17 +63,20 @@ export function createJsonFastLane(options: FastLaneOptions): FastLane {
 }
 
 /**
- * Over the in-flight limit: the same 503 as Fastify's shedding hook (load-shedding.ts), sent
- * before the body is read. Under overload shedding must cost far less than serving, and the
- * lane's path is the cheap one.
+ * Over the in-flight limit: the same 503 as Fastify's shedding hook (load-shedding.ts), without
+ * reading the body, held for the shed delay. Under overload shedding must cost far less than
+ * serving, and the lane's path is the cheap one.
  */
 function shed(operation: JsonOperation, request: IncomingMessage, response: ServerResponse, options: FastLaneOptions): void {
   const started = performance.now();
   const id = randomUUID();
   const body = options.shedding.shed(operation.errorShape)!;
-  response.writeHead(503, { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(body), 'x-request-id': id, ...SHED_HEADERS });
-  response.end(body);
-  logRequestCompleted(options.logger, { id, method: 'POST', url: operation.path, ip: options.clientAddress(request) }, 503, performance.now() - started);
+  options.shedding.hold(() => {
+    if (response.destroyed) return; // the client went away meanwhile
+    response.writeHead(503, { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(body), 'x-request-id': id, ...SHED_HEADERS });
+    response.end(body);
+    logRequestCompleted(options.logger, { id, method: 'POST', url: operation.path, ip: options.clientAddress(request) }, 503, performance.now() - started);
+  });
 }
 
 function take(operation: JsonOperation, request: IncomingMessage, response: ServerResponse, options: FastLaneOptions): void {

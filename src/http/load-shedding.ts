@@ -9,6 +9,16 @@
 // Shedding must cost far less than serving, or a storm of retries starves the accepted work:
 // the answer is a body rendered once per error shape and sent as is (no Error object with its
 // stack trace, no error handler, no serialiser).
+//
+// And it is held for SHED_DELAY (100 ms) before it is sent. A client that does not honour
+// Retry-After sends its next request the moment it has the answer; answered at once, thousands of
+// such connections kept the HTTP thread in one libuv poll phase for up to seconds (libuv keeps
+// polling while sockets are readable), answering 503s, while the accepted requests waited: their
+// store batches leave in the check phase (store/per-turn-batches.ts) and their timers in the
+// timers phase, neither of which came round. Held, each shed connection is quiet for the delay,
+// the loop turns, and the accepted work goes on: at 2,048 connections twice the answered
+// requests and no request near a second (docs/performance.md). At most MAX_HELD_SHEDS answers
+// wait at once (one per connection unless a client pipelines); past that they go at once.
 import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../domain/errors.ts';
 import { balanceError, initiationError, statusError } from '../domain/responses.ts';
@@ -16,9 +26,11 @@ import type { ErrorShape } from './error-answer.ts';
 
 const NEVER_SHED = new Set(['/healthz', '/readyz', '/metrics']);
 const RETRY_AFTER_S = '1';
+/** Shed answers held back at most at once (each a timer and a response object). */
+export const MAX_HELD_SHEDS = 4096;
 
 /** Requests in flight and shed so far; the JSON fast lane (json-fast-lane.ts) counts the requests it takes here too. */
-export type InFlightCounter = { current: number; shed: number };
+export type InFlightCounter = { current: number; shed: number; held: number };
 
 function atCapacity(): GatewayError {
   return new GatewayError('SERVICE_UNAVAILABLE', 'The gateway is at capacity; retry shortly.');
@@ -30,18 +42,21 @@ export type LoadShedding = {
   readonly maxInFlight: number;
   /** Counts one shed request and gives its 503 body (undefined for the hosted page, whose error is HTML). */
   shed(shape: ErrorShape): string | undefined;
+  /** Runs `answer` once the shed delay has passed (at once when it is 0 or too many answers wait already). */
+  hold(answer: () => void): void;
 };
 
 export const SHED_HEADERS = { 'retry-after': RETRY_AFTER_S } as const;
 
-export function registerLoadShedding(app: FastifyInstance, maxInFlight: number, onShed?: () => void): LoadShedding {
+export function registerLoadShedding(app: FastifyInstance, limits: { maxInFlight: number; shedDelayMs: number }, onShed?: () => void): LoadShedding {
+  const { maxInFlight, shedDelayMs } = limits;
   const error = atCapacity();
   const bodies: Partial<Record<ErrorShape, string>> = {
     initiation: JSON.stringify(initiationError(error, undefined)),
     status: JSON.stringify(statusError(error, undefined)),
     balance: JSON.stringify(balanceError(error, undefined)),
   };
-  const state = { current: 0, shed: 0 };
+  const state = { current: 0, shed: 0, held: 0 };
   const shedding: LoadShedding = {
     inFlight: state,
     maxInFlight,
@@ -50,11 +65,20 @@ export function registerLoadShedding(app: FastifyInstance, maxInFlight: number, 
       onShed?.();
       return bodies[shape];
     },
+    hold(answer) {
+      if (shedDelayMs === 0 || state.held >= MAX_HELD_SHEDS) return answer();
+      state.held += 1;
+      setTimeout(() => {
+        state.held -= 1;
+        answer();
+      }, shedDelayMs);
+    },
   };
   app.addHook('onRequest', async (request, reply) => {
     if (NEVER_SHED.has(request.url)) return;
     if (state.current >= maxInFlight) {
       const body = shedding.shed(request.routeOptions.config?.errorShape ?? 'initiation');
+      await new Promise<void>((resolve) => shedding.hold(resolve));
       if (body === undefined) throw atCapacity(); // the hosted page's HTML error, through the error handler
       return reply.code(503).headers(SHED_HEADERS).type('application/json; charset=utf-8').send(body);
     }

@@ -1,6 +1,6 @@
 // Issue #10 item 10: in-flight work is bounded. With MAX_IN_FLIGHT requests being worked on, the
-// next one is answered 503 SERVICE_UNAVAILABLE + Retry-After at once (contract shape), probes
-// still answer, and capacity comes back when the held requests finish.
+// next one is answered 503 SERVICE_UNAVAILABLE + Retry-After (contract shape) after SHED_DELAY,
+// probes still answer, and capacity comes back when the held requests finish.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
@@ -84,3 +84,51 @@ for (const { dialect, skip } of await testDialects()) {
     });
   });
 }
+
+describe('shed answers are held for SHED_DELAY (MAX_IN_FLIGHT=1, SHED_DELAY=300ms)', () => {
+  let gw: TestGateway;
+  let creds: MerchantCredentials;
+  let port: number;
+  before(async () => {
+    gw = await startTestGateway('sqlite', { MAX_IN_FLIGHT: '1', SHED_DELAY: '300ms' });
+    creds = await addMerchant(gw);
+    await gw.app.listen({ port: 0, host: '127.0.0.1' });
+    port = (gw.app.server.address() as net.AddressInfo).port;
+  });
+  after(() => gw?.close());
+
+  test('on the JSON fast lane and through Fastify, a shed request is answered 503 no sooner than the delay; a client that leaves meanwhile costs nothing', async () => {
+    // One request holds the only slot: its body never completes until the end.
+    const holder = net.connect(port, '127.0.0.1');
+    await new Promise((r) => holder.once('connect', r));
+    holder.write('POST /transaction/s2s HTTP/1.1\r\nHost: gw\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{');
+    await new Promise((r) => setTimeout(r, 100));
+    try {
+      // A client that leaves while its answer is held: nothing breaks, nothing is written.
+      const leaver = net.connect(port, '127.0.0.1');
+      await new Promise((r) => leaver.once('connect', r));
+      leaver.write('POST /transaction/status HTTP/1.1\r\nHost: gw\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}');
+      await new Promise((r) => setTimeout(r, 20));
+      leaver.destroy();
+
+      for (const [path, body] of [
+        ['/transaction/s2s', initiationBody(creds, { trackid: 'held-shed' })], // the JSON fast lane
+        ['/sandbox/transaction/complete', { ...creds, transactionid: 'tx-none' }], // Fastify's hook
+      ] as const) {
+        const started = performance.now();
+        const answer = await httpPost(`http://127.0.0.1:${port}${path}`, body);
+        const waited = performance.now() - started;
+        assert.equal(answer.status, 503, path);
+        assert.equal(answer.body.error_code_tag, 'SERVICE_UNAVAILABLE', path);
+        assert.ok(Number(answer.headers.get('retry-after')) > 0, `${path}: Retry-After is set`);
+        // A lower bound only: the point is that the answer was held, not how fast anything is.
+        assert.ok(waited >= 290, `${path}: answered after ${waited.toFixed(0)} ms, before the 300 ms delay`);
+      }
+      for (const probe of ['/healthz', '/readyz']) assert.equal((await fetch(`http://127.0.0.1:${port}${probe}`)).status, 200, `${probe} is never shed, nor held`);
+    } finally {
+      holder.destroy();
+    }
+    await new Promise((r) => setTimeout(r, 200)); // the holder's slot is given back when its socket closes
+    assert.equal((await httpPost(`http://127.0.0.1:${port}/transaction/s2s`, initiationBody(creds, { trackid: 'after-held' }))).status, 200);
+  });
+});

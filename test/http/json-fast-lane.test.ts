@@ -180,11 +180,11 @@ describe('JSON fast lane: what it declines', () => {
   });
 
   test('without a Host header, with another method, path or body it cannot take, the lane takes nothing', () => {
-    const inFlight = { current: 0, shed: 0 };
+    const inFlight = { current: 0, shed: 0, held: 0 };
     const lane = createJsonFastLane({
       operations: [{ path: '/op', errorShape: 'status', handle: async () => ({ body: {} }) }],
       bodyLimit: 100,
-      shedding: { inFlight, maxInFlight: 2, shed: () => 'x' },
+      shedding: { inFlight, maxInFlight: 2, shed: () => 'x', hold: (answer) => answer() },
       draining: () => false,
       clientAddress: () => '127.0.0.1',
       logger: createLogger('silent'),
@@ -227,11 +227,11 @@ describe('JSON fast lane behind a proxy (TRUST_PROXY=127.0.0.1, FAILED_LOGIN_LIM
 });
 
 test('an answer the lane cannot serialise is a 500 in the operation\'s shape, and the process keeps serving', async () => {
-  const inFlight = { current: 0, shed: 0 };
+  const inFlight = { current: 0, shed: 0, held: 0 };
   const lane = createJsonFastLane({
     operations: [{ path: '/op', errorShape: 'status', handle: async () => ({ body: { amount: 1n } }) }],
     bodyLimit: 100,
-    shedding: { inFlight, maxInFlight: 10, shed: () => 'x' },
+    shedding: { inFlight, maxInFlight: 10, shed: () => 'x', hold: (answer) => answer() },
     draining: () => false,
     clientAddress: (request) => request.socket.remoteAddress,
     logger: createLogger('silent'),
