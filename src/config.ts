@@ -69,7 +69,7 @@ export type Config = {
    * many new connections per turn instead of one (http/acceptor-pool.ts). 1 = a single listener.
    */
   listenSockets: number;
-  /** Requests being worked on at once; more are answered 503 + Retry-After at once (load shedding). */
+  /** Requests being worked on at once; more are answered 503 + Retry-After without being worked on (load shedding). */
   maxInFlight: number;
   /** How long a shed request's 503 is held before it is sent (0: at once); see http/load-shedding.ts. */
   shedDelayMs: number;
