@@ -232,9 +232,9 @@ export class DeliveryWorker implements Worker {
    * its turn on the writer). A payment's completion says where its notification goes, so the
    * claim is one statement; for other events (refunds, resends) one indexed read by id (on
    * SQLite's read connection) finds their origins first, instead of a walk over due origins.
-   * Two claims may then run at once; the
-   * store never leases an event twice, and an origin may briefly hold up to twice its depth
-   * (its per-host cap on sends is enforced when each send starts, whatever is queued).
+   * Two claims may then run at once; the store never leases an event twice, and an origin may
+   * briefly hold up to twice its depth (its per-host cap on sends is enforced when each send
+   * starts, whatever is queued).
    */
   #claimFinalised(): void {
     if (this.#claimingFinalised || !this.#started || this.#stopping) return;

@@ -1,7 +1,7 @@
 // Bounded in-flight work (TIGER_STYLE: a limit on everything). Past `maxInFlight` requests
-// being worked on, a new one is answered 503 + Retry-After (after SHED_DELAY) instead of queueing behind
-// the others: under overload, accepted requests keep their latency, memory stays bounded, and
-// clients (or the load balancer) retry elsewhere. A request counts from the end of its headers
+// being worked on, a new one is answered 503 + Retry-After (after SHED_DELAY, below) instead of
+// queueing behind the others: under overload, accepted requests keep their latency, memory stays
+// bounded, and clients (or the load balancer) retry elsewhere. A request counts from the end of its headers
 // until its response is finished or the client goes away (a slow body holds its slot; the
 // request timeout bounds that). Liveness, readiness and metrics are never shed, so probes keep
 // answering while the gateway sheds.

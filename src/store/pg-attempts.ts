@@ -55,27 +55,14 @@ const RECORD = {
 /** Records the batch atomically; resolves with whether each item's transition was applied (in `items` order). */
 export async function recordAttemptsPg(pool: pg.Pool, items: readonly AttemptRecord[]): Promise<boolean[]> {
   if (items.length === 0) return [];
-  const rows = items.map((item) => attemptRow(item.attempt, 0));
-  const transitions = items.map((item) => transitionColumns(item.transition));
-  const column = <T extends string | number | bigint | null | undefined>(pick: (i: number) => T) => pgArrayLiteral(items.map((_, i) => pick(i)));
-  const { rows: result } = await pool.query<{ event_id: string; applied: boolean }>({
-    ...RECORD,
-    values: [
-      column((i) => rows[i]!.event_id),
-      column((i) => items[i]!.owner),
-      column((i) => rows[i]!.series),
-      column((i) => rows[i]!.started_at),
-      column((i) => rows[i]!.latency_ms),
-      column((i) => rows[i]!.http_status),
-      column((i) => rows[i]!.error),
-      column((i) => rows[i]!.response_excerpt),
-      column((i) => rows[i]!.instance_id),
-      column((i) => transitions[i]!.status),
-      column((i) => transitions[i]!.deliveredAt),
-      column((i) => transitions[i]!.nextAttemptAt),
-      column((i) => transitions[i]!.lastError),
-    ],
+  // One tuple per item in the order of the statement's parameters, then one array per parameter.
+  const tuples = items.map(({ attempt, owner, transition }) => {
+    const row = attemptRow(attempt, 0);
+    const t = transitionColumns(transition);
+    return [row.event_id, owner, row.series, row.started_at, row.latency_ms, row.http_status, row.error, row.response_excerpt, row.instance_id, t.status, t.deliveredAt, t.nextAttemptAt, t.lastError];
   });
-  const applied = new Map(result.map((r) => [r.event_id, r.applied]));
+  const values = tuples[0]!.map((_, column) => pgArrayLiteral(tuples.map((tuple) => tuple[column])));
+  const { rows } = await pool.query<{ event_id: string; applied: boolean }>({ ...RECORD, values });
+  const applied = new Map(rows.map((r) => [r.event_id, r.applied]));
   return items.map((item) => applied.get(item.attempt.eventId) ?? false);
 }
