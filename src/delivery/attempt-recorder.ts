@@ -38,10 +38,10 @@ export class AttemptRecorder {
   readonly #queue: Pending[] = [];
   #flushing = false;
 
-  /** `recordBatch`: how a whole batch is recorded (a store job on SQLite); the repository's transaction otherwise. */
-  constructor(repo: OutboxRepo, recordBatch: RecordBatch = (items) => repo.recordAttempts(items)) {
+  /** Batches are written as recordBatchFor(store) says; the one-by-one fallback goes through `repo`. */
+  constructor(store: Pick<Store, 'sqliteJobs' | 'pgPool'>, repo: OutboxRepo) {
     this.#repo = repo;
-    this.#recordBatch = recordBatch;
+    this.#recordBatch = recordBatchFor(store, repo);
   }
 
   /** Resolves with whether the transition was applied (see OutboxRepo.recordAttempt). */

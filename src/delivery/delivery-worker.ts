@@ -43,7 +43,7 @@ import type { OutboundPolicy } from '../domain/outbound-policy.ts';
 import type { Worker, WorkerFactory } from '../app/worker.ts';
 import { OutboxRepo, type OutboxEvent } from '../store/outbox.repo.ts';
 import { claimsRepoFor, type OutboxClaimsRepo } from '../store/outbox-claims.repo.ts';
-import { AttemptRecorder, recordBatchFor } from './attempt-recorder.ts';
+import { AttemptRecorder } from './attempt-recorder.ts';
 import type { Resolver } from './guarded-lookup.ts';
 import { NotificationSender, type SendOutcome } from './http-sender.ts';
 import { OpenedSecrets, notificationHeaders, signingSecrets } from './notification-request.ts';
@@ -151,7 +151,7 @@ export class DeliveryWorker implements Worker {
     this.#logger = logger.child({ component: 'delivery' });
     this.#repo = new OutboxRepo(services.store.db, services.store.dialect);
     this.#claims = claimsRepoFor(services.store);
-    this.#recorder = new AttemptRecorder(this.#repo, recordBatchFor(services.store, this.#repo));
+    this.#recorder = new AttemptRecorder(services.store, this.#repo);
     this.instanceId = options.instanceId ?? newInstanceId();
     this.#sender = new NotificationSender({ policy: options.policy ?? services.outboundPolicy, ...(options.resolver && { resolver: options.resolver }) });
     this.#opened = new OpenedSecrets(services.key);

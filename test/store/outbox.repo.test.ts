@@ -208,8 +208,8 @@ for (const { dialect, skip } of await testDialects()) {
         owner,
         transition: { status: 'delivered' as const, deliveredAt: gw.clock.now },
       });
-      const one = new AttemptRecorder(repo, recordBatchFor(gw.services.store, repo));
-      const other = new AttemptRecorder(repo, recordBatchFor(gw.services.store, repo));
+      const one = new AttemptRecorder(gw.services.store, repo);
+      const other = new AttemptRecorder(gw.services.store, repo);
       // Each recorder sends its six as one batch; the batches lock the same rows (in id order, so
       // they cannot deadlock). A batch that loses the race for the numbering is recorded item by item.
       const applied = await Promise.all([...ids.map((id) => one.record(item(id, 'w1'))), ...[...ids].reverse().map((id) => other.record(item(id, 'w2')))]);
