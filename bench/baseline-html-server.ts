@@ -8,7 +8,11 @@ const page = readFileSync(process.env.BASELINE_HTML_FILE ?? '/dev/null');
 
 const server = createServer((request, response) => {
   request.resume();
-  response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': page.length, 'cache-control': 'no-store' });
+  response.writeHead(200, {
+    'content-type': 'text/html; charset=utf-8',
+    'content-length': page.length,
+    'cache-control': 'no-store',
+  });
   response.end(page);
 });
 server.keepAliveTimeout = 60_000;

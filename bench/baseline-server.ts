@@ -23,7 +23,10 @@ const server = createServer((request, response) => {
       answer = { type: 'error' };
     }
     const payload = JSON.stringify(answer);
-    response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(payload) });
+    response.writeHead(status, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(payload),
+    });
     response.end(payload);
   });
 });

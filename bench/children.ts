@@ -21,16 +21,23 @@ const TAIL = 8192;
  * Starts `node <args>` and resolves once a stdout line matches `ready` (its first capture
  * group is the URL). Rejects if the child exits first or `timeoutMs` passes.
  */
-export function startServer(args: string[], env: Record<string, string>, ready: RegExp, timeoutMs = 30_000): Promise<ServerChild> {
+export function startServer(
+  args: string[],
+  env: Record<string, string>,
+  ready: RegExp,
+  timeoutMs = 30_000,
+): Promise<ServerChild> {
   const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   live.add(child);
   let out = '';
   let err = '';
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (err = (err + chunk).slice(-TAIL)));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => {
-    live.delete(child);
-    resolve(code);
-  }));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => {
+      live.delete(child);
+      resolve(code);
+    }),
+  );
 
   const stop = async (graceMs = 20_000): Promise<number | null> => {
     if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
@@ -84,9 +91,22 @@ export function runNode(args: string[], env: Record<string, string>, timeoutMs =
  * Creates a THB merchant with the gateway's own CLI (`cli`: the path of its src/cli/index.ts) and
  * returns the credentials it printed once.
  */
-export async function createBenchMerchant(cli: string, env: Record<string, string>, name = 'Bench'): Promise<Credentials> {
-  const out = await runNode([cli, 'merchant', 'create', '--name', name, '--payout-currency', 'THB', '--payout-account', '1234567890', '--json'], env);
-  const creds = JSON.parse(out.trim().split('\n').filter((l) => l.startsWith('{')).at(-1) ?? '{}') as Credentials;
+export async function createBenchMerchant(
+  cli: string,
+  env: Record<string, string>,
+  name = 'Bench',
+): Promise<Credentials> {
+  const out = await runNode(
+    [cli, 'merchant', 'create', '--name', name, '--payout-currency', 'THB', '--payout-account', '1234567890', '--json'],
+    env,
+  );
+  const creds = JSON.parse(
+    out
+      .trim()
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .at(-1) ?? '{}',
+  ) as Credentials;
   if (!creds.merchantid || !creds.password) throw new Error(`merchant create printed no credentials:\n${out}`);
   return creds;
 }

@@ -18,7 +18,15 @@ import { MerchantsRepo } from '../src/store/merchants.repo.ts';
 import { openStore, type Store } from '../src/store/open-store.ts';
 import { TransactionsRepo, type TransactionRecord } from '../src/store/transactions.repo.ts';
 
-export type MicroResult = { name: string; what: string; rows: number; seconds: number; rowsPerS: number; commits: number; storedRows: number };
+export type MicroResult = {
+  name: string;
+  what: string;
+  rows: number;
+  seconds: number;
+  rowsPerS: number;
+  commits: number;
+  storedRows: number;
+};
 
 const MERCHANT_KEY = Buffer.alloc(32, 7);
 
@@ -61,11 +69,18 @@ function rowFactory(merchantId: string, runTag: string): () => TransactionRecord
 }
 
 /** A migrated store on a fresh file with one merchant; counts the transactions it commits. */
-async function freshStore(dir: string, file: string): Promise<{ store: Store; merchantId: string; path: string; commits: () => number }> {
+async function freshStore(
+  dir: string,
+  file: string,
+): Promise<{ store: Store; merchantId: string; path: string; commits: () => number }> {
   const path = join(dir, `${file}.db`);
   const inner = openStore(`sqlite:${path}`);
   await inner.migrate();
-  const issued = await new ManageMerchants(new MerchantsRepo(inner.db), MERCHANT_KEY, 0).create({ name: 'Micro', payoutCurrency: 'THB', payoutAccount: '1234567890' });
+  const issued = await new ManageMerchants(new MerchantsRepo(inner.db), MERCHANT_KEY, 0).create({
+    name: 'Micro',
+    payoutCurrency: 'THB',
+    payoutAccount: '1234567890',
+  });
   let commits = 0;
   const store: Store = {
     ...inner,
@@ -86,11 +101,21 @@ function countRows(path: string): number {
   }
 }
 
-async function rawPhase(dir: string, file: string, name: string, perCommit: number, seconds: number): Promise<MicroResult> {
+async function rawPhase(
+  dir: string,
+  file: string,
+  name: string,
+  perCommit: number,
+  seconds: number,
+): Promise<MicroResult> {
   const { store, merchantId, path } = await freshStore(dir, file);
   const nextRow = rowFactory(merchantId, file);
   // The exact SQL the repository sends, prepared once: this phase measures SQLite, not Kysely.
-  const template = store.db.insertInto('transactions').values(sampleValues(nextRow())).onConflict((oc) => oc.columns(['merchant_id', 'trackid']).doNothing()).compile();
+  const template = store.db
+    .insertInto('transactions')
+    .values(sampleValues(nextRow()))
+    .onConflict((oc) => oc.columns(['merchant_id', 'trackid']).doNothing())
+    .compile();
   await store.close();
   const db = openSqlite({ path });
   const insert = db.prepare(template.sql);
@@ -123,12 +148,33 @@ async function rawPhase(dir: string, file: string, name: string, perCommit: numb
 /** Column values in the order Kysely compiles them (the order of this object's keys). */
 function sampleValues(t: TransactionRecord): Insertable<TransactionsTable> {
   return {
-    id: t.id, merchant_id: t.merchantId, trackid: t.trackid, request_hash: t.requestHash, token: t.token,
-    redirect_id: t.redirectId, status: t.status, error_code_tag: t.errorCodeTag, error_text: t.errorText,
-    amount_minor: t.amountMinor, currency: t.currency, payment_method: t.paymentMethod, bill_country: t.billCountry,
-    bill_customerip: t.billCustomerIp, bill_email: t.billEmail, return_url: t.returnUrl, server_url: t.serverUrl,
-    payer_account_no: t.payerAccountNo, payer_account_name: t.payerAccountName, payer_bank_code: t.payerBankCode,
-    productdesc: t.productdesc, lang: t.lang, created_at: t.createdAt, expires_at: t.expiresAt, completed_at: t.completedAt, return_url_on_failure: t.returnUrlOnFailure, refunded_minor: t.refundedMinor,
+    id: t.id,
+    merchant_id: t.merchantId,
+    trackid: t.trackid,
+    request_hash: t.requestHash,
+    token: t.token,
+    redirect_id: t.redirectId,
+    status: t.status,
+    error_code_tag: t.errorCodeTag,
+    error_text: t.errorText,
+    amount_minor: t.amountMinor,
+    currency: t.currency,
+    payment_method: t.paymentMethod,
+    bill_country: t.billCountry,
+    bill_customerip: t.billCustomerIp,
+    bill_email: t.billEmail,
+    return_url: t.returnUrl,
+    server_url: t.serverUrl,
+    payer_account_no: t.payerAccountNo,
+    payer_account_name: t.payerAccountName,
+    payer_bank_code: t.payerBankCode,
+    productdesc: t.productdesc,
+    lang: t.lang,
+    created_at: t.createdAt,
+    expires_at: t.expiresAt,
+    completed_at: t.completedAt,
+    return_url_on_failure: t.returnUrlOnFailure,
+    refunded_minor: t.refundedMinor,
   };
 }
 
@@ -148,7 +194,15 @@ async function storeSinglePhase(dir: string, file: string, seconds: number): Pro
   const elapsed = (performance.now() - start) / 1000;
   const made = commits() - before;
   await store.close();
-  return { name: 'store-1', what: 'project store, one transaction per row, sequential', rows, seconds: elapsed, rowsPerS: rows / elapsed, commits: made, storedRows: countRows(path) };
+  return {
+    name: 'store-1',
+    what: 'project store, one transaction per row, sequential',
+    rows,
+    seconds: elapsed,
+    rowsPerS: rows / elapsed,
+    commits: made,
+    storedRows: countRows(path),
+  };
 }
 
 async function groupPhase(dir: string, file: string, seconds: number, writers: number): Promise<MicroResult> {
@@ -173,7 +227,15 @@ async function groupPhase(dir: string, file: string, seconds: number, writers: n
   const elapsed = (performance.now() - start) / 1000;
   const made = groups() - before;
   await store.close();
-  return { name: 'group', what: `project store + group commit, ${writers} writers in flight`, rows, seconds: elapsed, rowsPerS: rows / elapsed, commits: made, storedRows: countRows(path) };
+  return {
+    name: 'group',
+    what: `project store + group commit, ${writers} writers in flight`,
+    rows,
+    seconds: elapsed,
+    rowsPerS: rows / elapsed,
+    commits: made,
+    storedRows: countRows(path),
+  };
 }
 
 /** One measured phase: `file` names its fresh database; the result is one round's figure. */
@@ -184,7 +246,12 @@ type Phase = { name: string; run: (file: string, seconds: number) => Promise<Mic
  * here is a shared virtual disk whose fsync rate swings several-fold from second to second, so
  * interleaving is what keeps the phases comparable; the range column shows the swing.
  */
-export async function runCommitMicro(dir: string, seconds: number, writers: number, rounds = 3): Promise<Array<MicroResult & { minRowsPerS: number; maxRowsPerS: number }>> {
+export async function runCommitMicro(
+  dir: string,
+  seconds: number,
+  writers: number,
+  rounds = 3,
+): Promise<Array<MicroResult & { minRowsPerS: number; maxRowsPerS: number }>> {
   const phases: Phase[] = [
     { name: 'raw-1', run: (file, s) => rawPhase(dir, file, 'raw-1', 1, s) },
     { name: 'raw-10', run: (file, s) => rawPhase(dir, file, 'raw-10', 10, s) },

@@ -46,24 +46,38 @@ const merchantCount = Math.max(1, Math.min(1000, Number(values.merchants)));
 const explainSet = Math.max(0, Math.min(256, Number(values.explain) || 0));
 
 /** Sends `bodies` through `concurrency` keep-alive clients; returns requests/s and CPU µs per request. */
-async function drive(url: string, bodies: unknown[], check: (status: number, body: string) => void): Promise<{ perSecond: number; cpuUs: number; wallMs: number }> {
+async function drive(
+  url: string,
+  bodies: unknown[],
+  check: (status: number, body: string) => void,
+): Promise<{ perSecond: number; cpuUs: number; wallMs: number }> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
   const target = new URL(url);
   const send = (body: unknown) =>
     new Promise<void>((resolve, reject) => {
       const payload = JSON.stringify(body);
-      const req = http.request({ host: target.hostname, port: target.port, path: target.pathname, method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          try {
-            check(res.statusCode ?? 0, Buffer.concat(chunks).toString('utf8'));
-            resolve();
-          } catch (error) {
-            reject(error);
-          }
-        });
-      });
+      const req = http.request(
+        {
+          host: target.hostname,
+          port: target.port,
+          path: target.pathname,
+          method: 'POST',
+          agent,
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => {
+            try {
+              check(res.statusCode ?? 0, Buffer.concat(chunks).toString('utf8'));
+              resolve();
+            } catch (error) {
+              reject(error);
+            }
+          });
+        },
+      );
       req.on('error', reject);
       req.end(payload);
     });
@@ -84,7 +98,13 @@ async function drive(url: string, bodies: unknown[], check: (status: number, bod
 const bare = http.createServer((req, res) => {
   req.resume();
   req.on('end', () => {
-    const body = JSON.stringify({ type: 'valid', result: 'Success', responsecode: '0', transactionid: 'x', status: 'SUCCESS' });
+    const body = JSON.stringify({
+      type: 'valid',
+      result: 'Success',
+      responsecode: '0',
+      transactionid: 'x',
+      status: 'SUCCESS',
+    });
     res.writeHead(200, { 'content-type': 'application/json' }).end(body);
   });
 });
@@ -97,7 +117,14 @@ const gateway = await startGateway(config, { logger: createLogger('warn'), worke
 try {
   const merchants: Array<{ merchantid: string; password: string }> = [];
   for (let m = 0; m < merchantCount; m++) {
-    merchants.push(await gateway.services.manageMerchants.create({ name: `Bench Shop ${m}`, payoutCurrency: 'THB', payoutAccount: '1234567890', feeRate: '0.025' }));
+    merchants.push(
+      await gateway.services.manageMerchants.create({
+        name: `Bench Shop ${m}`,
+        payoutCurrency: 'THB',
+        payoutAccount: '1234567890',
+        feeRate: '0.025',
+      }),
+    );
   }
   await gateway.services.directory.refresh();
   const initiations = Array.from({ length: payments }, (_, i) => {
@@ -127,7 +154,9 @@ try {
     completions.push({ merchantid: m.merchantid, password: m.password, transactionid: json.transactionid });
   });
 
-  const load = loadavg().map((l) => l.toFixed(1)).join(' ');
+  const load = loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
   const bareFirst = await drive(bareUrl, completions, (status) => {
     if (status !== 200) throw new Error(`bare: ${status}`);
   });
@@ -142,7 +171,8 @@ try {
   const { store: s, ledger, merchants: repo, now } = gateway.services;
   const entries = await ledger.countEntries();
   const check = await new LedgerOperations({ store: s, ledger, merchants: repo, now }).verify();
-  if (entries !== payments || !check.ok) throw new Error(`accounting: ${entries} entries for ${payments} completions; ledger verify ok=${check.ok}`);
+  if (entries !== payments || !check.ok)
+    throw new Error(`accounting: ${entries} entries for ${payments} completions; ledger verify ok=${check.ok}`);
 
   const bareRate = (bareFirst.perSecond + bareAfter.perSecond) / 2;
   const bareCpu = (bareFirst.cpuUs + bareAfter.cpuUs) / 2;
@@ -152,7 +182,9 @@ try {
     concurrency,
     merchants: merchantCount,
     load_before: load,
-    load_after: loadavg().map((l) => l.toFixed(1)).join(' '),
+    load_after: loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' '),
     bare_per_s: [Math.round(bareFirst.perSecond), Math.round(bareAfter.perSecond)],
     completions_per_s: Math.round(gw.perSecond),
     vs_bare: Math.round((gw.perSecond / bareRate) * 100) / 100,
@@ -181,7 +213,9 @@ try {
     try {
       const rows = await readForCompletion(pool, ids);
       const at = Date.now();
-      const plans = ids.map((id) => planCompletion(rows.get(id), { transactionId: id, cause: 'sandbox', eventId: newEventId(), at }));
+      const plans = ids.map((id) =>
+        planCompletion(rows.get(id), { transactionId: id, cause: 'sandbox', eventId: newEventId(), at }),
+      );
       const query = completionsWriteQuery(plans);
       const client = await pool.connect();
       try {
@@ -192,7 +226,9 @@ try {
           plan = await client.query({ text: `explain (analyze, buffers) ${query.text}`, values: query.values });
           await client.query('rollback');
         }
-        console.log(`EXPLAIN (ANALYZE, BUFFERS) of one completion set's write (${ids.length} SUCCESS completions, ${merchantCount} merchant(s)), rolled back, second run:`);
+        console.log(
+          `EXPLAIN (ANALYZE, BUFFERS) of one completion set's write (${ids.length} SUCCESS completions, ${merchantCount} merchant(s)), rolled back, second run:`,
+        );
         console.log(plan!.rows.map((r: Record<string, string>) => r['QUERY PLAN']).join('\n'));
       } finally {
         client.release();

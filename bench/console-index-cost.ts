@@ -17,8 +17,18 @@ import { MerchantsRepo } from '../src/store/merchants.repo.ts';
 import { openStore } from '../src/store/open-store.ts';
 import type { TransactionRecord } from '../src/store/transactions.repo.ts';
 
-const CONSOLE_INDEXES = ['transactions_created', 'transactions_merchant_created', 'transactions_status_created', 'transactions_merchant_status_created', 'transactions_trackid', 'transactions_amount', 'transactions_email'];
-const { values: args } = parseArgs({ options: { seconds: { type: 'string', default: '3' }, rounds: { type: 'string', default: '4' } } });
+const CONSOLE_INDEXES = [
+  'transactions_created',
+  'transactions_merchant_created',
+  'transactions_status_created',
+  'transactions_merchant_status_created',
+  'transactions_trackid',
+  'transactions_amount',
+  'transactions_email',
+];
+const { values: args } = parseArgs({
+  options: { seconds: { type: 'string', default: '3' }, rounds: { type: 'string', default: '4' } },
+});
 const SECONDS = Number(args.seconds);
 const ROUNDS = Number(args.rounds);
 const PER_COMMIT = 100;
@@ -27,7 +37,11 @@ async function phase(dir: string, file: string, withIndexes: boolean): Promise<n
   const path = join(dir, `${file}.db`);
   const store = openStore(`sqlite:${path}`);
   await store.migrate();
-  const { merchantid } = await new ManageMerchants(new MerchantsRepo(store.db), Buffer.alloc(32, 7), 0).create({ name: 'Bench', payoutCurrency: 'THB', payoutAccount: '1234567890' });
+  const { merchantid } = await new ManageMerchants(new MerchantsRepo(store.db), Buffer.alloc(32, 7), 0).create({
+    name: 'Bench',
+    payoutCurrency: 'THB',
+    payoutAccount: '1234567890',
+  });
   await store.close();
   const db = openSqlite({ path });
   if (!withIndexes) for (const name of CONSOLE_INDEXES) db.exec(`drop index ${name}`);
@@ -43,7 +57,18 @@ async function phase(dir: string, file: string, withIndexes: boolean): Promise<n
     for (let i = 0; i < PER_COMMIT; i++) {
       n += 1;
       const now = Date.now();
-      insert.run(`${file}-${n}`, merchantid, `t-${n}`, 'h'.repeat(43), `tok-${n}`, `red-${n}`, (100 + (n % 5000)) * 10_000, `buyer${n % 100_000}@example.com`, now, now + 900_000);
+      insert.run(
+        `${file}-${n}`,
+        merchantid,
+        `t-${n}`,
+        'h'.repeat(43),
+        `tok-${n}`,
+        `red-${n}`,
+        (100 + (n % 5000)) * 10_000,
+        `buyer${n % 100_000}@example.com`,
+        now,
+        now + 900_000,
+      );
     }
     db.exec('commit');
   }
@@ -58,20 +83,48 @@ async function groupPhase(dir: string, file: string, withIndexes: boolean): Prom
   const path = join(dir, `${file}.db`);
   const store = openStore(`sqlite:${path}`);
   await store.migrate();
-  const { merchantid } = await new ManageMerchants(new MerchantsRepo(store.db), Buffer.alloc(32, 7), 0).create({ name: 'Bench', payoutCurrency: 'THB', payoutAccount: '1234567890' });
-  if (!withIndexes) await store.transaction(async (trx) => {
-    for (const name of CONSOLE_INDEXES) await trx.schema.dropIndex(name).execute();
+  const { merchantid } = await new ManageMerchants(new MerchantsRepo(store.db), Buffer.alloc(32, 7), 0).create({
+    name: 'Bench',
+    payoutCurrency: 'THB',
+    payoutAccount: '1234567890',
   });
+  if (!withIndexes)
+    await store.transaction(async (trx) => {
+      for (const name of CONSOLE_INDEXES) await trx.schema.dropIndex(name).execute();
+    });
   const runJob = createJobRunner(store, storeJobs, STORE_JOBS_MODULE);
   let n = 0;
   const row = (): TransactionRecord => {
     n += 1;
     const now = Date.now();
     return {
-      id: `${file}-${n}`, merchantId: merchantid, trackid: `t-${n}`, requestHash: 'h'.repeat(43), token: `tok-${file}-${n}`, redirectId: `red-${file}-${n}`,
-      status: 'PROCESSING', errorCodeTag: null, errorText: null, amountMinor: BigInt((100 + (n % 5000)) * 10_000), currency: 'THB', paymentMethod: 'THAI_DEBIT',
-      billCountry: 'TH', billCustomerIp: '203.150.10.24', billEmail: `buyer${n % 100_000}@example.com`, returnUrl: 'https://shop.example/return', serverUrl: 'https://shop.example/hook',
-      payerAccountNo: '1234567890', payerAccountName: 'Somchai', payerBankCode: '014', productdesc: null, lang: 'en', returnUrlOnFailure: null, createdAt: now, expiresAt: now + 900_000, completedAt: null, refundedMinor: 0n,
+      id: `${file}-${n}`,
+      merchantId: merchantid,
+      trackid: `t-${n}`,
+      requestHash: 'h'.repeat(43),
+      token: `tok-${file}-${n}`,
+      redirectId: `red-${file}-${n}`,
+      status: 'PROCESSING',
+      errorCodeTag: null,
+      errorText: null,
+      amountMinor: BigInt((100 + (n % 5000)) * 10_000),
+      currency: 'THB',
+      paymentMethod: 'THAI_DEBIT',
+      billCountry: 'TH',
+      billCustomerIp: '203.150.10.24',
+      billEmail: `buyer${n % 100_000}@example.com`,
+      returnUrl: 'https://shop.example/return',
+      serverUrl: 'https://shop.example/hook',
+      payerAccountNo: '1234567890',
+      payerAccountName: 'Somchai',
+      payerBankCode: '014',
+      productdesc: null,
+      lang: 'en',
+      returnUrlOnFailure: null,
+      createdAt: now,
+      expiresAt: now + 900_000,
+      completedAt: null,
+      refundedMinor: 0n,
     };
   };
   let rows = 0;
@@ -94,20 +147,31 @@ async function groupPhase(dir: string, file: string, withIndexes: boolean): Prom
 const dir = mkdtempSync(join(tmpdir(), 'gw-index-cost-'));
 try {
   const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
-  const fmt = (xs: number[]) => `${Math.round(sum(xs) / xs.length).toLocaleString('en-US')} rows/s (range ${Math.round(Math.min(...xs)).toLocaleString('en-US')}–${Math.round(Math.max(...xs)).toLocaleString('en-US')})`;
-  console.log(`${cpus().length} × ${cpus()[0]?.model.trim()}, Node ${process.version}; ${ROUNDS} rounds × ${SECONDS} s per phase`);
-  for (const [mode, run] of [['raw, 100 rows per commit', phase], [`group commit, ${WRITERS} writers`, groupPhase]] as const) {
+  const fmt = (xs: number[]) =>
+    `${Math.round(sum(xs) / xs.length).toLocaleString('en-US')} rows/s (range ${Math.round(Math.min(...xs)).toLocaleString('en-US')}–${Math.round(Math.max(...xs)).toLocaleString('en-US')})`;
+  console.log(
+    `${cpus().length} × ${cpus()[0]?.model.trim()}, Node ${process.version}; ${ROUNDS} rounds × ${SECONDS} s per phase`,
+  );
+  for (const [mode, run] of [
+    ['raw, 100 rows per commit', phase],
+    [`group commit, ${WRITERS} writers`, groupPhase],
+  ] as const) {
     const rates = { without: [] as number[], with: [] as number[] };
     for (let round = 0; round < ROUNDS; round++) {
       const order = round % 2 === 0 ? (['without', 'with'] as const) : (['with', 'without'] as const);
-      for (const which of order) rates[which].push(await run(dir, `${mode.slice(0, 3)}-${which}-${round}`, which === 'with'));
+      for (const which of order)
+        rates[which].push(await run(dir, `${mode.slice(0, 3)}-${which}-${round}`, which === 'with'));
     }
     console.log(`${mode}:`);
     console.log(`  without the console's 7 indexes: ${fmt(rates.without)}`);
     console.log(`  with them (as migrated):         ${fmt(rates.with)}`);
     console.log(`  ratio with/without: ${(sum(rates.with) / sum(rates.without)).toFixed(2)}`);
   }
-  console.log(`load average at the end: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  console.log(
+    `load average at the end: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -23,7 +23,12 @@ import { httpTable, type Row } from './report.ts';
 import { withRawConnection } from './seed-rows.ts';
 
 const { values: args } = parseArgs({
-  options: { rows: { type: 'string', default: '1000000' }, postgres: { type: 'boolean' }, duration: { type: 'string', default: '5' }, connections: { type: 'string', default: '8' } },
+  options: {
+    rows: { type: 'string', default: '1000000' },
+    postgres: { type: 'boolean' },
+    duration: { type: 'string', default: '5' },
+    connections: { type: 'string', default: '8' },
+  },
 });
 const ROWS = Number(args.rows);
 const DURATION = Number(args.duration);
@@ -60,12 +65,12 @@ async function seed(databaseUrl: string, start: number): Promise<void> {
     },
     postgres: async (client) => {
       await client.query(
-      `insert into transactions (${columns}) select ` +
-        `'00000000-0000-7000-8000-' || lpad(to_hex(i), 12, '0'), case when i % 20 = 0 then 'small' else 'big' end, 'seed-' || i, md5(random()::text), md5(random()::text) || md5(i::text), md5(i::text || random()::text), ` +
-        `case i % 10 when 0 then 'FAILED' when 1 then 'PROCESSING' else 'SUCCESS' end, case i % 10 when 0 then 'DECLINED' else null end, null, (100 + i % 5000) * 10000, 'THB', 'THAI_DEBIT', ` +
-        `'TH', '203.0.113.7', 'buyer' || (i % 100000) || '@example.com', 'https://shop.example/return', 'https://shop.example/hook', '1234567890', 'Somchai', 'SCB', null, 'th', ` +
-        `$1::bigint + i * $2::bigint, $1::bigint + i * $2::bigint + 900000, case i % 10 when 1 then null else $1::bigint + i * $2::bigint + 1000 end from generate_series(1, $3::int) as i`,
-      [start, step, ROWS],
+        `insert into transactions (${columns}) select ` +
+          `'00000000-0000-7000-8000-' || lpad(to_hex(i), 12, '0'), case when i % 20 = 0 then 'small' else 'big' end, 'seed-' || i, md5(random()::text), md5(random()::text) || md5(i::text), md5(i::text || random()::text), ` +
+          `case i % 10 when 0 then 'FAILED' when 1 then 'PROCESSING' else 'SUCCESS' end, case i % 10 when 0 then 'DECLINED' else null end, null, (100 + i % 5000) * 10000, 'THB', 'THAI_DEBIT', ` +
+          `'TH', '203.0.113.7', 'buyer' || (i % 100000) || '@example.com', 'https://shop.example/return', 'https://shop.example/hook', '1234567890', 'Somchai', 'SCB', null, 'th', ` +
+          `$1::bigint + i * $2::bigint, $1::bigint + i * $2::bigint + 900000, case i % 10 when 1 then null else $1::bigint + i * $2::bigint + 1000 end from generate_series(1, $3::int) as i`,
+        [start, step, ROWS],
       );
       await client.query('analyze');
     },
@@ -93,7 +98,8 @@ async function logIn(base: string, role: 'operator' | 'merchant', username: stri
     body: new URLSearchParams({ csrf, role, username, password, next: '' }).toString(),
   });
   keep(done);
-  if (done.status !== 303 || !jar.has('gw_console')) throw new Error(`console login as ${username} failed: HTTP ${done.status}`);
+  if (done.status !== 303 || !jar.has('gw_console'))
+    throw new Error(`console login as ${username} failed: HTTP ${done.status}`);
   return cookie();
 }
 
@@ -110,9 +116,29 @@ async function main(): Promise<void> {
     const databaseUrl = database?.url ?? `sqlite:${join(tmp, 'gateway.db')}`;
     const env = gatewayEnv(databaseUrl, tmp);
     const CLI = 'src/cli/index.ts';
-    for (const id of ['big', 'small']) await runNode([CLI, 'merchant', 'create', '--id', id, '--name', `Shop ${id}`, '--payout-currency', 'THB', '--payout-account', '1234567890'], env);
-    const operator = JSON.parse((await runNode([CLI, 'operator', 'create', '--username', 'bench', '--json'], env)).trim().split('\n').at(-1)!) as { password: string };
-    const small = JSON.parse((await runNode([CLI, 'merchant', 'set-console-password', 'small', '--json'], env)).trim().split('\n').at(-1)!) as { password: string };
+    for (const id of ['big', 'small'])
+      await runNode(
+        [
+          CLI,
+          'merchant',
+          'create',
+          '--id',
+          id,
+          '--name',
+          `Shop ${id}`,
+          '--payout-currency',
+          'THB',
+          '--payout-account',
+          '1234567890',
+        ],
+        env,
+      );
+    const operator = JSON.parse(
+      (await runNode([CLI, 'operator', 'create', '--username', 'bench', '--json'], env)).trim().split('\n').at(-1)!,
+    ) as { password: string };
+    const small = JSON.parse(
+      (await runNode([CLI, 'merchant', 'set-console-password', 'small', '--json'], env)).trim().split('\n').at(-1)!,
+    ) as { password: string };
     const start = Date.now() - 30 * DAY;
     const step = Math.floor((30 * DAY) / ROWS);
     const mid = Math.floor(ROWS / 2);
@@ -136,21 +162,62 @@ async function main(): Promise<void> {
       const day = (ms: number) => new Date(ms + 7 * 3_600_000).toISOString().slice(0, 10);
       const scenarios: Array<{ name: string; cookie: string; paths: string[] }> = [
         { name: 'operator: first page', cookie: opCookie, paths: ['/console/payments'] },
-        { name: 'operator: page at row N/2 (keyset)', cookie: opCookie, paths: many(() => { const i = mid + rand(1000); return `/console/payments?before=${start + i * step}.${idOf(i)}`; }) },
-        { name: 'operator: trackid', cookie: opCookie, paths: many(() => `/console/payments?q=seed-${1 + rand(ROWS)}`) },
-        { name: 'operator: e-mail (~10 rows each)', cookie: opCookie, paths: many(() => `/console/payments?q=buyer${rand(100_000)}%40example.com`) },
-        { name: 'operator: amount (~200 rows each)', cookie: opCookie, paths: many(() => `/console/payments?amount=${100 + rand(5000)}.00`) },
-        { name: 'operator: FAILED in one day', cookie: opCookie, paths: many(() => { const d = day(start + (1 + rand(28)) * DAY); return `/console/payments?state=FAILED&from=${d}&to=${d}`; }) },
+        {
+          name: 'operator: page at row N/2 (keyset)',
+          cookie: opCookie,
+          paths: many(() => {
+            const i = mid + rand(1000);
+            return `/console/payments?before=${start + i * step}.${idOf(i)}`;
+          }),
+        },
+        {
+          name: 'operator: trackid',
+          cookie: opCookie,
+          paths: many(() => `/console/payments?q=seed-${1 + rand(ROWS)}`),
+        },
+        {
+          name: 'operator: e-mail (~10 rows each)',
+          cookie: opCookie,
+          paths: many(() => `/console/payments?q=buyer${rand(100_000)}%40example.com`),
+        },
+        {
+          name: 'operator: amount (~200 rows each)',
+          cookie: opCookie,
+          paths: many(() => `/console/payments?amount=${100 + rand(5000)}.00`),
+        },
+        {
+          name: 'operator: FAILED in one day',
+          cookie: opCookie,
+          paths: many(() => {
+            const d = day(start + (1 + rand(28)) * DAY);
+            return `/console/payments?state=FAILED&from=${d}&to=${d}`;
+          }),
+        },
         { name: 'operator: merchant small, first page', cookie: opCookie, paths: ['/console/payments?merchant=small'] },
         { name: 'merchant small: first page', cookie: smallCookie, paths: ['/console/payments'] },
-        { name: 'merchant small: e-mail', cookie: smallCookie, paths: many(() => `/console/payments?q=buyer${rand(100_000)}%40example.com`) },
+        {
+          name: 'merchant small: e-mail',
+          cookie: smallCookie,
+          paths: many(() => `/console/payments?q=buyer${rand(100_000)}%40example.com`),
+        },
         { name: 'merchant small: PROCESSING', cookie: smallCookie, paths: ['/console/payments?state=PROCESSING'] },
       ];
 
-      const baseline = await startServer(['bench/baseline-html-server.ts'], { BASELINE_HTML_FILE: html }, /listening (http:\/\/127\.0\.0\.1:\d+)/);
+      const baseline = await startServer(
+        ['bench/baseline-html-server.ts'],
+        { BASELINE_HTML_FILE: html },
+        /listening (http:\/\/127\.0\.0\.1:\d+)/,
+      );
       try {
         log(`bare node:http, same HTML (${firstPage.length} bytes): ${DURATION} s`);
-        baselineLoad = await runLoad({ url: baseline.url, path: '/', method: 'GET', connections: CONNECTIONS, durationS: DURATION, serverPid: baseline.process.pid });
+        baselineLoad = await runLoad({
+          url: baseline.url,
+          path: '/',
+          method: 'GET',
+          connections: CONNECTIONS,
+          durationS: DURATION,
+          serverPid: baseline.process.pid,
+        });
         rows.push({ scenario: 'bare node:http, same HTML', load: baselineLoad });
       } finally {
         await baseline.stop(5000);
@@ -179,8 +246,14 @@ async function main(): Promise<void> {
     }
 
     const cores = cpus();
-    console.log(`\n${ROWS.toLocaleString('en-US')} payments, ${args.postgres ? 'PostgreSQL' : 'SQLite'}; ${CONNECTIONS} connections, ${DURATION} s per scenario; ${cores.length} × ${cores[0]?.model.trim()}, Node ${process.version}, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
-    console.log(httpTable(rows, baselineLoad?.rps ?? 0, baselineLoad?.serverUsPerRequest, baselineLoad?.mainThreadUsPerRequest));
+    console.log(
+      `\n${ROWS.toLocaleString('en-US')} payments, ${args.postgres ? 'PostgreSQL' : 'SQLite'}; ${CONNECTIONS} connections, ${DURATION} s per scenario; ${cores.length} × ${cores[0]?.model.trim()}, Node ${process.version}, load average ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}\n`,
+    );
+    console.log(
+      httpTable(rows, baselineLoad?.rps ?? 0, baselineLoad?.serverUsPerRequest, baselineLoad?.mainThreadUsPerRequest),
+    );
 
     // Query plans of the searches above, as the console issues them.
     const store = openStore(databaseUrl);
@@ -201,7 +274,9 @@ async function main(): Promise<void> {
       for (const [name, search] of shapes) {
         const compiled = repo.searchQuery(search).compile();
         const explain = store.dialect === 'sqlite' ? `explain query plan ${compiled.sql}` : `explain ${compiled.sql}`;
-        const result = await store.db.executeQuery<Record<string, unknown>>(CompiledQuery.raw(explain, [...compiled.parameters]));
+        const result = await store.db.executeQuery<Record<string, unknown>>(
+          CompiledQuery.raw(explain, [...compiled.parameters]),
+        );
         const lines = result.rows.map((r) => String(r.detail ?? r['QUERY PLAN'] ?? JSON.stringify(r)));
         console.log(`- ${name}:\n    ${lines.join('\n    ')}`);
       }

@@ -59,7 +59,15 @@ await new Promise<void>((resolve) => closed.close(() => resolve()));
 
 // --- rows ----------------------------------------------------------------------------------
 /** Inserts `count` SUCCESS transactions with one outbox event each, generated in SQL. */
-async function insertEvents(db: Db, merchantId: string, tag: string, count: number, target: string, status: 'pending' | 'delivered', dueAt: number): Promise<void> {
+async function insertEvents(
+  db: Db,
+  merchantId: string,
+  tag: string,
+  count: number,
+  target: string,
+  status: 'pending' | 'delivered',
+  dueAt: number,
+): Promise<void> {
   const chunk = 50_000;
   for (let from = 0; from < count; from += chunk) {
     const n = Math.min(chunk, count - from);
@@ -97,10 +105,14 @@ async function barePostRate(count: number, inFlight: number, keepAlive: boolean)
       while (next < count) {
         next++;
         await new Promise<void>((resolve, reject) => {
-          const req = http.request(`${healthy}/bare`, { method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (res) => {
-            res.resume();
-            res.on('end', resolve);
-          });
+          const req = http.request(
+            `${healthy}/bare`,
+            { method: 'POST', agent, headers: { 'content-type': 'application/json' } },
+            (res) => {
+              res.resume();
+              res.on('end', resolve);
+            },
+          );
           req.on('error', reject);
           req.end('{"type":"valid"}');
         });
@@ -111,7 +123,10 @@ async function barePostRate(count: number, inFlight: number, keepAlive: boolean)
   return (count / (Date.now() - started)) * 1000;
 }
 
-async function withGateway<T>(work: (gateway: RunningGateway, db: Db, merchantId: string) => Promise<T>, withWorker: boolean): Promise<T> {
+async function withGateway<T>(
+  work: (gateway: RunningGateway, db: Db, merchantId: string) => Promise<T>,
+  withWorker: boolean,
+): Promise<T> {
   const db = await benchDatabase(store);
   const config = benchGatewayConfig(db.url, {
     LOG_LEVEL: 'silent',
@@ -121,7 +136,11 @@ async function withGateway<T>(work: (gateway: RunningGateway, db: Db, merchantId
   });
   const gateway = await startGateway(config, { logger: createLogger('silent'), workers: [] });
   try {
-    const merchant = await gateway.services.manageMerchants.create({ name: 'Bench Shop', payoutCurrency: 'THB', payoutAccount: '1234567890' });
+    const merchant = await gateway.services.manageMerchants.create({
+      name: 'Bench Shop',
+      payoutCurrency: 'THB',
+      payoutAccount: '1234567890',
+    });
     const result = await (async () => {
       if (!withWorker) return work(gateway, gateway.services.store.db, merchant.merchantid);
       return work(gateway, gateway.services.store.db, merchant.merchantid);
@@ -134,56 +153,102 @@ async function withGateway<T>(work: (gateway: RunningGateway, db: Db, merchantId
 }
 
 const log = (line: string) => console.log(line);
-log(`Delivery backlog benchmark (${store}): backlog ${backlog}, delivered history ${history}, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+log(
+  `Delivery backlog benchmark (${store}): backlog ${backlog}, delivered history ${history}, load average ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}`,
+);
 
 // 1. Claim cost with a backlog, against a primary-key read in the same store.
-if (!values['no-claims']) await withGateway(async (gateway, db, merchantId) => {
-  const now = Date.now();
-  await insertEvents(db, merchantId, 'h', history, healthy, 'delivered', now - 86_400_000);
-  // The dead endpoint's backlog is older than the healthy one's: a claim reading the global due
-  // order would meet all of it first.
-  await insertEvents(db, merchantId, 'd', backlog, dead, 'pending', now - 3_600_000);
-  await insertEvents(db, merchantId, 'a', backlog, healthy, 'pending', now - 1_800_000);
-  if (store === 'postgres') await sql`analyze outbox_events`.execute(db);
-  const claims = new OutboxClaimsRepo(db, gateway.services.store.dialect);
-  let k = 0;
-  const pk = await usPerOp(() => db.selectFrom('outbox_events').selectAll().where('id', '=', `evt_a${(k++ % backlog) + 1}`).executeTakeFirst(), 2000);
-  const claimAll = await usPerOp(async () => {
-    const c = await claims.claim({ owner: 'bench', now, leaseMs: 60_000, limit: CONCURRENCY, allowance: () => PER_HOST });
-    await claims.release(c.events.map((e) => e.id), 'bench');
-  }, 300);
-  const claimDeadSaturated = await usPerOp(async () => {
-    const c = await claims.claim({ owner: 'bench', now, leaseMs: 60_000, limit: CONCURRENCY, allowance: (o) => (o === dead ? 0 : PER_HOST) });
-    await claims.release(c.events.map((e) => e.id), 'bench');
-  }, 300);
-  // The read half of a claim alone (no lease write, so no commit): the part that could grow with the backlog.
-  const origins = await usPerOp(() => claims.dueOrigins(now, ''), 1000);
-  const commit = await usPerOp(() => sql`update outbox_events set lease_owner = null where id = ${'evt_a1'}`.execute(db), 300);
-  const next = await usPerOp(() => claims.nextDueAt(), 1000);
-  log(`Claims with ${2 * backlog} due events on 2 origins and ${history} delivered rows (µs per call, × primary-key read):`);
-  log(`  primary-key read of one outbox row (baseline) ${pk.toFixed(0)} µs`);
-  log(`  claim 16 (lease + release), both origins open   ${claimAll.toFixed(0)} µs  (${(claimAll / pk).toFixed(1)}×)`);
-  log(`  claim 16, dead origin saturated (skipped)       ${claimDeadSaturated.toFixed(0)} µs  (${(claimDeadSaturated / pk).toFixed(1)}×)`);
-  log(`  due origins (the claim's read half)             ${origins.toFixed(0)} µs  (${(origins / pk).toFixed(1)}×)`);
-  log(`  next due time                                   ${next.toFixed(0)} µs  (${(next / pk).toFixed(1)}×)`);
-  log(`  one-row UPDATE commit (a claim makes two)       ${commit.toFixed(0)} µs  (${(commit / pk).toFixed(1)}×)`);
-  if (values.explain) {
-    const explain = store === 'postgres' ? sql`explain (analyze, buffers, costs off)` : sql`explain query plan`;
-    const ix = store === 'sqlite' ? sql.raw('indexed by outbox_pending_origin') : sql``;
-    const origins = await sql<Record<string, unknown>>`${explain} with recursive o(origin, n) as (
+if (!values['no-claims'])
+  await withGateway(async (gateway, db, merchantId) => {
+    const now = Date.now();
+    await insertEvents(db, merchantId, 'h', history, healthy, 'delivered', now - 86_400_000);
+    // The dead endpoint's backlog is older than the healthy one's: a claim reading the global due
+    // order would meet all of it first.
+    await insertEvents(db, merchantId, 'd', backlog, dead, 'pending', now - 3_600_000);
+    await insertEvents(db, merchantId, 'a', backlog, healthy, 'pending', now - 1_800_000);
+    if (store === 'postgres') await sql`analyze outbox_events`.execute(db);
+    const claims = new OutboxClaimsRepo(db, gateway.services.store.dialect);
+    let k = 0;
+    const pk = await usPerOp(
+      () =>
+        db
+          .selectFrom('outbox_events')
+          .selectAll()
+          .where('id', '=', `evt_a${(k++ % backlog) + 1}`)
+          .executeTakeFirst(),
+      2000,
+    );
+    const claimAll = await usPerOp(async () => {
+      const c = await claims.claim({
+        owner: 'bench',
+        now,
+        leaseMs: 60_000,
+        limit: CONCURRENCY,
+        allowance: () => PER_HOST,
+      });
+      await claims.release(
+        c.events.map((e) => e.id),
+        'bench',
+      );
+    }, 300);
+    const claimDeadSaturated = await usPerOp(async () => {
+      const c = await claims.claim({
+        owner: 'bench',
+        now,
+        leaseMs: 60_000,
+        limit: CONCURRENCY,
+        allowance: (o) => (o === dead ? 0 : PER_HOST),
+      });
+      await claims.release(
+        c.events.map((e) => e.id),
+        'bench',
+      );
+    }, 300);
+    // The read half of a claim alone (no lease write, so no commit): the part that could grow with the backlog.
+    const origins = await usPerOp(() => claims.dueOrigins(now, ''), 1000);
+    const commit = await usPerOp(
+      () => sql`update outbox_events set lease_owner = null where id = ${'evt_a1'}`.execute(db),
+      300,
+    );
+    const next = await usPerOp(() => claims.nextDueAt(), 1000);
+    log(
+      `Claims with ${2 * backlog} due events on 2 origins and ${history} delivered rows (µs per call, × primary-key read):`,
+    );
+    log(`  primary-key read of one outbox row (baseline) ${pk.toFixed(0)} µs`);
+    log(
+      `  claim 16 (lease + release), both origins open   ${claimAll.toFixed(0)} µs  (${(claimAll / pk).toFixed(1)}×)`,
+    );
+    log(
+      `  claim 16, dead origin saturated (skipped)       ${claimDeadSaturated.toFixed(0)} µs  (${(claimDeadSaturated / pk).toFixed(1)}×)`,
+    );
+    log(`  due origins (the claim's read half)             ${origins.toFixed(0)} µs  (${(origins / pk).toFixed(1)}×)`);
+    log(`  next due time                                   ${next.toFixed(0)} µs  (${(next / pk).toFixed(1)}×)`);
+    log(`  one-row UPDATE commit (a claim makes two)       ${commit.toFixed(0)} µs  (${(commit / pk).toFixed(1)}×)`);
+    if (values.explain) {
+      const explain = store === 'postgres' ? sql`explain (analyze, buffers, costs off)` : sql`explain query plan`;
+      const ix = store === 'sqlite' ? sql.raw('indexed by outbox_pending_origin') : sql``;
+      const origins = await sql<Record<string, unknown>>`${explain} with recursive o(origin, n) as (
         select (select origin from outbox_events ${ix} where status = 'pending' and origin > '' order by origin limit 1), 1
         union all
         select (select e.origin from outbox_events e ${ix} where e.status = 'pending' and e.origin > o.origin order by e.origin limit 1), o.n + 1 from o where o.origin is not null and o.n < 256)
       select origin from o where origin is not null
-        and exists (select 1 from outbox_events e where e.origin = o.origin and e.status = 'pending' and e.next_attempt_at <= ${now} and (e.lease_expires_at is null or e.lease_expires_at <= ${now}))`.execute(db);
-    log('  EXPLAIN due origins:');
-    for (const row of origins.rows) log(`    ${Object.values(row).join(' ')}`);
-    const pick = await sql<Record<string, unknown>>`${explain} select e.id from outbox_events e ${ix} where e.origin = ${healthy} and e.status = 'pending' and e.next_attempt_at <= ${now}
-        and (e.lease_expires_at is null or e.lease_expires_at <= ${now}) order by e.origin, e.next_attempt_at, e.id limit 4`.execute(db);
-    log('  EXPLAIN take one origin\'s oldest due events:');
-    for (const row of pick.rows) log(`    ${Object.values(row).join(' ')}`);
-  }
-}, false);
+        and exists (select 1 from outbox_events e where e.origin = o.origin and e.status = 'pending' and e.next_attempt_at <= ${now} and (e.lease_expires_at is null or e.lease_expires_at <= ${now}))`.execute(
+        db,
+      );
+      log('  EXPLAIN due origins:');
+      for (const row of origins.rows) log(`    ${Object.values(row).join(' ')}`);
+      const pick = await sql<
+        Record<string, unknown>
+      >`${explain} select e.id from outbox_events e ${ix} where e.origin = ${healthy} and e.status = 'pending' and e.next_attempt_at <= ${now}
+        and (e.lease_expires_at is null or e.lease_expires_at <= ${now}) order by e.origin, e.next_attempt_at, e.id limit 4`.execute(
+        db,
+      );
+      log("  EXPLAIN take one origin's oldest due events:");
+      for (const row of pick.rows) log(`    ${Object.values(row).join(' ')}`);
+    }
+  }, false);
 
 // 2. Drains to the healthy receiver, alone and beside a dead endpoint's backlog.
 if (values['no-drain']) {
@@ -194,7 +259,9 @@ if (values['no-drain']) {
 // runs), and what one origin's sends may use (its per-host cap) on keep-alive connections.
 const bare = await barePostRate(Math.min(backlog, 5000), CONCURRENCY, false);
 const bareOrigin = await barePostRate(Math.min(backlog, 5000), PER_HOST, true);
-log(`Drain to a local receiver answering 204 (${CONCURRENCY} in flight, ${PER_HOST} per origin; bare POST loop, ${CONCURRENCY} in flight on new connections: ${bare.toFixed(0)}/s; ${PER_HOST} in flight on keep-alive connections: ${bareOrigin.toFixed(0)}/s):`);
+log(
+  `Drain to a local receiver answering 204 (${CONCURRENCY} in flight, ${PER_HOST} per origin; bare POST loop, ${CONCURRENCY} in flight on new connections: ${bare.toFixed(0)}/s; ${PER_HOST} in flight on keep-alive connections: ${bareOrigin.toFixed(0)}/s):`,
+);
 for (const withDead of [false, true]) {
   await withGateway(async (gateway, db, merchantId) => {
     const now = Date.now();
@@ -209,7 +276,7 @@ for (const withDead of [false, true]) {
     const started = Date.now();
     const cpuBefore = process.cpuUsage();
     worker.start();
-    const timeout = setTimeout(() => onReceived = () => {}, 600_000);
+    const timeout = setTimeout(() => (onReceived = () => {}), 600_000);
     let cap: NodeJS.Timeout | undefined;
     await Promise.race([done, new Promise((resolve) => (cap = setTimeout(resolve, 600_000)))]);
     clearTimeout(cap); // left running, it kept the process alive for 10 minutes after the last drain
@@ -218,7 +285,9 @@ for (const withDead of [false, true]) {
     const cpu = process.cpuUsage(cpuBefore);
     await worker.stop();
     const rate = received / seconds;
-    log(`  ${backlog} healthy events${withDead ? ` beside ${backlog} for a dead endpoint` : ''}: ${received} delivered in ${seconds.toFixed(1)} s = ${rate.toFixed(0)}/s (${(rate / bare).toFixed(2)}× bare, ${(rate / bareOrigin).toFixed(2)}× bare ${PER_HOST} keep-alive); process CPU ${((cpu.user + cpu.system) / received).toFixed(0)} µs per delivery (worker, receiver and SQLite thread)`);
+    log(
+      `  ${backlog} healthy events${withDead ? ` beside ${backlog} for a dead endpoint` : ''}: ${received} delivered in ${seconds.toFixed(1)} s = ${rate.toFixed(0)}/s (${(rate / bare).toFixed(2)}× bare, ${(rate / bareOrigin).toFixed(2)}× bare ${PER_HOST} keep-alive); process CPU ${((cpu.user + cpu.system) / received).toFixed(0)} µs per delivery (worker, receiver and SQLite thread)`,
+    );
   }, true);
 }
 receiver.close();

@@ -19,7 +19,12 @@ import { deliveryWorker } from '../src/delivery/delivery-worker.ts';
 import { benchDatabase, benchGatewayConfig } from './postgres-database.ts';
 
 const { values } = parseArgs({
-  options: { store: { type: 'string', default: 'sqlite' }, payments: { type: 'string', default: '1000' }, rate: { type: 'string', default: '50' }, concurrency: { type: 'string', default: '8' } },
+  options: {
+    store: { type: 'string', default: 'sqlite' },
+    payments: { type: 'string', default: '1000' },
+    rate: { type: 'string', default: '50' },
+    concurrency: { type: 'string', default: '8' },
+  },
 });
 const store = values.store === 'postgres' ? 'postgres' : 'sqlite';
 const payments = Math.max(10, Math.min(100_000, Number(values.payments)));
@@ -50,11 +55,19 @@ const db = await benchDatabase(store);
 const config = benchGatewayConfig(db.url, { DELIVERY_PER_HOST_CONCURRENCY: process.env.DELIVERY_PER_HOST_CONCURRENCY });
 const gateway = await startGateway(config, { logger: createLogger('warn'), workers: [deliveryWorker] });
 try {
-  const creds = await gateway.services.manageMerchants.create({ name: 'Bench Shop', payoutCurrency: 'THB', payoutAccount: '1234567890' });
+  const creds = await gateway.services.manageMerchants.create({
+    name: 'Bench Shop',
+    payoutCurrency: 'THB',
+    payoutAccount: '1234567890',
+  });
   await gateway.services.directory.refresh();
 
   const post = async (path: string, body: unknown) => {
-    const response = await fetch(`${gateway.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const response = await fetch(`${gateway.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     const json = (await response.json()) as Record<string, any>;
     if (response.status !== 200) throw new Error(`${path}: ${response.status} ${JSON.stringify(json)}`);
     return json;
@@ -87,7 +100,11 @@ try {
           payer_account_name: 'Bench Payer',
           payer_bank_code: '014',
         });
-        await post('/sandbox/transaction/complete', { merchantid: creds.merchantid, password: creds.password, transactionid: init.transactionid });
+        await post('/sandbox/transaction/complete', {
+          merchantid: creds.merchantid,
+          password: creds.password,
+          transactionid: init.transactionid,
+        });
         transactions.push(init.transactionid as string);
       }
     }),
@@ -120,8 +137,12 @@ try {
     mean_ms: Math.round(mean * 10) / 10,
     payments_per_s: Math.round((transactions.length / wall) * 1000),
   };
-  console.log(`Notification latency, completed_at → receipt (${store}, ${result.payments} payments, offered ${rate > 0 ? `${rate}/s` : 'closed loop'}, ${concurrency} clients, achieved ${result.payments_per_s} payments/s):`);
-  console.log(`  p50 ${result.p50_ms} ms   p90 ${result.p90_ms} ms   p99 ${result.p99_ms} ms   max ${result.max_ms} ms   mean ${result.mean_ms} ms   not delivered ${lost}`);
+  console.log(
+    `Notification latency, completed_at → receipt (${store}, ${result.payments} payments, offered ${rate > 0 ? `${rate}/s` : 'closed loop'}, ${concurrency} clients, achieved ${result.payments_per_s} payments/s):`,
+  );
+  console.log(
+    `  p50 ${result.p50_ms} ms   p90 ${result.p90_ms} ms   p99 ${result.p99_ms} ms   max ${result.max_ms} ms   mean ${result.mean_ms} ms   not delivered ${lost}`,
+  );
   console.log(JSON.stringify(result));
   if (lost > 0) process.exitCode = 1;
 } finally {

@@ -104,11 +104,17 @@ export async function runGateway(options: GatewayRunOptions): Promise<GatewayRun
     await seedRows(options.databaseUrl, creds.merchantid, options.existingRows);
   }
   if (options.deadBacklog) {
-    options.log(`  ${options.label}: seeding ${options.deadBacklog.toLocaleString('en-US')} notifications due to a dead endpoint`);
+    options.log(
+      `  ${options.label}: seeding ${options.deadBacklog.toLocaleString('en-US')} notifications due to a dead endpoint`,
+    );
     await seedDeadBacklog(options.databaseUrl, creds.merchantid, options.deadBacklog);
   }
   const receiver = await startReceiver();
-  const server = await startServer([...(options.nodeFlags ?? []), CLI, 'serve'], env, /listening on (http:\/\/127\.0\.0\.1:\d+)/);
+  const server = await startServer(
+    [...(options.nodeFlags ?? []), CLI, 'serve'],
+    env,
+    /listening on (http:\/\/127\.0\.0\.1:\d+)/,
+  );
   const ledger = new Ledger();
   const scenarios: ScenarioResult[] = [];
   let exitCode: number | null = null;
@@ -144,7 +150,12 @@ export async function runGateway(options: GatewayRunOptions): Promise<GatewayRun
           } else sampleFailure ??= `${status} ${body.slice(0, 300)}`;
         },
       });
-      return { name: 'gateway initiate (unique trackid)', what: 'POST /transaction/s2s, a new trackid per request: one durable write each', load, sampleFailure };
+      return {
+        name: 'gateway initiate (unique trackid)',
+        what: 'POST /transaction/s2s, a new trackid per request: one durable write each',
+        load,
+        sampleFailure,
+      };
     };
 
     if (options.warmupS > 0) {
@@ -163,7 +174,8 @@ export async function runGateway(options: GatewayRunOptions): Promise<GatewayRun
         ledger.built.push(replayTrackid);
         const replayBody = makeBody(replayTrackid);
         const first = await postJson(server.url, '/transaction/s2s', replayBody);
-        if (first.status !== 200) throw new Error(`the replay scenario's first initiation failed: ${first.status} ${first.text}`);
+        if (first.status !== 200)
+          throw new Error(`the replay scenario's first initiation failed: ${first.status} ${first.text}`);
         ledger.answered.add(replayTrackid);
         ledger.acknowledged.add(replayTrackid);
         const again = await postJson(server.url, '/transaction/s2s', replayBody);
@@ -181,7 +193,12 @@ export async function runGateway(options: GatewayRunOptions): Promise<GatewayRun
             if (status !== 200) replayFailure ??= `${status} ${body.slice(0, 300)}`;
           },
         });
-        scenarios.push({ name: 'gateway initiate (replay)', what: 'POST /transaction/s2s, the same request again: answered from the stored row', load: replay, sampleFailure: replayFailure });
+        scenarios.push({
+          name: 'gateway initiate (replay)',
+          what: 'POST /transaction/s2s, the same request again: answered from the stored row',
+          load: replay,
+          sampleFailure: replayFailure,
+        });
 
         // Status: cycle through the transactions the unique scenario created.
         if (measuredTrackids.length > 0) {
@@ -200,7 +217,12 @@ export async function runGateway(options: GatewayRunOptions): Promise<GatewayRun
               if (code !== 200) statusFailure ??= `${code} ${body.slice(0, 300)}`;
             },
           });
-          scenarios.push({ name: 'gateway status query', what: 'POST /transaction/status by trackid: credential check + one indexed read', load: status, sampleFailure: statusFailure });
+          scenarios.push({
+            name: 'gateway status query',
+            what: 'POST /transaction/status by trackid: credential check + one indexed read',
+            load: status,
+            sampleFailure: statusFailure,
+          });
         }
 
         // Hosted page: customers (re)loading the payment pages of open transactions. Cycling
@@ -222,7 +244,12 @@ export async function runGateway(options: GatewayRunOptions): Promise<GatewayRun
               if (code !== 200 || !body.includes('<svg')) pageFailure ??= `${code} ${body.slice(0, 300)}`;
             },
           });
-          scenarios.push({ name: 'gateway hosted page GET', what: `GET /transaction/Redirect?ID=… over ${pagePaths.length} open payments: one read + the HTML page with its QR`, load: page, sampleFailure: pageFailure });
+          scenarios.push({
+            name: 'gateway hosted page GET',
+            what: `GET /transaction/Redirect?ID=… over ${pagePaths.length} open payments: one read + the HTML page with its QR`,
+            load: page,
+            sampleFailure: pageFailure,
+          });
         }
       }
 
@@ -268,7 +295,16 @@ export async function runGateway(options: GatewayRunOptions): Promise<GatewayRun
 
   const accounting = await account(options.databaseUrl, creds.merchantid, ledger);
   const completions = completed ? await accountCompletions(options.databaseUrl, completed) : undefined;
-  return { store: options.label, scenarios, accounting, completions, exitCode, replayHeaderSeen, initiationOnly: options.initiationOnly ?? false, mixedOnly: options.mixedOnly ?? false };
+  return {
+    store: options.label,
+    scenarios,
+    accounting,
+    completions,
+    exitCode,
+    replayHeaderSeen,
+    initiationOnly: options.initiationOnly ?? false,
+    mixedOnly: options.mixedOnly ?? false,
+  };
 }
 
 async function stopGateway(server: ServerChild, log: (line: string) => void): Promise<number | null> {
@@ -277,9 +313,21 @@ async function stopGateway(server: ServerChild, log: (line: string) => void): Pr
   return code;
 }
 
-async function postJson(base: string, path: string, body: string): Promise<{ status: number; text: string; replayed: boolean }> {
-  const response = await fetch(new URL(path, base), { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-  return { status: response.status, text: await response.text(), replayed: response.headers.get('idempotent-replayed') === 'true' };
+async function postJson(
+  base: string,
+  path: string,
+  body: string,
+): Promise<{ status: number; text: string; replayed: boolean }> {
+  const response = await fetch(new URL(path, base), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body,
+  });
+  return {
+    status: response.status,
+    text: await response.text(),
+    replayed: response.headers.get('idempotent-replayed') === 'true',
+  };
 }
 
 /** Reads the stored trackids of the bench merchant after the gateway has stopped. */
@@ -287,7 +335,13 @@ async function account(databaseUrl: string, merchantId: string, ledger: Ledger):
   const store = openStore(databaseUrl);
   let stored: Set<string>;
   try {
-    const rows = await store.db.selectFrom('transactions').select('trackid').where('merchant_id', '=', merchantId).where('trackid', 'not like', 'seed-%').where('trackid', 'not like', 'dead-%').execute();
+    const rows = await store.db
+      .selectFrom('transactions')
+      .select('trackid')
+      .where('merchant_id', '=', merchantId)
+      .where('trackid', 'not like', 'seed-%')
+      .where('trackid', 'not like', 'dead-%')
+      .execute();
     stored = new Set(rows.map((r) => r.trackid));
   } finally {
     await store.close();
@@ -302,5 +356,12 @@ async function account(databaseUrl: string, merchantId: string, ledger: Ledger):
     if (unanswered.has(t)) cutOff += 1;
     else phantom += 1;
   }
-  return { acknowledged: ledger.acknowledged.size, stored: stored.size, missing, phantom, cutOff, ok: missing === 0 && phantom === 0 && stored.size === ledger.acknowledged.size + cutOff };
+  return {
+    acknowledged: ledger.acknowledged.size,
+    stored: stored.size,
+    missing,
+    phantom,
+    cutOff,
+    ok: missing === 0 && phantom === 0 && stored.size === ledger.acknowledged.size + cutOff,
+  };
 }

@@ -29,7 +29,14 @@ import { initiationBodyFactory, type Credentials } from './request-bodies.ts';
 
 const log = (line: string) => console.log(line);
 
-export type HardeningOptions = { scenario: 'metrics' | 'overload'; root: string; rows: number; durationS: number; scrapers: number; connections: number };
+export type HardeningOptions = {
+  scenario: 'metrics' | 'overload';
+  root: string;
+  rows: number;
+  durationS: number;
+  scrapers: number;
+  connections: number;
+};
 
 export function parseHardeningOptions(argv: string[]): HardeningOptions {
   const { values, positionals } = parseArgs({
@@ -44,10 +51,14 @@ export function parseHardeningOptions(argv: string[]): HardeningOptions {
     },
   });
   const scenario = positionals[0];
-  if (scenario !== 'metrics' && scenario !== 'overload') throw new Error('usage: bench/hardening.ts metrics|overload [--root DIR] [--rows N] [--duration S] [--scrapers N] [--connections N]');
+  if (scenario !== 'metrics' && scenario !== 'overload')
+    throw new Error(
+      'usage: bench/hardening.ts metrics|overload [--root DIR] [--rows N] [--duration S] [--scrapers N] [--connections N]',
+    );
   const bounded = (name: string, raw: string | undefined, min: number, max: number) => {
     const value = Number(raw);
-    if (!Number.isInteger(value) || value < min || value > max) throw new Error(`--${name} must be a whole number from ${min} to ${max}`);
+    if (!Number.isInteger(value) || value < min || value > max)
+      throw new Error(`--${name} must be a whole number from ${min} to ${max}`);
     return value;
   };
   return {
@@ -80,7 +91,12 @@ function createMerchant(root: string, gatewayEnv: Record<string, string>): Promi
 }
 
 const startGateway = (root: string, gatewayEnv: Record<string, string>) =>
-  startServer([join(root, 'src/cli/index.ts'), 'serve'], gatewayEnv, /listening on (http:\/\/127\.0\.0\.1:\d+)/, 120_000);
+  startServer(
+    [join(root, 'src/cli/index.ts'), 'serve'],
+    gatewayEnv,
+    /listening on (http:\/\/127\.0\.0\.1:\d+)/,
+    120_000,
+  );
 
 async function timed<T>(work: () => Promise<T>): Promise<{ value: T; ms: number }> {
   const started = performance.now();
@@ -113,7 +129,9 @@ async function scrapeOnce(url: string): Promise<number> {
 }
 
 function loadLine(label: string, r: LoadResult): string {
-  const codes = Object.entries(r.statusCodes).map(([c, n]) => `${c}:${n}`).join(' ');
+  const codes = Object.entries(r.statusCodes)
+    .map(([c, n]) => `${c}:${n}`)
+    .join(' ');
   const cpu = r.serverUsPerRequest === undefined ? '' : `, gateway ${r.serverUsPerRequest.toFixed(0)} µs CPU/request`;
   return `  ${label}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50Ms.toFixed(1)} ms, p99 ${r.p99Ms.toFixed(1)} ms (2xx only: ${r.p99Ms2xx.toFixed(1)} ms), timeouts/errors ${r.errors}, statuses ${codes}${cpu}`;
 }
@@ -125,7 +143,11 @@ async function metricsScenario(options: HardeningOptions, dir: string): Promise<
   const creds = await createMerchant(options.root, gatewayEnv);
   const makeBody = initiationBodyFactory(creds);
   let gateway: ServerChild = await startGateway(options.root, gatewayEnv);
-  const first = await fetch(`${gateway.url}/transaction/s2s`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: makeBody('seed') });
+  const first = await fetch(`${gateway.url}/transaction/s2s`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: makeBody('seed'),
+  });
   if (first.status !== 200) throw new Error(`seed initiation failed: ${first.status} ${await first.text()}`);
   await gateway.stop();
   const seeded = await timed(async () => seedTransactions(path, options.rows));
@@ -140,10 +162,18 @@ async function metricsScenario(options: HardeningOptions, dir: string): Promise<
       for (let i = 0; i < scrapes; i++) await scrapeOnce(gateway.url);
     });
     const cpuMs = (((processCpuSeconds(gateway.process.pid!) ?? 0) - cpuBefore) * 1000) / scrapes;
-    log(`  one scrape alone: ${(ms / scrapes).toFixed(1)} ms wall, ${cpuMs.toFixed(1)} ms gateway CPU (mean of ${scrapes}; /proc CPU has 10 ms resolution)`);
+    log(
+      `  one scrape alone: ${(ms / scrapes).toFixed(1)} ms wall, ${cpuMs.toFixed(1)} ms gateway CPU (mean of ${scrapes}; /proc CPU has 10 ms resolution)`,
+    );
 
     let n = 0;
-    const spec = { url: gateway.url, path: '/transaction/s2s', connections: 32, serverPid: gateway.process.pid, body: () => makeBody(`m-${++n}`) };
+    const spec = {
+      url: gateway.url,
+      path: '/transaction/s2s',
+      connections: 32,
+      serverPid: gateway.process.pid,
+      body: () => makeBody(`m-${++n}`),
+    };
     await runLoad({ ...spec, durationS: 2 }); // warm-up
     const alone = await runLoad({ ...spec, durationS: options.durationS });
     log(loadLine('initiations alone', alone));
@@ -208,7 +238,9 @@ async function overloadScenario(options: HardeningOptions, dir: string): Promise
     await prober;
     health.sort((a, b) => a - b);
     log(loadLine(`${options.connections} connections`, result));
-    log(`  /healthz during the run: ${health.length} probes, p50 ${health[Math.floor(health.length / 2)]?.toFixed(1)} ms, worst ${health.at(-1)?.toFixed(1)} ms`);
+    log(
+      `  /healthz during the run: ${health.length} probes, p50 ${health[Math.floor(health.length / 2)]?.toFixed(1)} ms, worst ${health.at(-1)?.toFixed(1)} ms`,
+    );
     log(`  gateway peak RSS: ${peakRss.toFixed(0)} MiB`);
   } finally {
     await gateway.stop();
@@ -219,10 +251,18 @@ export async function runHardening(options: HardeningOptions): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'gw-hardening-'));
   try {
     log(`Hardening bench "${options.scenario}" against ${options.root}`);
-    log(`Machine: ${cpus().length} × ${cpus()[0]?.model.trim()}, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    log(
+      `Machine: ${cpus().length} × ${cpus()[0]?.model.trim()}, load average ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}`,
+    );
     if (options.scenario === 'metrics') await metricsScenario(options, dir);
     else await overloadScenario(options, dir);
-    log(`Load average after: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    log(
+      `Load average after: ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}`,
+    );
   } finally {
     killAllChildren();
     rmSync(dir, { recursive: true, force: true });

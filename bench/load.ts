@@ -62,28 +62,34 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
   const nextBody = spec.body ?? '';
   const nextPath = spec.nextPath;
   const onResponse = spec.onResponse;
-  const request: autocannon.Request = spec.method === 'GET' ? {
-    method: 'GET',
-    path: url.pathname + url.search,
-    ...(spec.headers && { headers: spec.headers }),
-    ...(nextPath && { setupRequest: (req: autocannon.Request) => ({ ...req, path: nextPath() }) }),
-    ...(onResponse && { onResponse: (status: number, body: string) => onResponse(status, body, undefined) }),
-  } : {
-    method: 'POST',
-    path: url.pathname,
-    headers: { 'content-type': 'application/json' },
-    ...(typeof nextBody === 'string'
-      ? { body: nextBody }
+  const request: autocannon.Request =
+    spec.method === 'GET'
+      ? {
+          method: 'GET',
+          path: url.pathname + url.search,
+          ...(spec.headers && { headers: spec.headers }),
+          ...(nextPath && { setupRequest: (req: autocannon.Request) => ({ ...req, path: nextPath() }) }),
+          ...(onResponse && { onResponse: (status: number, body: string) => onResponse(status, body, undefined) }),
+        }
       : {
-          setupRequest: (req: autocannon.Request, context: ConnectionContext) => {
-            const next = nextBody();
-            if (typeof next === 'string') return { ...req, body: next };
-            context.tag = next.tag;
-            return { ...req, path: next.path, body: next.body };
-          },
-        }),
-    ...(onResponse && { onResponse: (status: number, body: string, context: ConnectionContext) => onResponse(status, body, context.tag) }),
-  };
+          method: 'POST',
+          path: url.pathname,
+          headers: { 'content-type': 'application/json' },
+          ...(typeof nextBody === 'string'
+            ? { body: nextBody }
+            : {
+                setupRequest: (req: autocannon.Request, context: ConnectionContext) => {
+                  const next = nextBody();
+                  if (typeof next === 'string') return { ...req, body: next };
+                  context.tag = next.tag;
+                  return { ...req, path: next.path, body: next.body };
+                },
+              }),
+          ...(onResponse && {
+            onResponse: (status: number, body: string, context: ConnectionContext) =>
+              onResponse(status, body, context.tag),
+          }),
+        };
   // autocannon's own latency histogram has 1 ms resolution; keep ours in microseconds.
   const latencyUs = createHistogram();
   const latency2xxUs = createHistogram();
@@ -92,7 +98,15 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
   const ownCpuBefore = ownCpuSeconds();
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
     const instance = autocannon(
-      { url: url.origin, connections: spec.connections, duration: spec.durationS, pipelining: 1, timeout: 10, requests: [request], ...(spec.overallRate && { overallRate: spec.overallRate }) },
+      {
+        url: url.origin,
+        connections: spec.connections,
+        duration: spec.durationS,
+        pipelining: 1,
+        timeout: 10,
+        requests: [request],
+        ...(spec.overallRate && { overallRate: spec.overallRate }),
+      },
       (error, done) => (error ? reject(error) : resolve(done)),
     );
     instance.on('response', (_client, status, _bytes, ms) => {
@@ -102,10 +116,12 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
     });
   });
   const statusCodes: Record<string, number> = {};
-  for (const [code, stat] of Object.entries(result.statusCodeStats ?? {})) statusCodes[code] = Number((stat as { count: number | string }).count);
+  for (const [code, stat] of Object.entries(result.statusCodeStats ?? {}))
+    statusCodes[code] = Number((stat as { count: number | string }).count);
   const requests = Object.values(statusCodes).reduce((a, b) => a + b, 0);
   const serverCpuAfter = spec.serverPid === undefined ? undefined : processCpuSeconds(spec.serverPid);
-  const serverCpu = serverCpuBefore !== undefined && serverCpuAfter !== undefined ? serverCpuAfter - serverCpuBefore : undefined;
+  const serverCpu =
+    serverCpuBefore !== undefined && serverCpuAfter !== undefined ? serverCpuAfter - serverCpuBefore : undefined;
   const mainCpuAfter = spec.serverPid === undefined ? undefined : mainThreadCpuSeconds(spec.serverPid);
   const mainCpu = mainCpuBefore !== undefined && mainCpuAfter !== undefined ? mainCpuAfter - mainCpuBefore : undefined;
   return {

@@ -25,7 +25,9 @@ import { PG_TRANSACTION_LOOKUPS } from '../src/store/pg-transaction-lookups.ts';
 import { createBenchDatabase } from './postgres-database.ts';
 import { seedRows } from './seed-rows.ts';
 
-const { values } = parseArgs({ options: { store: { type: 'string', default: 'sqlite' }, rows: { type: 'string', default: '1000000' } } });
+const { values } = parseArgs({
+  options: { store: { type: 'string', default: 'sqlite' }, rows: { type: 'string', default: '1000000' } },
+});
 const dialect = values.store === 'postgres' ? 'postgres' : 'sqlite';
 const rows = Math.max(1000, Math.min(5_000_000, Number(values.rows)));
 const merchant = 'M-explain';
@@ -49,7 +51,20 @@ try {
   await store.migrate();
   await store.db
     .insertInto('merchants')
-    .values([merchant, 'M-small'].map((id) => ({ id, name: id, password_hash: 'x', webhook_secret_enc: 'x', payout_currency: 'THB', payout_account: '1', fee_rate_ppm: 0n, status: 'active' as const, created_at: 0, updated_at: 0 })))
+    .values(
+      [merchant, 'M-small'].map((id) => ({
+        id,
+        name: id,
+        password_hash: 'x',
+        webhook_secret_enc: 'x',
+        payout_currency: 'THB',
+        payout_account: '1',
+        fee_rate_ppm: 0n,
+        status: 'active' as const,
+        created_at: 0,
+        updated_at: 0,
+      })),
+    )
     .execute();
   await store.close();
   const started = Date.now();
@@ -67,7 +82,11 @@ try {
     await client.query('analyze');
     await client.end();
   }
-  log(`Seeded ${rows.toLocaleString('en-US')} transactions and as many notification events (${dialect}) in ${((Date.now() - started) / 1000).toFixed(0)} s; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  log(
+    `Seeded ${rows.toLocaleString('en-US')} transactions and as many notification events (${dialect}) in ${((Date.now() - started) / 1000).toFixed(0)} s; load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
 
   // The repositories' own SQL, captured as Kysely compiles it.
   const captured: CompiledQuery[] = [];
@@ -87,34 +106,100 @@ try {
   };
   const middle = Math.floor(rows / 2);
   const middleId = `seed-${String(middle).padStart(12, '0')}`;
-  const cursor = { createdAt: Number((await db.selectFrom('outbox_events').select('created_at').where('id', '=', `evt_${middleId}`).executeTakeFirstOrThrow()).created_at), id: `evt_${middleId}` };
+  const cursor = {
+    createdAt: Number(
+      (
+        await db
+          .selectFrom('outbox_events')
+          .select('created_at')
+          .where('id', '=', `evt_${middleId}`)
+          .executeTakeFirstOrThrow()
+      ).created_at,
+    ),
+    id: `evt_${middleId}`,
+  };
   const outbox = new OutboxRepo(db, dialect);
   const repo = new TransactionsRepo(db); // no pool: the Kysely form (SQLite's lookups)
-  const { redirect_id: redirectId, trackid } = await db.selectFrom('transactions').select(['redirect_id', 'trackid']).where('id', '=', middleId).executeTakeFirstOrThrow();
+  const { redirect_id: redirectId, trackid } = await db
+    .selectFrom('transactions')
+    .select(['redirect_id', 'trackid'])
+    .where('id', '=', middleId)
+    .executeTakeFirstOrThrow();
 
   const queries: Array<{ label: string; sql: string; parameters: readonly unknown[] }> = [];
   if (dialect === 'postgres') {
-    queries.push({ label: 'status by trackid (named statement)', sql: PG_TRANSACTION_LOOKUPS.byTrackid.text, parameters: [merchant, trackid] });
-    queries.push({ label: 'status by transactionid (named statement)', sql: PG_TRANSACTION_LOOKUPS.byId.text, parameters: [merchant, middleId] });
-    queries.push({ label: 'hosted page by redirect id (named statement)', sql: PG_TRANSACTION_LOOKUPS.byRedirectId.text, parameters: [redirectId] });
+    queries.push({
+      label: 'status by trackid (named statement)',
+      sql: PG_TRANSACTION_LOOKUPS.byTrackid.text,
+      parameters: [merchant, trackid],
+    });
+    queries.push({
+      label: 'status by transactionid (named statement)',
+      sql: PG_TRANSACTION_LOOKUPS.byId.text,
+      parameters: [merchant, middleId],
+    });
+    queries.push({
+      label: 'hosted page by redirect id (named statement)',
+      sql: PG_TRANSACTION_LOOKUPS.byRedirectId.text,
+      parameters: [redirectId],
+    });
     // The batched forms (the lookups of one event-loop turn), with 16 keys spread over the table.
-    const spread = await db.selectFrom('transactions').select(['id', 'trackid', 'redirect_id']).where('id', 'in', Array.from({ length: 16 }, (_, i) => `seed-${String(Math.floor(((i + 0.5) * rows) / 16)).padStart(12, '0')}`)).execute();
+    const spread = await db
+      .selectFrom('transactions')
+      .select(['id', 'trackid', 'redirect_id'])
+      .where(
+        'id',
+        'in',
+        Array.from({ length: 16 }, (_, i) => `seed-${String(Math.floor(((i + 0.5) * rows) / 16)).padStart(12, '0')}`),
+      )
+      .execute();
     const merchants = spread.map(() => merchant);
-    queries.push({ label: 'status by 16 trackids (one batch)', sql: PG_TRANSACTION_LOOKUPS.byTrackids.text, parameters: [merchants, spread.map((r) => r.trackid)] });
-    queries.push({ label: 'status by 16 transactionids (one batch)', sql: PG_TRANSACTION_LOOKUPS.byIds.text, parameters: [merchants, spread.map((r) => r.id)] });
-    queries.push({ label: 'hosted page by 16 redirect ids (one batch)', sql: PG_TRANSACTION_LOOKUPS.byRedirectIds.text, parameters: [spread.map((r) => r.redirect_id)] });
+    queries.push({
+      label: 'status by 16 trackids (one batch)',
+      sql: PG_TRANSACTION_LOOKUPS.byTrackids.text,
+      parameters: [merchants, spread.map((r) => r.trackid)],
+    });
+    queries.push({
+      label: 'status by 16 transactionids (one batch)',
+      sql: PG_TRANSACTION_LOOKUPS.byIds.text,
+      parameters: [merchants, spread.map((r) => r.id)],
+    });
+    queries.push({
+      label: 'hosted page by 16 redirect ids (one batch)',
+      sql: PG_TRANSACTION_LOOKUPS.byRedirectIds.text,
+      parameters: [spread.map((r) => r.redirect_id)],
+    });
   } else {
     queries.push({ label: 'status by trackid', ...(await capture(() => repo.findByTrackid(merchant, trackid))) });
     queries.push({ label: 'status by transactionid', ...(await capture(() => repo.findById(merchant, middleId))) });
     queries.push({ label: 'hosted page by redirect id', ...(await capture(() => repo.findByRedirectId(redirectId))) });
   }
-  queries.push({ label: 'delivery list (no filter, first page)', ...(await capture(() => outbox.list({ limit: 100 }))) });
-  queries.push({ label: 'delivery list --cursor (no filter, row N/2)', ...(await capture(() => outbox.list({ limit: 100, before: cursor }))) });
-  queries.push({ label: 'delivery list --status failed', ...(await capture(() => outbox.list({ limit: 100, status: 'failed' }))) });
-  queries.push({ label: 'delivery list --status pending --cursor (row N/2)', ...(await capture(() => outbox.list({ limit: 100, status: 'pending', before: cursor }))) });
-  queries.push({ label: 'delivery list --merchant M-small (no rows)', ...(await capture(() => outbox.list({ limit: 100, merchantId: 'M-small' }))) });
+  queries.push({
+    label: 'delivery list (no filter, first page)',
+    ...(await capture(() => outbox.list({ limit: 100 }))),
+  });
+  queries.push({
+    label: 'delivery list --cursor (no filter, row N/2)',
+    ...(await capture(() => outbox.list({ limit: 100, before: cursor }))),
+  });
+  queries.push({
+    label: 'delivery list --status failed',
+    ...(await capture(() => outbox.list({ limit: 100, status: 'failed' }))),
+  });
+  queries.push({
+    label: 'delivery list --status pending --cursor (row N/2)',
+    ...(await capture(() => outbox.list({ limit: 100, status: 'pending', before: cursor }))),
+  });
+  queries.push({
+    label: 'delivery list --merchant M-small (no rows)',
+    ...(await capture(() => outbox.list({ limit: 100, merchantId: 'M-small' }))),
+  });
   // SQLite only: its plan does not depend on the table's size (no statistics); PostgreSQL's plan of an empty table says nothing.
-  if (dialect === 'sqlite') queries.push({ label: 'refund list (no filter; the table is empty here)', ...(await capture(() => new RefundsRepo(db).list({ limit: 100 }))) });
+  if (dialect === 'sqlite')
+    queries.push({
+      label: 'refund list (no filter; the table is empty here)',
+      ...(await capture(() => new RefundsRepo(db).list({ limit: 100 }))),
+    });
   await db.destroy();
 
   if (dialect === 'sqlite') {
@@ -134,13 +219,19 @@ try {
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     for (const q of queries) {
-      const result = await client.query<{ 'QUERY PLAN': string }>(`explain (analyze, buffers, costs off) ${q.sql}`, [...q.parameters]);
+      const result = await client.query<{ 'QUERY PLAN': string }>(`explain (analyze, buffers, costs off) ${q.sql}`, [
+        ...q.parameters,
+      ]);
       log(`\n${q.label}:`);
       for (const r of result.rows) log(`    ${r['QUERY PLAN']}`);
     }
     await client.end();
   }
-  log(`\nload average at the end: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  log(
+    `\nload average at the end: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
 } finally {
   if (pgdb) await pgdb.drop();
   if (dir) rmSync(dir, { recursive: true, force: true });

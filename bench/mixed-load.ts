@@ -41,7 +41,11 @@ export type MixedTracker = {
  * Chooses each request of the mixed load. `initiation(trackid)` builds a new initiation body and
  * registers the trackid with the caller's accounting; `onInitiated` sees each initiation answer.
  */
-export function mixedTracker(creds: Credentials, initiation: () => { body: string; trackid: string }, onInitiated: (status: number, body: string) => void): MixedTracker {
+export function mixedTracker(
+  creds: Credentials,
+  initiation: () => { body: string; trackid: string },
+  onInitiated: (status: number, body: string) => void,
+): MixedTracker {
   let k = 0;
   const initiated: string[] = []; // trackids acknowledged in this scenario, for status queries
   const completable: string[] = []; // transaction ids not yet completed
@@ -58,11 +62,19 @@ export function mixedTracker(creds: Credentials, initiation: () => { body: strin
       if (slot === 9 && completable.length > 0) {
         const id = completable.shift()!;
         counts.complete += 1;
-        return { path: '/sandbox/transaction/complete', body: JSON.stringify({ merchantid: creds.merchantid, password: creds.password, transactionid: id }), tag: `complete:${id}` };
+        return {
+          path: '/sandbox/transaction/complete',
+          body: JSON.stringify({ merchantid: creds.merchantid, password: creds.password, transactionid: id }),
+          tag: `complete:${id}`,
+        };
       }
       if ((slot === 7 || slot === 8) && initiated.length > 0) {
         counts.status += 1;
-        return { path: '/transaction/status', body: statusBody(creds, initiated[(k * 7919) % initiated.length]!), tag: 'status' };
+        return {
+          path: '/transaction/status',
+          body: statusBody(creds, initiated[(k * 7919) % initiated.length]!),
+          tag: 'status',
+        };
       }
       counts.init += 1;
       return { path: '/transaction/s2s', body: initiation().body, tag: 'init' };
@@ -84,7 +96,13 @@ export function mixedTracker(creds: Credentials, initiation: () => { body: strin
   };
 }
 
-export type CompletionAccounting = { acknowledged: number; notFinal: number; withoutEvent: number; ledgerSound: boolean; ok: boolean };
+export type CompletionAccounting = {
+  acknowledged: number;
+  notFinal: number;
+  withoutEvent: number;
+  ledgerSound: boolean;
+  ok: boolean;
+};
 
 /** After the gateway stopped: every acknowledged completion is final with one outbox event; the ledger verifies. */
 export async function accountCompletions(databaseUrl: string, completed: string[]): Promise<CompletionAccounting> {
@@ -95,7 +113,11 @@ export async function accountCompletions(databaseUrl: string, completed: string[
     for (let i = 0; i < completed.length; i += 500) {
       const ids = completed.slice(i, i + 500);
       const rows = await store.db.selectFrom('transactions').select(['id', 'status']).where('id', 'in', ids).execute();
-      const events = await store.db.selectFrom('outbox_events').select('transaction_id').where('transaction_id', 'in', ids).execute();
+      const events = await store.db
+        .selectFrom('outbox_events')
+        .select('transaction_id')
+        .where('transaction_id', 'in', ids)
+        .execute();
       const eventCount = new Map<string, number>();
       for (const e of events) eventCount.set(e.transaction_id, (eventCount.get(e.transaction_id) ?? 0) + 1);
       const final = new Set(rows.filter((r) => r.status !== 'PROCESSING').map((r) => r.id));
@@ -105,8 +127,19 @@ export async function accountCompletions(databaseUrl: string, completed: string[
       }
     }
     const ledger = new LedgerRepo(store.db);
-    const check = await new LedgerOperations({ store, ledger, merchants: new MerchantsRepo(store.db), now: Date.now }).verify();
-    return { acknowledged: completed.length, notFinal, withoutEvent, ledgerSound: check.ok, ok: notFinal === 0 && withoutEvent === 0 && check.ok };
+    const check = await new LedgerOperations({
+      store,
+      ledger,
+      merchants: new MerchantsRepo(store.db),
+      now: Date.now,
+    }).verify();
+    return {
+      acknowledged: completed.length,
+      notFinal,
+      withoutEvent,
+      ledgerSound: check.ok,
+      ok: notFinal === 0 && withoutEvent === 0 && check.ok,
+    };
   } finally {
     await store.close();
   }

@@ -101,7 +101,9 @@ export function parseBenchOptions(argv: string[], env: Record<string, string | u
     microOnly: values['micro-only'] ?? false,
     initiationOnly: values['initiation-only'] ?? false,
     mixedOnly: values['mixed-only'] ?? false,
-    existingRows: Math.trunc(bounded('--existing-rows', values['existing-rows'] ?? env.BENCH_EXISTING_ROWS, 0, 0, 5_000_000)),
+    existingRows: Math.trunc(
+      bounded('--existing-rows', values['existing-rows'] ?? env.BENCH_EXISTING_ROWS, 0, 0, 5_000_000),
+    ),
     deadBacklog: Math.trunc(bounded('--dead-backlog', values['dead-backlog'] ?? env.BENCH_DEAD_BACKLOG, 0, 0, 200_000)),
     gatewayDir: values['gateway-dir'] ?? env.BENCH_GATEWAY_DIR ?? '.',
   };
@@ -111,9 +113,16 @@ export function parseBenchOptions(argv: string[], env: Record<string, string | u
 export function timeLimitS(options: BenchOptions): number {
   const stores = options.postgres ? 2 : 1;
   const bigRuns = (options.existingRows > 0 ? stores : 0) + (options.deadBacklog > 0 ? stores : 0);
-  const httpRuns = 3 + (options.skipFastify ? 0 : 1) + (options.initiationOnly ? 1 : options.mixedOnly ? 2 : 5) * stores + bigRuns + (options.profile ? 1 : 0);
+  const httpRuns =
+    3 +
+    (options.skipFastify ? 0 : 1) +
+    (options.initiationOnly ? 1 : options.mixedOnly ? 2 : 5) * stores +
+    bigRuns +
+    (options.profile ? 1 : 0);
   const warmups = 4 + (options.postgres ? 1 : 0) + bigRuns + (options.profile ? 1 : 0);
   // Seeding: budget 20 s per million rows and store.
   const seedingS = (bigRuns * 20 * options.existingRows) / 1_000_000;
-  return Math.ceil(120 + 24 * options.microS + seedingS + 1.5 * (httpRuns * options.durationS + warmups * options.warmupS));
+  return Math.ceil(
+    120 + 24 * options.microS + seedingS + 1.5 * (httpRuns * options.durationS + warmups * options.warmupS),
+  );
 }

@@ -34,7 +34,8 @@ const durationS = Math.min(60, Math.max(1, Number(values.duration)));
 const warmupS = Math.min(30, Math.max(0, Number(values.warmup)));
 const connections = Math.min(1024, Math.max(1, Number(values.connections)));
 const stores = values.store === 'both' ? ['sqlite', 'postgres'] : [values.store!];
-if (!stores.every((s) => s === 'sqlite' || s === 'postgres')) throw new Error('--store must be sqlite, postgres or both');
+if (!stores.every((s) => s === 'sqlite' || s === 'postgres'))
+  throw new Error('--store must be sqlite, postgres or both');
 const PAGES = 500;
 const log = (line: string) => console.log(line);
 const tmpDir = mkdtempSync(join(tmpdir(), 'gw-page-bench-'));
@@ -45,7 +46,13 @@ async function bare(label: string): Promise<LoadResult> {
   try {
     const makeBody = initiationBodyFactory({ merchantid: 'BASELINE', password: 'pw_baseline' });
     let n = 0;
-    const spec = { url: server.url, path: '/transaction/s2s', connections, body: () => makeBody(`b-${++n}`), serverPid: server.process.pid };
+    const spec = {
+      url: server.url,
+      path: '/transaction/s2s',
+      connections,
+      body: () => makeBody(`b-${++n}`),
+      serverPid: server.process.pid,
+    };
     if (warmupS > 0) await runLoad({ ...spec, durationS: warmupS });
     log(`  ${label}: ${durationS} s`);
     return await runLoad({ ...spec, durationS });
@@ -75,16 +82,31 @@ async function gateway(store: string): Promise<{ rows: Row[]; profile?: string }
     const trackids: string[] = [];
     for (let i = 0; i < PAGES; i++) {
       const trackid = `p-${i}`;
-      const response = await fetch(new URL('/transaction/s2s', server.url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: makeBody(trackid) });
+      const response = await fetch(new URL('/transaction/s2s', server.url), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: makeBody(trackid),
+      });
       const body = (await response.json()) as { redirectUrl?: string };
-      if (response.status !== 200 || !body.redirectUrl) throw new Error(`initiation failed: ${response.status} ${JSON.stringify(body)}`);
+      if (response.status !== 200 || !body.redirectUrl)
+        throw new Error(`initiation failed: ${response.status} ${JSON.stringify(body)}`);
       const url = new URL(body.redirectUrl);
       pagePaths.push(url.pathname + url.search);
       trackids.push(trackid);
     }
-    const scenario = async (name: string, spec: Parameters<typeof runLoad>[0], check: (status: number, body: string) => boolean): Promise<void> => {
+    const scenario = async (
+      name: string,
+      spec: Parameters<typeof runLoad>[0],
+      check: (status: number, body: string) => boolean,
+    ): Promise<void> => {
       let failure: string | undefined;
-      const run = (s: number) => runLoad({ ...spec, durationS: s, onResponse: (status, body) => (check(status, body) ? undefined : (failure ??= `${status} ${body.slice(0, 200)}`)) });
+      const run = (s: number) =>
+        runLoad({
+          ...spec,
+          durationS: s,
+          onResponse: (status, body) =>
+            check(status, body) ? undefined : (failure ??= `${status} ${body.slice(0, 200)}`),
+        });
       if (warmupS > 0) await run(warmupS);
       log(`  ${store}: ${name} ${durationS} s`);
       rows.push({ scenario: `${name} [${store}]`, load: await run(durationS) });
@@ -92,14 +114,35 @@ async function gateway(store: string): Promise<{ rows: Row[]; profile?: string }
     };
     if (values.only !== 'status') {
       let i = 0;
-      await scenario('gateway hosted page GET', { url: server.url, method: 'GET', path: pagePaths[0]!, nextPath: () => pagePaths[i++ % PAGES]!, connections, durationS, serverPid: server.process.pid },
-        (status, body) => status === 200 && body.includes('<svg'));
+      await scenario(
+        'gateway hosted page GET',
+        {
+          url: server.url,
+          method: 'GET',
+          path: pagePaths[0]!,
+          nextPath: () => pagePaths[i++ % PAGES]!,
+          connections,
+          durationS,
+          serverPid: server.process.pid,
+        },
+        (status, body) => status === 200 && body.includes('<svg'),
+      );
     }
     if (values.only !== 'page') {
       const bodies = trackids.map((t) => statusBody(creds, t));
       let i = 0;
-      await scenario('gateway status query', { url: server.url, path: '/transaction/status', body: () => bodies[i++ % PAGES]!, connections, durationS, serverPid: server.process.pid },
-        (status) => status === 200);
+      await scenario(
+        'gateway status query',
+        {
+          url: server.url,
+          path: '/transaction/status',
+          body: () => bodies[i++ % PAGES]!,
+          connections,
+          durationS,
+          serverPid: server.process.pid,
+        },
+        (status) => status === 200,
+      );
     }
   } finally {
     const code = await server.stop();
@@ -107,11 +150,18 @@ async function gateway(store: string): Promise<{ rows: Row[]; profile?: string }
   }
   if (!values.profile) return { rows };
   const file = readdirSync(profDir).find((f) => f.endsWith('.cpuprofile'));
-  return { rows, profile: file ? formatProfileSummary(summariseProfile(join(profDir, file), 40)) : 'no .cpuprofile written' };
+  return {
+    rows,
+    profile: file ? formatProfileSummary(summariseProfile(join(profDir, file), 40)) : 'no .cpuprofile written',
+  };
 }
 
 async function main(): Promise<void> {
-  log(`Machine: ${cpus().length} × ${cpus()[0]?.model.trim()}, Node ${process.version}, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  log(
+    `Machine: ${cpus().length} × ${cpus()[0]?.model.trim()}, Node ${process.version}, load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
   const before = await bare('bare node:http (before)');
   const rows: Row[] = [{ scenario: 'bare node:http (before)', load: before }];
   const profiles: string[] = [];
@@ -122,11 +172,23 @@ async function main(): Promise<void> {
   }
   const after = await bare('bare node:http (after)');
   rows.push({ scenario: 'bare node:http (after)', load: after });
-  const mean = (a: number | undefined, b: number | undefined) => (a !== undefined && b !== undefined ? (a + b) / 2 : undefined);
+  const mean = (a: number | undefined, b: number | undefined) =>
+    a !== undefined && b !== undefined ? (a + b) / 2 : undefined;
   log('');
-  log(httpTable(rows, (before.rps + after.rps) / 2, mean(before.serverUsPerRequest, after.serverUsPerRequest), mean(before.mainThreadUsPerRequest, after.mainThreadUsPerRequest)));
+  log(
+    httpTable(
+      rows,
+      (before.rps + after.rps) / 2,
+      mean(before.serverUsPerRequest, after.serverUsPerRequest),
+      mean(before.mainThreadUsPerRequest, after.mainThreadUsPerRequest),
+    ),
+  );
   for (const p of profiles) log(`\n${p}`);
-  log(`\nload average after: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  log(
+    `\nload average after: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
 }
 
 try {

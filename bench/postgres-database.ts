@@ -19,7 +19,9 @@ export async function createBenchDatabase(): Promise<BenchDatabase> {
   try {
     await client.connect();
   } catch (error) {
-    throw new Error(`--postgres: PostgreSQL is not reachable at ${ADMIN_URL} (set BENCH_PG_ADMIN_URL): ${error instanceof Error ? error.message : String(error)}`);
+    throw new Error(
+      `--postgres: PostgreSQL is not reachable at ${ADMIN_URL} (set BENCH_PG_ADMIN_URL): ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   try {
     await client.query(`create database ${name}`);

@@ -22,7 +22,8 @@ export function areaOf(frame: CallFrame): string {
   if (pkg) return `pkg:${pkg[1]}`;
   const own = /\/((?:src|bench)\/.+)$/.exec(url);
   if (own) return own[1]!;
-  if (url.startsWith('node:')) return url.startsWith('node:internal/') ? `node:${url.slice('node:internal/'.length).split('/')[0]}` : url;
+  if (url.startsWith('node:'))
+    return url.startsWith('node:internal/') ? `node:${url.slice('node:internal/'.length).split('/')[0]}` : url;
   return url;
 }
 
@@ -70,15 +71,28 @@ export function summariseProfile(path: string, top = 25): ProfileSummary {
   const share = (us: number) => (total > 0 ? us / total : 0);
   return {
     totalMs: ms(total),
-    byArea: [...area].sort((a, b) => b[1] - a[1]).slice(0, top).map(([a, us]) => ({ area: a, ms: ms(us), share: share(us) })),
-    bySelf: [...fnSelf].sort((a, b) => b[1].us - a[1].us).slice(0, top).map(([fn, e]) => ({ fn, area: e.area, ms: ms(e.us), share: share(e.us) })),
-    ownInclusive: [...ownIncl].sort((a, b) => b[1] - a[1]).slice(0, top).map(([fn, us]) => ({ fn, ms: ms(us), share: share(us) })),
+    byArea: [...area]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(([a, us]) => ({ area: a, ms: ms(us), share: share(us) })),
+    bySelf: [...fnSelf]
+      .sort((a, b) => b[1].us - a[1].us)
+      .slice(0, top)
+      .map(([fn, e]) => ({ fn, area: e.area, ms: ms(e.us), share: share(e.us) })),
+    ownInclusive: [...ownIncl]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(([fn, us]) => ({ fn, ms: ms(us), share: share(us) })),
   };
 }
 
 export function formatProfileSummary(summary: ProfileSummary): string {
   const pct = (x: number) => `${(x * 100).toFixed(1).padStart(5)} %`;
-  const lines = [`Profiled time of the gateway's main thread (start-up, warm-up and load; blocking calls such as fsync count as busy): ${(summary.totalMs / 1000).toFixed(1)} s`, '', 'Self time by area:'];
+  const lines = [
+    `Profiled time of the gateway's main thread (start-up, warm-up and load; blocking calls such as fsync count as busy): ${(summary.totalMs / 1000).toFixed(1)} s`,
+    '',
+    'Self time by area:',
+  ];
   for (const a of summary.byArea) lines.push(`  ${pct(a.share)}  ${a.area}`);
   lines.push('', 'Self time by function:');
   for (const f of summary.bySelf) lines.push(`  ${pct(f.share)}  ${f.fn}`);

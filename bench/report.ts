@@ -6,7 +6,11 @@ export type Row = { scenario: string; load: LoadResult };
 
 function table(header: string[], rows: string[][], rightAligned: boolean[]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const fmt = (cells: string[]) => cells.map((c, i) => (rightAligned[i] ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
+  const fmt = (cells: string[]) =>
+    cells
+      .map((c, i) => (rightAligned[i] ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   return [fmt(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(fmt)].join('\n');
 }
 
@@ -14,10 +18,30 @@ const int = (x: number) => Math.round(x).toLocaleString('en-US');
 const ms = (x: number) => x.toFixed(x < 10 ? 2 : 1);
 
 /** req/s, latency, failures and the ratio to the bare node:http baseline measured in the same run. */
-export function httpTable(rows: Row[], baselineRps: number, baselineUsPerRequest: number | undefined, baselineMainUs?: number): string {
+export function httpTable(
+  rows: Row[],
+  baselineRps: number,
+  baselineUsPerRequest: number | undefined,
+  baselineMainUs?: number,
+): string {
   const cores = (x: number | undefined) => (x === undefined ? '?' : x.toFixed(2));
   return table(
-    ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'non-2xx', 'errors', 'vs bare', 'srv cores', 'gen cores', 'srv µs/req', 'CPU vs bare', 'main µs/req', 'main vs bare'],
+    [
+      'scenario',
+      'req/s',
+      'p50 ms',
+      'p99 ms',
+      'max ms',
+      'non-2xx',
+      'errors',
+      'vs bare',
+      'srv cores',
+      'gen cores',
+      'srv µs/req',
+      'CPU vs bare',
+      'main µs/req',
+      'main vs bare',
+    ],
     rows.map(({ scenario, load }) => [
       scenario,
       int(load.rps),
@@ -30,9 +54,13 @@ export function httpTable(rows: Row[], baselineRps: number, baselineUsPerRequest
       cores(load.serverCores),
       cores(load.generatorCores),
       load.serverUsPerRequest === undefined ? '?' : load.serverUsPerRequest.toFixed(0),
-      load.serverUsPerRequest !== undefined && baselineUsPerRequest ? `${(load.serverUsPerRequest / baselineUsPerRequest).toFixed(1)}×` : '-',
+      load.serverUsPerRequest !== undefined && baselineUsPerRequest
+        ? `${(load.serverUsPerRequest / baselineUsPerRequest).toFixed(1)}×`
+        : '-',
       load.mainThreadUsPerRequest === undefined ? '?' : load.mainThreadUsPerRequest.toFixed(0),
-      load.mainThreadUsPerRequest !== undefined && baselineMainUs ? `${(load.mainThreadUsPerRequest / baselineMainUs).toFixed(1)}×` : '-',
+      load.mainThreadUsPerRequest !== undefined && baselineMainUs
+        ? `${(load.mainThreadUsPerRequest / baselineMainUs).toFixed(1)}×`
+        : '-',
     ]),
     [false, true, true, true, true, true, true, true, true, true, true, true, true, true],
   );

@@ -21,7 +21,8 @@ function initiationTemplate(creds: Credentials, serverUrl: string): [string, str
     payer_account_name: 'สมชาย ใจดี',
     payer_bank_code: '014',
     productdesc: 'Order #4711 from Example Shop',
-    returnUrl_on_failure: 'https://shop.example.co.th/checkout/order-pay/4711/?pay_for_order=true&key=wc_order_AbC123xyz&k2p-status=failed',
+    returnUrl_on_failure:
+      'https://shop.example.co.th/checkout/order-pay/4711/?pay_for_order=true&key=wc_order_AbC123xyz&k2p-status=failed',
     lang: 'en',
     bill_phone: '',
     bill_city: 'Bangkok',
@@ -39,7 +40,10 @@ function initiationTemplate(creds: Credentials, serverUrl: string): [string, str
  * The initiation body for one trackid (a JSON-safe string: letters, digits, '-'). Scenarios that
  * complete payments pass a loopback `serverUrl`, so notifications never leave the machine.
  */
-export function initiationBodyFactory(creds: Credentials, serverUrl = 'https://shop.example.co.th/wc-api/key2pay_thai_debit'): (trackid: string) => string {
+export function initiationBodyFactory(
+  creds: Credentials,
+  serverUrl = 'https://shop.example.co.th/wc-api/key2pay_thai_debit',
+): (trackid: string) => string {
   const [before, after] = initiationTemplate(creds, serverUrl);
   return (trackid) => `${before}"${trackid}"${after}`;
 }

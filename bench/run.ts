@@ -40,7 +40,13 @@ async function baseline(script: string, label: string, options: BenchOptions): P
   try {
     const makeBody = initiationBodyFactory({ merchantid: 'BASELINE', password: 'pw_baseline' });
     let n = 0;
-    const spec = { url: server.url, path: '/transaction/s2s', connections: options.connections, body: () => makeBody(`b-${++n}`), serverPid: server.process.pid };
+    const spec = {
+      url: server.url,
+      path: '/transaction/s2s',
+      connections: options.connections,
+      body: () => makeBody(`b-${++n}`),
+      serverPid: server.process.pid,
+    };
     if (options.warmupS > 0) await runLoad({ ...spec, durationS: options.warmupS });
     log(`  ${label}: ${options.durationS} s`);
     return await runLoad({ ...spec, durationS: options.durationS });
@@ -51,7 +57,9 @@ async function baseline(script: string, label: string, options: BenchOptions): P
 
 function machineLine(): string {
   const cores = cpus();
-  return `${cores.length} × ${cores[0]?.model.trim() ?? 'unknown CPU'}, Node ${process.version}, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`;
+  return `${cores.length} × ${cores[0]?.model.trim() ?? 'unknown CPU'}, Node ${process.version}, load average ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}`;
 }
 
 async function main(): Promise<number> {
@@ -59,13 +67,17 @@ async function main(): Promise<number> {
   tmpDir = mkdtempSync(join(tmpdir(), 'gw-bench-'));
   // Fail in the first second, not after minutes of load, when PostgreSQL is not there.
   if (options.postgres && !options.microOnly) pgDatabase = await createBenchDatabase();
-  log(`Benchmark: ${options.connections} connections, ${options.durationS} s per scenario, ${options.warmupS} s warm-up per server (hard limit ${timeLimitS(options)} s)`);
+  log(
+    `Benchmark: ${options.connections} connections, ${options.durationS} s per scenario, ${options.warmupS} s warm-up per server (hard limit ${timeLimitS(options)} s)`,
+  );
   log(`Machine: ${machineLine()}`);
   log(`The load generator (autocannon, this process) and the server under test share these ${cpus().length} cores;`);
   log('servers run one at a time, so each figure is "one server + one load generator on this machine".');
   log('');
 
-  log(`SQLite commit micro-benchmark (3 interleaved rounds of ${options.microS} s per phase, WAL + synchronous=FULL, temp files):`);
+  log(
+    `SQLite commit micro-benchmark (3 interleaved rounds of ${options.microS} s per phase, WAL + synchronous=FULL, temp files):`,
+  );
   const micro = await runCommitMicro(tmpDir, options.microS, options.connections);
   log(microTable(micro));
   log('');
@@ -73,20 +85,48 @@ async function main(): Promise<number> {
 
   log('HTTP scenarios:');
   const before = await baseline('bench/baseline-server.ts', 'bare node:http (before)', options);
-  const fastify = options.skipFastify ? undefined : await baseline('bench/fastify-baseline-server.ts', 'bare Fastify', options);
+  const fastify = options.skipFastify
+    ? undefined
+    : await baseline('bench/fastify-baseline-server.ts', 'bare Fastify', options);
 
   const runs: GatewayRunResult[] = [];
-  const common = { tmpDir, connections: options.connections, durationS: options.durationS, warmupS: options.warmupS, log, gatewayDir: options.gatewayDir };
+  const common = {
+    tmpDir,
+    connections: options.connections,
+    durationS: options.durationS,
+    warmupS: options.warmupS,
+    log,
+    gatewayDir: options.gatewayDir,
+  };
   const only = { initiationOnly: options.initiationOnly, mixedOnly: options.mixedOnly };
   if (options.gatewayDir !== '.') log(`  measuring the gateway in ${resolve(options.gatewayDir)}`);
-  runs.push(await runGateway({ ...common, ...only, label: 'sqlite', databaseUrl: `sqlite:${join(tmpDir, 'gateway.db')}` }));
+  runs.push(
+    await runGateway({ ...common, ...only, label: 'sqlite', databaseUrl: `sqlite:${join(tmpDir, 'gateway.db')}` }),
+  );
   if (options.existingRows > 0) {
     const label = `sqlite, ${options.existingRows.toLocaleString('en-US')} rows`;
-    runs.push(await runGateway({ ...common, label, databaseUrl: `sqlite:${join(tmpDir, 'big.db')}`, initiationOnly: true, existingRows: options.existingRows }));
+    runs.push(
+      await runGateway({
+        ...common,
+        label,
+        databaseUrl: `sqlite:${join(tmpDir, 'big.db')}`,
+        initiationOnly: true,
+        existingRows: options.existingRows,
+      }),
+    );
   }
-  const deadLabel = (store: string) => `${store}, ${options.deadBacklog.toLocaleString('en-US')} due to a dead endpoint`;
+  const deadLabel = (store: string) =>
+    `${store}, ${options.deadBacklog.toLocaleString('en-US')} due to a dead endpoint`;
   if (options.deadBacklog > 0) {
-    runs.push(await runGateway({ ...common, label: deadLabel('sqlite'), databaseUrl: `sqlite:${join(tmpDir, 'dead.db')}`, initiationOnly: true, deadBacklog: options.deadBacklog }));
+    runs.push(
+      await runGateway({
+        ...common,
+        label: deadLabel('sqlite'),
+        databaseUrl: `sqlite:${join(tmpDir, 'dead.db')}`,
+        initiationOnly: true,
+        deadBacklog: options.deadBacklog,
+      }),
+    );
   }
   if (pgDatabase) {
     try {
@@ -98,7 +138,15 @@ async function main(): Promise<number> {
       pgDatabase = await createBenchDatabase();
       try {
         const label = `postgres, ${options.existingRows.toLocaleString('en-US')} rows`;
-        runs.push(await runGateway({ ...common, label, databaseUrl: pgDatabase.url, initiationOnly: true, existingRows: options.existingRows }));
+        runs.push(
+          await runGateway({
+            ...common,
+            label,
+            databaseUrl: pgDatabase.url,
+            initiationOnly: true,
+            existingRows: options.existingRows,
+          }),
+        );
       } finally {
         await pgDatabase.drop();
       }
@@ -106,7 +154,15 @@ async function main(): Promise<number> {
     if (options.deadBacklog > 0) {
       pgDatabase = await createBenchDatabase();
       try {
-        runs.push(await runGateway({ ...common, label: deadLabel('postgres'), databaseUrl: pgDatabase.url, initiationOnly: true, deadBacklog: options.deadBacklog }));
+        runs.push(
+          await runGateway({
+            ...common,
+            label: deadLabel('postgres'),
+            databaseUrl: pgDatabase.url,
+            initiationOnly: true,
+            deadBacklog: options.deadBacklog,
+          }),
+        );
       } finally {
         await pgDatabase.drop();
       }
@@ -118,7 +174,14 @@ async function main(): Promise<number> {
   let profileText: string | undefined;
   if (options.profile) {
     const profDir = join(tmpDir, 'profile');
-    await runGateway({ ...common, label: 'sqlite, profiled', databaseUrl: `sqlite:${join(tmpDir, 'profiled.db')}`, nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${profDir}`], initiationOnly: !options.mixedOnly, mixedOnly: options.mixedOnly });
+    await runGateway({
+      ...common,
+      label: 'sqlite, profiled',
+      databaseUrl: `sqlite:${join(tmpDir, 'profiled.db')}`,
+      nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${profDir}`],
+      initiationOnly: !options.mixedOnly,
+      mixedOnly: options.mixedOnly,
+    });
     const file = readdirSync(profDir).find((f) => f.endsWith('.cpuprofile'));
     if (file) {
       const keptDir = resolve('data/bench-profile');
@@ -133,18 +196,25 @@ async function main(): Promise<number> {
 
   const rows: Row[] = [{ scenario: 'bare node:http (before)', load: before }];
   if (fastify) rows.push({ scenario: 'bare Fastify', load: fastify });
-  for (const run of runs) for (const s of run.scenarios) rows.push({ scenario: `${s.name} [${run.store}]`, load: s.load });
+  for (const run of runs)
+    for (const s of run.scenarios) rows.push({ scenario: `${s.name} [${run.store}]`, load: s.load });
   rows.push({ scenario: 'bare node:http (after)', load: after });
 
   log('');
-  log(`Results (${options.connections} connections, ${options.durationS} s each; "vs bare" = req/s ÷ mean of the two bare node:http runs = ${Math.round(baselineRps).toLocaleString('en-US')} req/s):`);
+  log(
+    `Results (${options.connections} connections, ${options.durationS} s each; "vs bare" = req/s ÷ mean of the two bare node:http runs = ${Math.round(baselineRps).toLocaleString('en-US')} req/s):`,
+  );
   const baseUs = [before.serverUsPerRequest, after.serverUsPerRequest].filter((x): x is number => x !== undefined);
-  const baseMainUs = [before.mainThreadUsPerRequest, after.mainThreadUsPerRequest].filter((x): x is number => x !== undefined);
+  const baseMainUs = [before.mainThreadUsPerRequest, after.mainThreadUsPerRequest].filter(
+    (x): x is number => x !== undefined,
+  );
   const mean = (xs: number[]) => (xs.length > 0 ? xs.reduce((a, b) => a + b, 0) / xs.length : undefined);
   log(httpTable(rows, baselineRps, mean(baseUs), mean(baseMainUs)));
   log('srv/gen cores = CPU used by the server / by the load generator during the run (1.00 = one core busy);');
-  log('srv µs/req = server CPU per answered request, all threads; "CPU vs bare" compares it with the bare node:http server;');
-  log('main µs/req = the same for the server\'s main (HTTP) thread alone, without the SQLite writer thread.');
+  log(
+    'srv µs/req = server CPU per answered request, all threads; "CPU vs bare" compares it with the bare node:http server;',
+  );
+  log("main µs/req = the same for the server's main (HTTP) thread alone, without the SQLite writer thread.");
   log('');
 
   let failed = false;
@@ -152,22 +222,31 @@ async function main(): Promise<number> {
     for (const s of run.scenarios) {
       if (s.load.non2xx > 0 || s.load.errors > 0) {
         failed = true;
-        log(`FAIL [${run.store}] ${s.name}: status codes ${JSON.stringify(s.load.statusCodes)}, ${s.load.errors} socket errors/timeouts; first failure: ${s.sampleFailure ?? '(none captured)'}`);
+        log(
+          `FAIL [${run.store}] ${s.name}: status codes ${JSON.stringify(s.load.statusCodes)}, ${s.load.errors} socket errors/timeouts; first failure: ${s.sampleFailure ?? '(none captured)'}`,
+        );
       }
     }
     const a = run.accounting;
     const verdict = a.ok ? 'OK' : 'FAIL';
     if (!a.ok) failed = true;
-    log(`Accounting [${run.store}] ${verdict}: ${a.acknowledged} initiations acknowledged with 200 (warm-up + measured + replay seed), ${a.stored} rows stored; ` +
-      `${a.missing} acknowledged but missing, ${a.phantom} unexplained rows, ${a.cutOff} committed requests whose answer the load generator dropped at the end of a run.`);
+    log(
+      `Accounting [${run.store}] ${verdict}: ${a.acknowledged} initiations acknowledged with 200 (warm-up + measured + replay seed), ${a.stored} rows stored; ` +
+        `${a.missing} acknowledged but missing, ${a.phantom} unexplained rows, ${a.cutOff} committed requests whose answer the load generator dropped at the end of a run.`,
+    );
     const c = run.completions;
     if (c) {
       if (!c.ok) failed = true;
-      log(`Completions [${run.store}] ${c.ok ? 'OK' : 'FAIL'}: ${c.acknowledged} completions acknowledged with 200; ${c.notFinal} not final in the store, ` +
-        `${c.withoutEvent} without exactly one outbox event; ledger verify ${c.ledgerSound ? 'sound' : 'NOT SOUND'}.`);
+      log(
+        `Completions [${run.store}] ${c.ok ? 'OK' : 'FAIL'}: ${c.acknowledged} completions acknowledged with 200; ${c.notFinal} not final in the store, ` +
+          `${c.withoutEvent} without exactly one outbox event; ledger verify ${c.ledgerSound ? 'sound' : 'NOT SOUND'}.`,
+      );
       const unique = run.scenarios.find((s) => s.name.includes('unique'));
       const mixed = run.scenarios.find((s) => s.name.includes('mixed'));
-      if (unique && mixed) log(`Mixed vs initiation-only [${run.store}]: ${(mixed.load.rps / unique.load.rps).toFixed(2)}× the req/s (target ≥ 0.80×)`);
+      if (unique && mixed)
+        log(
+          `Mixed vs initiation-only [${run.store}]: ${(mixed.load.rps / unique.load.rps).toFixed(2)}× the req/s (target ≥ 0.80×)`,
+        );
     }
     if (!run.initiationOnly && !run.mixedOnly && !run.replayHeaderSeen) {
       failed = true;
@@ -185,7 +264,11 @@ async function main(): Promise<number> {
     }
   }
   if (profileText) log(`\n${profileText}`);
-  log(`\nMachine after the run: load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} (other work on the machine skews every row; compare ratios, not absolutes)`);
+  log(
+    `\nMachine after the run: load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')} (other work on the machine skews every row; compare ratios, not absolutes)`,
+  );
   return failed ? 1 : 0;
 }
 

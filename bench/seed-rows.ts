@@ -7,7 +7,10 @@ import pg from 'pg';
 import { openSqlite } from '../src/store/dialects/sqlite.ts';
 
 /** Runs seeding SQL on a raw connection of the store at `databaseUrl` (node:sqlite or a pg client), closed afterwards. */
-export async function withRawConnection(databaseUrl: string, work: { sqlite: (db: DatabaseSync) => void; postgres: (client: pg.Client) => Promise<void> }): Promise<void> {
+export async function withRawConnection(
+  databaseUrl: string,
+  work: { sqlite: (db: DatabaseSync) => void; postgres: (client: pg.Client) => Promise<void> },
+): Promise<void> {
   if (databaseUrl.startsWith('sqlite:')) {
     const db = openSqlite({ path: databaseUrl.slice('sqlite:'.length) });
     try {
@@ -84,8 +87,15 @@ export async function seedDeadBacklog(databaseUrl: string, merchantId: string, c
     sqlite: (db) => {
       const n = 'with recursive n(i) as (select 1 union all select i + 1 from n where i < ?) ';
       db.exec('begin');
-      db.prepare(`${n}insert into transactions (${COLUMNS}) select ${transactionValues("printf('dead-%012d', i)", "'dead-' || i")} from n`).run(count, merchantId, now, now, now);
-      db.prepare(`${n}${events("printf('evt-dead-%012d', i)", "printf('dead-%012d', i)")} from n`).run(count, merchantId, now, now);
+      db.prepare(
+        `${n}insert into transactions (${COLUMNS}) select ${transactionValues("printf('dead-%012d', i)", "'dead-' || i")} from n`,
+      ).run(count, merchantId, now, now, now);
+      db.prepare(`${n}${events("printf('evt-dead-%012d', i)", "printf('dead-%012d', i)")} from n`).run(
+        count,
+        merchantId,
+        now,
+        now,
+      );
       db.exec('commit');
     },
     postgres: async (client) => {
@@ -95,8 +105,14 @@ export async function seedDeadBacklog(databaseUrl: string, merchantId: string, c
         let k = 1;
         return text.replace(/\?/g, () => `$${++k}`);
       };
-      await client.query(`insert into transactions (${COLUMNS}) select ${numbered(transactionValues("'dead-' || lpad(i::text, 12, '0')", "'dead-' || i"))}${series}`, [count, merchantId, now, now, now]);
-      await client.query(`${numbered(events("'evt-dead-' || lpad(i::text, 12, '0')", "'dead-' || lpad(i::text, 12, '0')"))}${series}`, [count, merchantId, now, now]);
+      await client.query(
+        `insert into transactions (${COLUMNS}) select ${numbered(transactionValues("'dead-' || lpad(i::text, 12, '0')", "'dead-' || i"))}${series}`,
+        [count, merchantId, now, now, now],
+      );
+      await client.query(
+        `${numbered(events("'evt-dead-' || lpad(i::text, 12, '0')", "'dead-' || lpad(i::text, 12, '0')"))}${series}`,
+        [count, merchantId, now, now],
+      );
       await client.query('analyze outbox_events');
     },
   });

@@ -44,8 +44,14 @@ const rate = Number(values.rate);
 const connections = Number(values.connections);
 const seconds = Number(values.seconds);
 const rounds = Number(values.rounds);
-if (dirs.length !== 2 || !['sqlite', 'postgres'].includes(values.store!) || ![rate, connections, seconds, rounds].every((n) => Number.isInteger(n) && n > 0 && n <= 100_000)) {
-  console.error('usage: node bench/side-by-side.ts <dirA> <dirB> [--store sqlite|postgres] [--rate N] [--connections N] [--seconds S] [--rounds R] [--mixed]');
+if (
+  dirs.length !== 2 ||
+  !['sqlite', 'postgres'].includes(values.store!) ||
+  ![rate, connections, seconds, rounds].every((n) => Number.isInteger(n) && n > 0 && n <= 100_000)
+) {
+  console.error(
+    'usage: node bench/side-by-side.ts <dirA> <dirB> [--store sqlite|postgres] [--rate N] [--connections N] [--seconds S] [--rounds R] [--mixed]',
+  );
   process.exit(2);
 }
 
@@ -73,12 +79,23 @@ let n = 0;
 /** `s` seconds of fixed-rate load on one gateway: initiations, or the mixed load. */
 function drive(gateway: Gateway, s: number) {
   const trackid = () => `sbs-${gateway.label}-${++n}`;
-  const spec: LoadSpec = { url: gateway.server.url, path: '/transaction/s2s', connections, durationS: s, overallRate: rate, serverPid: gateway.server.process.pid };
+  const spec: LoadSpec = {
+    url: gateway.server.url,
+    path: '/transaction/s2s',
+    connections,
+    durationS: s,
+    overallRate: rate,
+    serverPid: gateway.server.process.pid,
+  };
   if (!mixed) return runLoad({ ...spec, body: () => gateway.makeBody(trackid()) });
-  const tracker = mixedTracker(gateway.creds, () => {
-    const id = trackid();
-    return { trackid: id, body: gateway.makeBody(id) };
-  }, () => {});
+  const tracker = mixedTracker(
+    gateway.creds,
+    () => {
+      const id = trackid();
+      return { trackid: id, body: gateway.makeBody(id) };
+    },
+    () => {},
+  );
   return runLoad({ ...spec, body: tracker.next, onResponse: tracker.onResponse });
 }
 
@@ -93,13 +110,25 @@ try {
       const answered = load.statusCodes['200'] ?? 0;
       const main = ((load.mainThreadUsPerRequest ?? 0) * load.requests) / 1e6;
       const all = ((load.serverUsPerRequest ?? 0) * load.requests) / 1e6;
-      Object.assign(totals[i]!, { main: totals[i]!.main + main, all: totals[i]!.all + all, answered: totals[i]!.answered + answered });
-      console.log(`round ${round} ${g.label}: ${answered} answered 200 (${load.requests - answered} other), p99 ${load.p99Ms.toFixed(1)} ms, HTTP thread ${((main * 1e6) / answered).toFixed(1)} µs/${unit}, all threads ${((all * 1e6) / answered).toFixed(1)} µs`);
+      Object.assign(totals[i]!, {
+        main: totals[i]!.main + main,
+        all: totals[i]!.all + all,
+        answered: totals[i]!.answered + answered,
+      });
+      console.log(
+        `round ${round} ${g.label}: ${answered} answered 200 (${load.requests - answered} other), p99 ${load.p99Ms.toFixed(1)} ms, HTTP thread ${((main * 1e6) / answered).toFixed(1)} µs/${unit}, all threads ${((all * 1e6) / answered).toFixed(1)} µs`,
+      );
     });
   }
   const us = totals.map((t) => ({ main: (t.main * 1e6) / t.answered, all: (t.all * 1e6) / t.answered }));
-  gateways.forEach((g, i) => console.log(`${g.label} (${dirs[i]}): ${totals[i]!.answered} answered; HTTP thread ${us[i]!.main.toFixed(1)} µs/${unit}, all threads ${us[i]!.all.toFixed(1)} µs`));
-  console.log(`B ÷ A: HTTP thread ${(us[1]!.main / us[0]!.main).toFixed(2)}×, all threads ${(us[1]!.all / us[0]!.all).toFixed(2)}× (${values.store}, ${mixed ? 'mixed load' : 'initiations'}, ${rate}/s each over ${connections} connections)`);
+  gateways.forEach((g, i) =>
+    console.log(
+      `${g.label} (${dirs[i]}): ${totals[i]!.answered} answered; HTTP thread ${us[i]!.main.toFixed(1)} µs/${unit}, all threads ${us[i]!.all.toFixed(1)} µs`,
+    ),
+  );
+  console.log(
+    `B ÷ A: HTTP thread ${(us[1]!.main / us[0]!.main).toFixed(2)}×, all threads ${(us[1]!.all / us[0]!.all).toFixed(2)}× (${values.store}, ${mixed ? 'mixed load' : 'initiations'}, ${rate}/s each over ${connections} connections)`,
+  );
   for (const g of gateways) await g.server.stop(5000);
   if (receiver) console.log(`notifications received: ${receiver.received()}`);
 } finally {

@@ -35,7 +35,11 @@ export function resolveSecretKey(config: Config): Buffer {
  * with another key refuse to start instead of answering every merchant 401.
  * `onMigrated` receives the names of the migrations this call applied.
  */
-export async function openMigratedStore(config: Config, migrate = config.migrateOnStart, onMigrated?: (applied: string[]) => void): Promise<Store> {
+export async function openMigratedStore(
+  config: Config,
+  migrate = config.migrateOnStart,
+  onMigrated?: (applied: string[]) => void,
+): Promise<Store> {
   const key = resolveSecretKey(config);
   const store = openStore(config.databaseUrl, { poolSize: config.databasePoolSize });
   try {

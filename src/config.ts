@@ -147,7 +147,9 @@ export function loadConfig(env: Env): Config {
     const raw = str(key, fallback);
     const value = parseDuration(raw);
     if (value === undefined || value < minMs || value > maxMs) {
-      problems.push(`${key}="${raw}" must be a duration like 500ms, 30s, 15m or 2h between ${minMs} ms and ${maxMs} ms`);
+      problems.push(
+        `${key}="${raw}" must be a duration like 500ms, 30s, 15m or 2h between ${minMs} ms and ${maxMs} ms`,
+      );
       return parseDuration(fallback) ?? minMs;
     }
     return value;
@@ -172,7 +174,7 @@ export function loadConfig(env: Env): Config {
     const parsed = parseDecimal(raw);
     if (!parsed || parsed.significantFractionDigits > 2 || parsed.minor <= 0n) {
       problems.push(`${key}="${raw}" must be a positive amount with at most 2 decimals`);
-      return (parseDecimal(fallback)?.minor ?? 0n);
+      return parseDecimal(fallback)?.minor ?? 0n;
     }
     return parsed.minor;
   };
@@ -187,7 +189,8 @@ export function loadConfig(env: Env): Config {
   try {
     const url = new URL(publicBaseUrl);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('scheme');
-    if (mode === 'live' && url.protocol !== 'https:') problems.push(`PUBLIC_BASE_URL="${publicBaseUrl}" must be https in live mode`);
+    if (mode === 'live' && url.protocol !== 'https:')
+      problems.push(`PUBLIC_BASE_URL="${publicBaseUrl}" must be https in live mode`);
   } catch {
     problems.push(`PUBLIC_BASE_URL="${publicBaseUrl}" must be an absolute http(s) URL`);
   }
@@ -198,7 +201,8 @@ export function loadConfig(env: Env): Config {
   }
 
   const serviceName = str('SERVICE_NAME', 'Gateway');
-  if (!/^[A-Za-z0-9_-]{1,64}$/.test(serviceName)) problems.push(`SERVICE_NAME="${serviceName}" must be 1-64 letters, digits, _ or -`);
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(serviceName))
+    problems.push(`SERVICE_NAME="${serviceName}" must be 1-64 letters, digits, _ or -`);
 
   const logLevel = oneOf<LogLevel>('LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
@@ -206,15 +210,22 @@ export function loadConfig(env: Env): Config {
   const rawKey = env.GATEWAY_SECRET_KEY;
   if (rawKey) {
     secretKey = decodeKey(rawKey);
-    if (!secretKey) problems.push('GATEWAY_SECRET_KEY must be at least 32 bytes, hex or base64 encoded (value not shown)');
+    if (!secretKey)
+      problems.push('GATEWAY_SECRET_KEY must be at least 32 bytes, hex or base64 encoded (value not shown)');
   } else if (mode === 'live') {
     problems.push('GATEWAY_SECRET_KEY is required in live mode (32+ random bytes, hex or base64)');
   }
 
   const ladderRaw = str('RETRY_LADDER', DEFAULT_RETRY_LADDER);
   const retryLadderMs = ladderRaw.split(',').map((step) => parseDuration(step));
-  if (retryLadderMs.length === 0 || retryLadderMs.length > 50 || retryLadderMs.some((v) => v === undefined || v > 7 * 86_400_000)) {
-    problems.push(`RETRY_LADDER="${ladderRaw}" must be a comma-separated list of 1-50 durations (e.g. ${DEFAULT_RETRY_LADDER})`);
+  if (
+    retryLadderMs.length === 0 ||
+    retryLadderMs.length > 50 ||
+    retryLadderMs.some((v) => v === undefined || v > 7 * 86_400_000)
+  ) {
+    problems.push(
+      `RETRY_LADDER="${ladderRaw}" must be a comma-separated list of 1-50 durations (e.g. ${DEFAULT_RETRY_LADDER})`,
+    );
   }
 
   const minAmountMinor = amount('MIN_AMOUNT', '100');
@@ -245,7 +256,10 @@ export function loadConfig(env: Env): Config {
     deliveryWorker: bool('DELIVERY_WORKER', true),
     deliveryJitterPercent: int('DELIVERY_JITTER_PERCENT', 10, 0, 50),
     outboundAllowHttp: bool('OUTBOUND_ALLOW_HTTP', mode === 'sandbox'),
-    outboundAllowList: str('OUTBOUND_ALLOWLIST', '').split(',').map((s) => s.trim()).filter(Boolean),
+    outboundAllowList: str('OUTBOUND_ALLOWLIST', '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
     merchantRefreshMs: duration('MERCHANT_REFRESH', '2s', 50, 60_000),
     failedLoginLimit: int('FAILED_LOGIN_LIMIT', 20, 1, 1_000_000),
     failedLoginWindowMs: duration('FAILED_LOGIN_WINDOW', '1m', 1000, 86_400_000),
@@ -276,14 +290,22 @@ export function loadConfig(env: Env): Config {
     consoleLoginWindowMs: duration('CONSOLE_LOGIN_WINDOW', '15m', 1000, 86_400_000),
   };
   // Node refuses a headers timeout longer than the whole-request timeout.
-  if (config.headersTimeoutMs > config.requestTimeoutMs) problems.push('HEADERS_TIMEOUT must not be longer than REQUEST_TIMEOUT');
-  if (config.shutdownIdleGraceMs >= config.shutdownTimeoutMs) problems.push('SHUTDOWN_IDLE_GRACE must be shorter than SHUTDOWN_TIMEOUT');
-  if (config.metricsToken !== undefined && config.metricsToken.length < 16) problems.push('METRICS_TOKEN must be at least 16 characters (value not shown)');
-  if (!/^\d{15}$/.test(config.thaiQrBillerId)) problems.push(`THAI_QR_BILLER_ID="${config.thaiQrBillerId}" must be 15 digits (13-digit tax id + 2-digit suffix)`);
+  if (config.headersTimeoutMs > config.requestTimeoutMs)
+    problems.push('HEADERS_TIMEOUT must not be longer than REQUEST_TIMEOUT');
+  if (config.shutdownIdleGraceMs >= config.shutdownTimeoutMs)
+    problems.push('SHUTDOWN_IDLE_GRACE must be shorter than SHUTDOWN_TIMEOUT');
+  if (config.metricsToken !== undefined && config.metricsToken.length < 16)
+    problems.push('METRICS_TOKEN must be at least 16 characters (value not shown)');
+  if (!/^\d{15}$/.test(config.thaiQrBillerId))
+    problems.push(`THAI_QR_BILLER_ID="${config.thaiQrBillerId}" must be 15 digits (13-digit tax id + 2-digit suffix)`);
   // A lease shorter than one send would let a second instance claim an event still in flight.
-  if (config.deliveryLeaseMs < config.deliveryTimeoutMs + 1000) problems.push('DELIVERY_LEASE must be at least DELIVERY_TIMEOUT + 1s');
+  if (config.deliveryLeaseMs < config.deliveryTimeoutMs + 1000)
+    problems.push('DELIVERY_LEASE must be at least DELIVERY_TIMEOUT + 1s');
   // Nothing else could deliver: a SQLite file is served by exactly one process.
-  if (!config.deliveryWorker && databaseUrl.startsWith('sqlite:')) problems.push('DELIVERY_WORKER=false needs PostgreSQL: a SQLite database is served by one process, and its `serve` must deliver the notifications');
+  if (!config.deliveryWorker && databaseUrl.startsWith('sqlite:'))
+    problems.push(
+      'DELIVERY_WORKER=false needs PostgreSQL: a SQLite database is served by one process, and its `serve` must deliver the notifications',
+    );
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }
@@ -304,12 +326,19 @@ function parseTrustProxy(raw: string, problems: string[]): TrustProxy {
   if (value === 'false' || value === '0' || value === '') return false;
   if (value === 'true') return true;
   if (/^\d+$/.test(value)) {
-    problems.push(`TRUST_PROXY="${raw}": a hop count cannot tell your proxy from a client that connects directly, so it is not supported; list the proxies' addresses or CIDRs instead (e.g. 10.0.0.0/8,loopback)`);
+    problems.push(
+      `TRUST_PROXY="${raw}": a hop count cannot tell your proxy from a client that connects directly, so it is not supported; list the proxies' addresses or CIDRs instead (e.g. 10.0.0.0/8,loopback)`,
+    );
     return false;
   }
-  const entries = raw.split(',').map((e) => e.trim()).filter(Boolean);
+  const entries = raw
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
   if (entries.length > 0 && entries.length <= 64 && entries.every(isProxyEntry)) return entries;
-  problems.push(`TRUST_PROXY="${raw}" must be false, true, or a comma-separated list of IP addresses / CIDRs (e.g. 10.0.0.0/8,loopback)`);
+  problems.push(
+    `TRUST_PROXY="${raw}" must be false, true, or a comma-separated list of IP addresses / CIDRs (e.g. 10.0.0.0/8,loopback)`,
+  );
   return false;
 }
 
@@ -324,7 +353,10 @@ function isProxyEntry(entry: string): boolean {
 
 function decodeKey(raw: string): Buffer | undefined {
   const trimmed = raw.trim();
-  const buffer = /^[0-9a-fA-F]+$/.test(trimmed) && trimmed.length % 2 === 0 ? Buffer.from(trimmed, 'hex') : Buffer.from(trimmed, 'base64');
+  const buffer =
+    /^[0-9a-fA-F]+$/.test(trimmed) && trimmed.length % 2 === 0
+      ? Buffer.from(trimmed, 'hex')
+      : Buffer.from(trimmed, 'base64');
   return buffer.length >= 32 ? buffer : undefined;
 }
 
@@ -332,4 +364,3 @@ function decodeKey(raw: string): Buffer | undefined {
 export function redactUrl(url: string): string {
   return url.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@');
 }
-

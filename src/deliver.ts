@@ -19,10 +19,15 @@ export type RunningDelivery = {
   stop(): Promise<void>;
 };
 
-export async function startDeliveryProcess(config: Config, options: { logger: Logger; now?: () => number }): Promise<RunningDelivery> {
+export async function startDeliveryProcess(
+  config: Config,
+  options: { logger: Logger; now?: () => number },
+): Promise<RunningDelivery> {
   const { logger } = options;
   if (config.databaseUrl.startsWith('sqlite:')) {
-    throw new ConfigError(['`deliver` needs PostgreSQL: a SQLite database is served by one process, and its `serve` delivers the notifications']);
+    throw new ConfigError([
+      '`deliver` needs PostgreSQL: a SQLite database is served by one process, and its `serve` delivers the notifications',
+    ]);
   }
   const key = resolveSecretKey(config);
   const store = await openMigratedStore(config);
@@ -32,7 +37,8 @@ export async function startDeliveryProcess(config: Config, options: { logger: Lo
   services.directory.start((error) => logger.warn({ err: error }, 'merchant refresh failed'));
   let metricsServer: MetricsServer | undefined;
   try {
-    if (config.metricsPort !== undefined) metricsServer = await startMetricsServer(services, config.metricsHost, config.metricsPort);
+    if (config.metricsPort !== undefined)
+      metricsServer = await startMetricsServer(services, config.metricsHost, config.metricsPort);
   } catch (error) {
     services.directory.stop();
     await store.close();
@@ -40,7 +46,10 @@ export async function startDeliveryProcess(config: Config, options: { logger: Lo
   }
   const worker = new DeliveryWorker(services, logger);
   worker.start();
-  logger.info({ instance: worker.instanceId, metricsUrl: metricsServer?.url, mode: config.mode }, 'delivery worker running');
+  logger.info(
+    { instance: worker.instanceId, metricsUrl: metricsServer?.url, mode: config.mode },
+    'delivery worker running',
+  );
 
   let stopping: Promise<void> | undefined;
   return {

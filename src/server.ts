@@ -8,7 +8,15 @@ import { buildApp } from './http/build-app.ts';
 import type { Store } from './store/open-store.ts';
 import { connectorFor } from './app/processor-connector.ts';
 import { startMetricsServer, type MetricsServer } from './http/metrics-server.ts';
-import { addAcceptors, assertPortFree, connectionsClosed, listenSocketCount, type Acceptors, openConnections, REUSE_PORT_SUPPORTED } from './http/acceptor-pool.ts';
+import {
+  addAcceptors,
+  assertPortFree,
+  connectionsClosed,
+  listenSocketCount,
+  type Acceptors,
+  openConnections,
+  REUSE_PORT_SUPPORTED,
+} from './http/acceptor-pool.ts';
 
 import type { WorkerFactory } from './app/worker.ts';
 
@@ -56,15 +64,30 @@ export async function startGateway(config: Config, options: StartOptions): Promi
   let draining = false;
   const app = await buildApp(services, { logger, draining: () => draining });
   const listenSockets = REUSE_PORT_SUPPORTED ? listenSocketCount(config.listenSockets) : 1;
-  if (REUSE_PORT_SUPPORTED && listenSockets < config.listenSockets) logger.warn({ requested: config.listenSockets, listenSockets }, 'LISTEN_SOCKETS lowered to 1/8 of the open-file limit');
+  if (REUSE_PORT_SUPPORTED && listenSockets < config.listenSockets)
+    logger.warn(
+      { requested: config.listenSockets, listenSockets },
+      'LISTEN_SOCKETS lowered to 1/8 of the open-file limit',
+    );
   const reusePort = listenSockets > 1;
   if (reusePort) await assertPortFree(config.host, config.port);
   // Fastify hands these options to net.Server.listen; its type declaration omits reusePort.
-  await app.listen({ port: config.port, host: config.host, backlog: LISTEN_BACKLOG, ...(reusePort && { reusePort: true }) } as { port: number; host: string; backlog: number });
+  await app.listen({
+    port: config.port,
+    host: config.host,
+    backlog: LISTEN_BACKLOG,
+    ...(reusePort && { reusePort: true }),
+  } as { port: number; host: string; backlog: number });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const acceptors = reusePort
-    ? await addAcceptors(app.server, { host: config.host, port, backlog: LISTEN_BACKLOG, count: listenSockets - 1, onError: (error) => logger.warn({ err: error }, 'an extra listener could not bind; serving with fewer') })
+    ? await addAcceptors(app.server, {
+        host: config.host,
+        port,
+        backlog: LISTEN_BACKLOG,
+        count: listenSockets - 1,
+        onError: (error) => logger.warn({ err: error }, 'an extra listener could not bind; serving with fewer'),
+      })
     : undefined;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   let metricsServer: MetricsServer | undefined;
@@ -80,7 +103,16 @@ export async function startGateway(config: Config, options: StartOptions): Promi
 
   const workers = (options.workers ?? []).map((factory) => factory(services, logger));
   for (const worker of workers) worker.start();
-  logger.info({ url, metricsUrl: metricsServer?.url, mode: config.mode, store: store.dialect, listenSockets: 1 + (acceptors?.accepted().length ?? 0) }, 'gateway listening');
+  logger.info(
+    {
+      url,
+      metricsUrl: metricsServer?.url,
+      mode: config.mode,
+      store: store.dialect,
+      listenSockets: 1 + (acceptors?.accepted().length ?? 0),
+    },
+    'gateway listening',
+  );
 
   let stopping: Promise<void> | undefined;
   return {
@@ -126,7 +158,12 @@ const DEMO_ID = 'demo';
 async function ensureDemoMerchant(services: Services, announce: ((text: string) => void) | undefined): Promise<void> {
   if ((await services.merchants.count()) > 0) return;
   try {
-    const issued = await services.manageMerchants.create({ id: DEMO_ID, name: 'Demo Shop', payoutCurrency: 'THB', payoutAccount: '0000001234' });
+    const issued = await services.manageMerchants.create({
+      id: DEMO_ID,
+      name: 'Demo Shop',
+      payoutCurrency: 'THB',
+      payoutAccount: '0000001234',
+    });
     announce?.(
       [
         '',

@@ -6,7 +6,10 @@ let cached: { name: string; version: string } | undefined;
 
 export function gatewayPackage(): { name: string; version: string } {
   if (cached) return cached;
-  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { name?: string; version?: string };
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+    name?: string;
+    version?: string;
+  };
   cached = { name: pkg.name ?? 'thaiqr-gateway', version: pkg.version ?? '0.0.0' };
   return cached;
 }

@@ -12,7 +12,10 @@ describe('configuration', () => {
   test('listening on every interface does not make 0.0.0.0 the URL browsers are sent to', () => {
     assert.equal(loadConfig({ HOST: '0.0.0.0' }).publicBaseUrl, 'http://localhost:8080');
     assert.equal(loadConfig({ HOST: '::', PORT: '80' }).publicBaseUrl, 'http://localhost:80');
-    assert.equal(loadConfig({ HOST: '0.0.0.0', PUBLIC_BASE_URL: 'https://pay.example/' }).publicBaseUrl, 'https://pay.example');
+    assert.equal(
+      loadConfig({ HOST: '0.0.0.0', PUBLIC_BASE_URL: 'https://pay.example/' }).publicBaseUrl,
+      'https://pay.example',
+    );
   });
 
   test('SHED_DELAY: 100 ms by default, 0 answers shed requests at once, at most 5 s', () => {
@@ -33,15 +36,26 @@ describe('configuration', () => {
 
   test('DELIVERY_WORKER: on by default; false only with PostgreSQL, where `deliver` runs beside', () => {
     assert.equal(loadConfig({}).deliveryWorker, true);
-    assert.equal(loadConfig({ DATABASE_URL: 'postgres://127.0.0.1/gw', DELIVERY_WORKER: 'false' }).deliveryWorker, false);
+    assert.equal(
+      loadConfig({ DATABASE_URL: 'postgres://127.0.0.1/gw', DELIVERY_WORKER: 'false' }).deliveryWorker,
+      false,
+    );
     assert.throws(() => loadConfig({ DELIVERY_WORKER: 'false' }), /DELIVERY_WORKER=false needs PostgreSQL/);
-    assert.throws(() => loadConfig({ DATABASE_URL: 'postgres://127.0.0.1/gw', DELIVERY_WORKER: 'off' }), /DELIVERY_WORKER="off" must be true or false/);
+    assert.throws(
+      () => loadConfig({ DATABASE_URL: 'postgres://127.0.0.1/gw', DELIVERY_WORKER: 'off' }),
+      /DELIVERY_WORKER="off" must be true or false/,
+    );
   });
 
   test('every bad key is named in one error', () => {
     assert.throws(
       () => loadConfig({ PORT: 'x', LOG_LEVEL: 'loud', GATEWAY_SECRET_KEY: 'short' }),
-      (error: unknown) => error instanceof ConfigError && error.problems.length === 3 && /PORT/.test(error.message) && /LOG_LEVEL/.test(error.message) && /GATEWAY_SECRET_KEY/.test(error.message),
+      (error: unknown) =>
+        error instanceof ConfigError &&
+        error.problems.length === 3 &&
+        /PORT/.test(error.message) &&
+        /LOG_LEVEL/.test(error.message) &&
+        /GATEWAY_SECRET_KEY/.test(error.message),
     );
   });
 });

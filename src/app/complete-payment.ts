@@ -4,7 +4,14 @@
 import { GatewayError } from '../domain/errors.ts';
 import { newEventId, uuidv7 } from '../domain/ids.ts';
 import { paymentPostings } from '../domain/ledger.ts';
-import { FAILURE_TEXT, alreadyFinal, assertCanComplete, decideCompletion, type CompletionCause, type SandboxOutcome } from '../domain/lifecycle.ts';
+import {
+  FAILURE_TEXT,
+  alreadyFinal,
+  assertCanComplete,
+  decideCompletion,
+  type CompletionCause,
+  type SandboxOutcome,
+} from '../domain/lifecycle.ts';
 import { notificationBody } from '../domain/notification.ts';
 import { LedgerRepo } from '../store/ledger.repo.ts';
 import type { Trx } from '../store/open-store.ts';
@@ -40,9 +47,19 @@ export class CompletePayment {
   }
 
   /** `merchantId` scopes the lookup when a merchant asks (sandbox API); omitted for page and sweeper. */
-  async execute(transactionId: string, cause: CompletionCause, options: { override?: SandboxOutcome; merchantId?: string } = {}): Promise<TransactionRecord> {
+  async execute(
+    transactionId: string,
+    cause: CompletionCause,
+    options: { override?: SandboxOutcome; merchantId?: string } = {},
+  ): Promise<TransactionRecord> {
     const eventId = newEventId();
-    const finalised = await this.#deps.completeInStore({ transactionId, cause, ...options, eventId, at: this.#deps.now() });
+    const finalised = await this.#deps.completeInStore({
+      transactionId,
+      cause,
+      ...options,
+      eventId,
+      at: this.#deps.now(),
+    });
     this.#deps.onFinalised?.(finalised, eventId);
     return finalised;
   }
@@ -55,7 +72,8 @@ export class CompletePayment {
 const reposByHandle = new WeakMap<Trx, { transactions: TransactionsRepo; ledger: LedgerRepo }>();
 export function reposFor(trx: Trx): { transactions: TransactionsRepo; ledger: LedgerRepo } {
   let repos = reposByHandle.get(trx);
-  if (!repos) reposByHandle.set(trx, (repos = { transactions: new TransactionsRepo(trx), ledger: new LedgerRepo(trx) }));
+  if (!repos)
+    reposByHandle.set(trx, (repos = { transactions: new TransactionsRepo(trx), ledger: new LedgerRepo(trx) }));
   return repos;
 }
 
@@ -82,7 +100,13 @@ export function planCompletion(input: CompletionInput | undefined, args: Complet
   const current = input.record;
   assertCanComplete(current.status);
   const { at, eventId } = args;
-  const decision = decideCompletion({ cause: args.cause, amountMinor: current.amountMinor, expiresAt: current.expiresAt, now: at, override: args.override });
+  const decision = decideCompletion({
+    cause: args.cause,
+    amountMinor: current.amountMinor,
+    expiresAt: current.expiresAt,
+    now: at,
+    override: args.override,
+  });
   const { outcome } = decision;
   const errorText = outcome.tag ? FAILURE_TEXT[outcome.tag] : null;
   const event: NewOutboxEvent = {
@@ -109,13 +133,28 @@ export function planCompletion(input: CompletionInput | undefined, args: Complet
   const ledger =
     outcome.status === 'SUCCESS'
       ? {
-          entry: { id: uuidv7(at), kind: 'payment' as const, merchantId: current.merchantId, transactionId: current.id, idempotencyKey: null, reason: `payment ${current.trackid}`, createdAt: at },
+          entry: {
+            id: uuidv7(at),
+            kind: 'payment' as const,
+            merchantId: current.merchantId,
+            transactionId: current.id,
+            idempotencyKey: null,
+            reason: `payment ${current.trackid}`,
+            createdAt: at,
+          },
           lines: paymentPostings(current.merchantId, current.currency, current.amountMinor, input.feeRatePpm),
         }
       : null;
   return {
     final: { ...current, status: outcome.status, errorCodeTag: outcome.tag, errorText, completedAt: at },
-    transition: { transactionId: current.id, fromStatus: 'PROCESSING', toStatus: outcome.status, cause: decision.cause, errorCodeTag: outcome.tag, at },
+    transition: {
+      transactionId: current.id,
+      fromStatus: 'PROCESSING',
+      toStatus: outcome.status,
+      cause: decision.cause,
+      errorCodeTag: outcome.tag,
+      at,
+    },
     event,
     ledger,
   };
@@ -131,7 +170,14 @@ export async function completeInTransaction(trx: Trx, args: CompletionArgs): Pro
   const { final } = plan;
   // The conditional update is the last line of defence if the row lock was not held
   // (e.g. a future store): someone else finalised first, so nothing may be written.
-  if (!(await transactions.finalise(trx, final.id, { status: final.status, errorCodeTag: final.errorCodeTag, errorText: final.errorText, completedAt: args.at }))) {
+  if (
+    !(await transactions.finalise(trx, final.id, {
+      status: final.status,
+      errorCodeTag: final.errorCodeTag,
+      errorText: final.errorText,
+      completedAt: args.at,
+    }))
+  ) {
     throw alreadyFinal();
   }
   await transactions.addTransition(trx, plan.transition);

@@ -40,10 +40,19 @@ export class CompletionBatches {
   /** Accounts known to exist: the ledger never deletes one (a trigger refuses it). */
   readonly #knownAccounts = new Set<string>();
 
-  constructor(pool: pg.Pool, completeOne: (args: CompletionArgs) => Promise<TransactionRecord>, maxInFlight = MAX_SETS_IN_FLIGHT) {
+  constructor(
+    pool: pg.Pool,
+    completeOne: (args: CompletionArgs) => Promise<TransactionRecord>,
+    maxInFlight = MAX_SETS_IN_FLIGHT,
+  ) {
     this.#pool = pool;
     this.#completeOne = completeOne;
-    this.#batches = new PerTurnBatches(MAX_SET, maxInFlight, (set) => this.#runReleasing(set), (queue, max) => this.#select(queue, max));
+    this.#batches = new PerTurnBatches(
+      MAX_SET,
+      maxInFlight,
+      (set) => this.#runReleasing(set),
+      (queue, max) => this.#select(queue, max),
+    );
   }
 
   complete(args: CompletionArgs): Promise<TransactionRecord> {
@@ -65,7 +74,9 @@ export class CompletionBatches {
       } else later.push(p);
     }
     queue.splice(0, queue.length, ...later);
-    return set.sort((x, y) => (x.input.transactionId < y.input.transactionId ? -1 : x.input.transactionId > y.input.transactionId ? 1 : 0));
+    return set.sort((x, y) =>
+      x.input.transactionId < y.input.transactionId ? -1 : x.input.transactionId > y.input.transactionId ? 1 : 0,
+    );
   }
 
   async #runReleasing(set: Pending[]): Promise<void> {
@@ -79,7 +90,10 @@ export class CompletionBatches {
   async #run(set: Pending[]): Promise<void> {
     let rows: Awaited<ReturnType<typeof readForCompletion>>;
     try {
-      rows = await readForCompletion(this.#pool, set.map((p) => p.input.transactionId));
+      rows = await readForCompletion(
+        this.#pool,
+        set.map((p) => p.input.transactionId),
+      );
     } catch (error) {
       return this.#fallBack(set, error);
     }
@@ -95,9 +109,15 @@ export class CompletionBatches {
     let finalised: Set<string>;
     try {
       await this.#ensureAccounts(planned.map((x) => x.plan));
-      finalised = await writeCompletions(this.#pool, planned.map((x) => x.plan));
+      finalised = await writeCompletions(
+        this.#pool,
+        planned.map((x) => x.plan),
+      );
     } catch (error) {
-      return this.#fallBack(planned.map((x) => x.p), error);
+      return this.#fallBack(
+        planned.map((x) => x.p),
+        error,
+      );
     }
     for (const { p, plan } of planned) {
       if (finalised.has(plan.final.id)) p.resolve(plan.final);
@@ -134,7 +154,10 @@ export class CompletionBatches {
  * How completions reach the store: on PostgreSQL as sets (above), falling back to `completeOne`;
  * on SQLite `completeOne` itself (the store job, which the writer thread commits in groups).
  */
-export function completionsIn(store: Store, completeOne: (args: CompletionArgs) => Promise<TransactionRecord>): (args: CompletionArgs) => Promise<TransactionRecord> {
+export function completionsIn(
+  store: Store,
+  completeOne: (args: CompletionArgs) => Promise<TransactionRecord>,
+): (args: CompletionArgs) => Promise<TransactionRecord> {
   if (!store.pgPool) return completeOne;
   const batches = new CompletionBatches(store.pgPool, completeOne);
   return (args) => batches.complete(args);

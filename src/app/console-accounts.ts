@@ -1,7 +1,12 @@
 // Console accounts: operators (created with the CLI; scrypt password, optional TOTP) and
 // merchants' console passwords (separate from their API password). The CLI and the console's
 // merchants page are thin shells over these.
-import { consolePasswordMatches, consolePasswordProblem, generateConsolePassword, hashConsolePassword } from '../domain/console-password.ts';
+import {
+  consolePasswordMatches,
+  consolePasswordProblem,
+  generateConsolePassword,
+  hashConsolePassword,
+} from '../domain/console-password.ts';
 import type { SecretKey } from '../domain/credentials.ts';
 import { GatewayError, invalidField } from '../domain/errors.ts';
 import { uuidv7 } from '../domain/ids.ts';
@@ -25,7 +30,13 @@ export class ConsoleAccounts {
   readonly #now: () => number;
   readonly #issuer: string;
 
-  constructor(deps: { repo: ConsoleRepo; merchants: MerchantsRepo; key: SecretKey; now: () => number; issuer: string }) {
+  constructor(deps: {
+    repo: ConsoleRepo;
+    merchants: MerchantsRepo;
+    key: SecretKey;
+    now: () => number;
+    issuer: string;
+  }) {
     this.#repo = deps.repo;
     this.#merchants = deps.merchants;
     this.#key = deps.key;
@@ -36,7 +47,11 @@ export class ConsoleAccounts {
   /** `password` undefined: one is generated and returned (shown once). */
   async createOperator(input: { username: string; password?: string; totp: boolean }): Promise<CreatedOperator> {
     const username = input.username.trim().toLowerCase();
-    if (!USERNAME.test(username)) throw invalidField('username', 'it must be 2 to 64 lower-case letters, digits, ., _ or -, starting with a letter or digit');
+    if (!USERNAME.test(username))
+      throw invalidField(
+        'username',
+        'it must be 2 to 64 lower-case letters, digits, ., _ or -, starting with a letter or digit',
+      );
     const generated = input.password === undefined ? generateConsolePassword() : undefined;
     const password = input.password ?? generated!;
     const problem = consolePasswordProblem(password);
@@ -53,7 +68,8 @@ export class ConsoleAccounts {
       createdAt: now,
       updatedAt: now,
     };
-    if (!(await this.#repo.insertOperator(record))) throw new GatewayError('INVALID_FIELD', `An operator named '${username}' already exists.`);
+    if (!(await this.#repo.insertOperator(record)))
+      throw new GatewayError('INVALID_FIELD', `An operator named '${username}' already exists.`);
     return {
       id: record.id,
       username,
@@ -76,7 +92,11 @@ export class ConsoleAccounts {
     const chosen = password ?? generated!;
     const problem = consolePasswordProblem(chosen);
     if (problem) throw invalidField('password', problem);
-    const updated = await this.#repo.setOperatorPassword(username.trim().toLowerCase(), await hashConsolePassword(chosen), this.#now());
+    const updated = await this.#repo.setOperatorPassword(
+      username.trim().toLowerCase(),
+      await hashConsolePassword(chosen),
+      this.#now(),
+    );
     if (!updated) throw new GatewayError('NOT_FOUND', `No operator named '${username}'.`);
     await this.#repo.deleteSessionsOf('operator', updated.id);
     return { username: updated.username, ...(generated !== undefined && { password: generated }) };
@@ -107,7 +127,8 @@ export class ConsoleAccounts {
     if (operator.totpSecretSealed !== null) {
       const secret = Buffer.from(openSecret(this.#key, operator.totpSecretSealed), 'base64');
       const step = verifyTotp(secret, totpCode.replace(/\s/g, ''), this.#now(), operator.totpLastStep);
-      if (step === undefined || !(await this.#repo.useTotpStep(operator.id, step))) return { ok: false, reason: 'credentials' };
+      if (step === undefined || !(await this.#repo.useTotpStep(operator.id, step)))
+        return { ok: false, reason: 'credentials' };
     }
     if (operator.status !== 'active') return { ok: false, reason: 'disabled' };
     return { ok: true, subject: { role: 'operator', id: operator.id, name: operator.username } };

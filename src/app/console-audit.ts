@@ -16,7 +16,8 @@ export function auditSafeDetails(details: Record<string, unknown>): Record<strin
   const out: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(details)) {
     if (SECRET_KEY.test(name)) out[name] = '[redacted]';
-    else if (typeof value === 'string') out[name] = value.length > MAX_DETAIL_TEXT ? `${value.slice(0, MAX_DETAIL_TEXT)}…` : value;
+    else if (typeof value === 'string')
+      out[name] = value.length > MAX_DETAIL_TEXT ? `${value.slice(0, MAX_DETAIL_TEXT)}…` : value;
     else if (value === null || typeof value === 'number' || typeof value === 'boolean') out[name] = value;
     else out[name] = String(value);
   }
@@ -31,7 +32,13 @@ export class ConsoleAudit {
     this.#now = now;
   }
 
-  async record(actor: AuditActor, action: string, target: string | null, details: Record<string, unknown>, origin: AuditOrigin): Promise<void> {
+  async record(
+    actor: AuditActor,
+    action: string,
+    target: string | null,
+    details: Record<string, unknown>,
+    origin: AuditOrigin,
+  ): Promise<void> {
     const at = this.#now();
     await this.#repo.insertAudit({
       id: uuidv7(at),

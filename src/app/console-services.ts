@@ -19,13 +19,25 @@ export type ConsoleServices = {
   failedLogins: WindowCounter;
 };
 
-export function createConsoleServices(config: Config, store: Store, key: SecretKey, now: () => number = Date.now, merchants = new MerchantsRepo(store.db)): ConsoleServices {
+export function createConsoleServices(
+  config: Config,
+  store: Store,
+  key: SecretKey,
+  now: () => number = Date.now,
+  merchants = new MerchantsRepo(store.db),
+): ConsoleServices {
   const repo = new ConsoleRepo(store);
   const accounts = new ConsoleAccounts({ repo, merchants, key, now, issuer: `${config.serviceName} console` });
   return {
     repo,
     accounts,
-    sessions: new ConsoleSessions({ repo, accounts, key, now, policy: { idleTimeoutMs: config.consoleIdleTimeoutMs, lifetimeMs: config.consoleSessionLifetimeMs } }),
+    sessions: new ConsoleSessions({
+      repo,
+      accounts,
+      key,
+      now,
+      policy: { idleTimeoutMs: config.consoleIdleTimeoutMs, lifetimeMs: config.consoleSessionLifetimeMs },
+    }),
     audit: new ConsoleAudit(repo, now),
     failedLogins: new WindowCounter(config.consoleLoginLimit, config.consoleLoginWindowMs, now, 10_000),
   };

@@ -21,7 +21,13 @@ export class ConsoleSessions {
   readonly #now: () => number;
   readonly #policy: SessionPolicy;
 
-  constructor(deps: { repo: ConsoleRepo; accounts: ConsoleAccounts; key: SecretKey; now: () => number; policy: SessionPolicy }) {
+  constructor(deps: {
+    repo: ConsoleRepo;
+    accounts: ConsoleAccounts;
+    key: SecretKey;
+    now: () => number;
+    policy: SessionPolicy;
+  }) {
     this.#repo = deps.repo;
     this.#accounts = deps.accounts;
     this.#key = deps.key;
@@ -40,7 +46,8 @@ export class ConsoleSessions {
     const idHash = this.hashOf(token);
     await this.#repo.insertSession({ idHash, role, subjectId, createdAt: now, lastSeenAt: now });
     // Now and then, forget sessions nobody will come back for (keeps the table small).
-    if (Math.random() < 0.05) await this.#repo.deleteStaleSessions(now - this.#policy.idleTimeoutMs, now - this.#policy.lifetimeMs);
+    if (Math.random() < 0.05)
+      await this.#repo.deleteStaleSessions(now - this.#policy.idleTimeoutMs, now - this.#policy.lifetimeMs);
     return { token, idHash };
   }
 
@@ -61,7 +68,8 @@ export class ConsoleSessions {
       return undefined;
     }
     // One write per session per few seconds at most, not one per page view.
-    if (now - session.lastSeenAt >= Math.min(60_000, this.#policy.idleTimeoutMs / 10)) await this.#repo.touchSession(idHash, now);
+    if (now - session.lastSeenAt >= Math.min(60_000, this.#policy.idleTimeoutMs / 10))
+      await this.#repo.touchSession(idHash, now);
     return { idHash, subject, createdAt: session.createdAt };
   }
 

@@ -52,7 +52,9 @@ export class ExpirySweeper implements Worker {
     const cutoff = now();
     const failedIds = new Set<string>();
     for (let batch = 0; batch < maxBatches; batch++) {
-      const ids = (await transactions.findExpired(cutoff, batchSize + failedIds.size)).filter((id) => !failedIds.has(id));
+      const ids = (await transactions.findExpired(cutoff, batchSize + failedIds.size)).filter(
+        (id) => !failedIds.has(id),
+      );
       for (const id of ids.slice(0, batchSize)) {
         try {
           await complete.execute(id, 'expire');
@@ -80,7 +82,9 @@ export class ExpirySweeper implements Worker {
         .then((r) => {
           if (r.expired > 0) this.#deps.logger?.info({ expired: r.expired }, 'expired transactions finalised');
         })
-        .catch((error: unknown) => this.#deps.logger?.warn({ err: error }, 'expiry sweep failed; retrying on the next tick'))
+        .catch((error: unknown) =>
+          this.#deps.logger?.warn({ err: error }, 'expiry sweep failed; retrying on the next tick'),
+        )
         .finally(() => this.#schedule(this.#deps.intervalMs));
     }, delayMs);
     // A sweeper alone must not keep the process alive (CLI commands, tests).

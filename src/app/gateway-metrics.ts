@@ -40,17 +40,58 @@ export class GatewayMetrics {
       labelNames: ['version', 'mode', 'store'],
       registers,
     }).set({ version: gatewayPackage().version, ...labels }, 1);
-    this.#requests = new Counter({ name: 'gateway_http_requests_total', help: 'HTTP requests answered, by route, method and status.', labelNames: ['route', 'method', 'status'], registers });
-    this.#requestSeconds = new Histogram({ name: 'gateway_http_request_duration_seconds', help: 'Time from request to response, by route and method.', labelNames: ['route', 'method'], buckets: REQUEST_BUCKETS, registers });
-    this.#shed = new Counter({ name: 'gateway_http_requests_shed_total', help: 'Requests answered 503 (after SHED_DELAY, without being worked on) because MAX_IN_FLIGHT requests were in flight.', registers });
-    this.#initiations = new Counter({ name: 'gateway_initiations_total', help: 'Accepted initiations: new transactions and idempotent replays.', labelNames: ['result'], registers });
-    this.#finalised = new Counter({ name: 'gateway_transactions_finalised_total', help: 'Transactions that reached a final state, by status and error tag.', labelNames: ['status', 'tag'], registers });
-    this.#attempts = new Counter({ name: 'gateway_notification_attempts_total', help: 'Notification attempts, by what happened next (delivered, retry, failed) and the result (HTTP status class or error).', labelNames: ['outcome', 'result'], registers });
+    this.#requests = new Counter({
+      name: 'gateway_http_requests_total',
+      help: 'HTTP requests answered, by route, method and status.',
+      labelNames: ['route', 'method', 'status'],
+      registers,
+    });
+    this.#requestSeconds = new Histogram({
+      name: 'gateway_http_request_duration_seconds',
+      help: 'Time from request to response, by route and method.',
+      labelNames: ['route', 'method'],
+      buckets: REQUEST_BUCKETS,
+      registers,
+    });
+    this.#shed = new Counter({
+      name: 'gateway_http_requests_shed_total',
+      help: 'Requests answered 503 (after SHED_DELAY, without being worked on) because MAX_IN_FLIGHT requests were in flight.',
+      registers,
+    });
+    this.#initiations = new Counter({
+      name: 'gateway_initiations_total',
+      help: 'Accepted initiations: new transactions and idempotent replays.',
+      labelNames: ['result'],
+      registers,
+    });
+    this.#finalised = new Counter({
+      name: 'gateway_transactions_finalised_total',
+      help: 'Transactions that reached a final state, by status and error tag.',
+      labelNames: ['status', 'tag'],
+      registers,
+    });
+    this.#attempts = new Counter({
+      name: 'gateway_notification_attempts_total',
+      help: 'Notification attempts, by what happened next (delivered, retry, failed) and the result (HTTP status class or error).',
+      labelNames: ['outcome', 'result'],
+      registers,
+    });
     const inFlight = () => this.#inFlight();
-    new Gauge({ name: 'gateway_http_requests_in_flight', help: 'Requests being worked on now (bounded by MAX_IN_FLIGHT).', registers, collect() {
-      this.set(inFlight());
-    } });
-    this.#attemptSeconds = new Histogram({ name: 'gateway_notification_attempt_duration_seconds', help: 'Time of one notification attempt, by result.', labelNames: ['result'], buckets: DELIVERY_BUCKETS, registers });
+    new Gauge({
+      name: 'gateway_http_requests_in_flight',
+      help: 'Requests being worked on now (bounded by MAX_IN_FLIGHT).',
+      registers,
+      collect() {
+        this.set(inFlight());
+      },
+    });
+    this.#attemptSeconds = new Histogram({
+      name: 'gateway_notification_attempt_duration_seconds',
+      help: 'Time of one notification attempt, by result.',
+      labelNames: ['result'],
+      buckets: DELIVERY_BUCKETS,
+      registers,
+    });
   }
 
   /** Process CPU / memory / handles, GC and event-loop delay (prom-client's defaults). */

@@ -68,7 +68,10 @@ export class InitiatePayment {
     };
     const { inserted, row } = await insertOrGet(candidate);
     if (!inserted && row.requestHash !== requestHash) {
-      throw new GatewayError('DUPLICATE_TRACKID', `The trackid '${input.trackid}' was already used for a different payment request.`);
+      throw new GatewayError(
+        'DUPLICATE_TRACKID',
+        `The trackid '${input.trackid}' was already used for a different payment request.`,
+      );
     }
     return { response: initiationAccepted(row, publicBaseUrl), replayed: !inserted, transaction: row };
   }

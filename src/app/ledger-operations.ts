@@ -5,7 +5,12 @@ import { GatewayError, invalidField, missingField } from '../domain/errors.ts';
 import { uuidv7 } from '../domain/ids.ts';
 import { adjustmentPostings, LedgerRefusal, payoutAccount, type AccountKind } from '../domain/ledger.ts';
 import { CURRENCY_CODE, formatMinor, MINOR_DIGITS, parseDecimal } from '../domain/money.ts';
-import { isUniqueViolation, type AccountRecord, type EntryWithPostings, type LedgerRepo } from '../store/ledger.repo.ts';
+import {
+  isUniqueViolation,
+  type AccountRecord,
+  type EntryWithPostings,
+  type LedgerRepo,
+} from '../store/ledger.repo.ts';
 import type { MerchantRecord, MerchantsRepo } from '../store/merchants.repo.ts';
 import type { Store } from '../store/open-store.ts';
 
@@ -40,7 +45,9 @@ export type AdjustmentResult = {
 export type MerchantLedger = {
   merchant: MerchantRecord;
   /** One row per currency the merchant holds; the payout-currency account is always listed. */
-  accounts: Array<Pick<AccountRecord, 'id' | 'kind' | 'currency' | 'balanceMinor' | 'postingCount'> & { isPayoutAccount: boolean }>;
+  accounts: Array<
+    Pick<AccountRecord, 'id' | 'kind' | 'currency' | 'balanceMinor' | 'postingCount'> & { isPayoutAccount: boolean }
+  >;
   entries: EntryWithPostings[];
 };
 
@@ -74,26 +81,40 @@ export async function payoutBalance(ledger: LedgerRepo, merchant: MerchantRecord
   };
 }
 
-type ValidAdjustment = { direction: 'credit' | 'debit'; merchantId: string; amountMinor: bigint; currency: string; reason: string; key: string };
+type ValidAdjustment = {
+  direction: 'credit' | 'debit';
+  merchantId: string;
+  amountMinor: bigint;
+  currency: string;
+  reason: string;
+  key: string;
+};
 
 export function validateAdjustment(input: AdjustmentRequest): ValidAdjustment {
-  if (input.direction !== 'credit' && input.direction !== 'debit') throw invalidField('direction', 'it must be credit or debit');
+  if (input.direction !== 'credit' && input.direction !== 'debit')
+    throw invalidField('direction', 'it must be credit or debit');
   const merchantId = input.merchantId.trim();
   if (merchantId === '') throw missingField('merchant');
   const parsed = parseDecimal(input.amount.trim());
   if (!parsed || parsed.significantFractionDigits > MINOR_DIGITS) {
-    throw invalidField('amount', `it must be a decimal number like 100 or 12.5 with at most ${MINOR_DIGITS} fraction digits, no sign or exponent`);
+    throw invalidField(
+      'amount',
+      `it must be a decimal number like 100 or 12.5 with at most ${MINOR_DIGITS} fraction digits, no sign or exponent`,
+    );
   }
   if (parsed.minor <= 0n) throw invalidField('amount', 'it must be greater than zero');
-  if (parsed.minor > MAX_ADJUSTMENT_MINOR) throw invalidField('amount', `it must be at most ${formatMinor(MAX_ADJUSTMENT_MINOR, 0)}`);
+  if (parsed.minor > MAX_ADJUSTMENT_MINOR)
+    throw invalidField('amount', `it must be at most ${formatMinor(MAX_ADJUSTMENT_MINOR, 0)}`);
   const currency = input.currency.trim().toUpperCase();
   if (!CURRENCY_CODE.test(currency)) throw invalidField('currency', 'it must be a three-letter ISO 4217 code');
   const reason = input.reason.trim();
   if (reason === '') throw missingField('reason');
-  if (reason.length > MAX_REASON || /[\u0000-\u001f\u007f]/.test(reason)) throw invalidField('reason', `it must be at most ${MAX_REASON} characters without control characters`);
+  if (reason.length > MAX_REASON || /[\u0000-\u001f\u007f]/.test(reason))
+    throw invalidField('reason', `it must be at most ${MAX_REASON} characters without control characters`);
   const key = input.idempotencyKey;
   if (key === '') throw missingField('idempotency-key');
-  if (!IDEMPOTENCY_KEY.test(key)) throw invalidField('idempotency-key', 'it must be 1 to 128 printable ASCII characters without spaces');
+  if (!IDEMPOTENCY_KEY.test(key))
+    throw invalidField('idempotency-key', 'it must be 1 to 128 printable ASCII characters without spaces');
   return { direction: input.direction, merchantId, amountMinor: parsed.minor, currency, reason, key };
 }
 
@@ -121,10 +142,22 @@ export class LedgerOperations {
         const at = now();
         const lines = adjustmentPostings(merchant.id, request.currency, signed);
         // Lock first, then look for the key: a racing twin holding the same lock has committed by now.
-        await ledger.lockAccounts(trx, lines.map((l) => l.account), at);
+        await ledger.lockAccounts(
+          trx,
+          lines.map((l) => l.account),
+          at,
+        );
         const earlier = await ledger.findEntryByIdempotencyKey(request.key, trx);
         if (earlier) return this.#replay(request, earlier, await ledger.balance(account, trx));
-        const entry = { id: uuidv7(at), kind: request.direction, merchantId: merchant.id, transactionId: null, idempotencyKey: request.key, reason: request.reason, createdAt: at };
+        const entry = {
+          id: uuidv7(at),
+          kind: request.direction,
+          merchantId: merchant.id,
+          transactionId: null,
+          idempotencyKey: request.key,
+          reason: request.reason,
+          createdAt: at,
+        };
         const planned = await ledger.post(trx, entry, lines);
         const mine = planned.find((p) => p.kind === 'merchant_payout');
         if (!mine || mine.balanceAfterMinor === null) throw new Error('ledger: adjustment without a merchant line');
@@ -156,16 +189,28 @@ export class LedgerOperations {
       line.currency === request.currency &&
       (line.amountMinor < 0n ? -line.amountMinor : line.amountMinor) === request.amountMinor;
     if (!same) {
-      const what = line ? `${earlier.kind} of ${formatMinor(line.amountMinor < 0n ? -line.amountMinor : line.amountMinor, 4)} ${line.currency} for merchant ${earlier.merchantId}` : `entry ${earlier.id}`;
-      throw new LedgerRefusal('IDEMPOTENCY_CONFLICT', `The idempotency key '${request.key}' was already used for a different request (${what}, reason "${earlier.reason ?? ''}"); nothing was posted. Use a new key for a new request.`);
+      const what = line
+        ? `${earlier.kind} of ${formatMinor(line.amountMinor < 0n ? -line.amountMinor : line.amountMinor, 4)} ${line.currency} for merchant ${earlier.merchantId}`
+        : `entry ${earlier.id}`;
+      throw new LedgerRefusal(
+        'IDEMPOTENCY_CONFLICT',
+        `The idempotency key '${request.key}' was already used for a different request (${what}, reason "${earlier.reason ?? ''}"); nothing was posted. Use a new key for a new request.`,
+      );
     }
-    return { replayed: true, entry: earlier, amountMinor: request.amountMinor, currency: request.currency, balanceMinor };
+    return {
+      replayed: true,
+      entry: earlier,
+      amountMinor: request.amountMinor,
+      currency: request.currency,
+      balanceMinor,
+    };
   }
 
   /** Accounts and the most recent entries (newest first) of one merchant. */
   async show(merchantId: string, options: { limit?: number } = {}): Promise<MerchantLedger> {
     const limit = options.limit ?? 20;
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_SHOW_ENTRIES) throw invalidField('limit', `it must be a whole number from 1 to ${MAX_SHOW_ENTRIES}`);
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_SHOW_ENTRIES)
+      throw invalidField('limit', `it must be a whole number from 1 to ${MAX_SHOW_ENTRIES}`);
     const merchant = await this.#merchant(merchantId);
     const { ledger } = this.#deps;
     const stored = await ledger.accountsOf(merchant.id);
@@ -179,9 +224,18 @@ export class LedgerOperations {
     }));
     if (!accounts.some((a) => a.isPayoutAccount)) {
       const kind: AccountKind = 'merchant_payout';
-      accounts.unshift({ id: `${kind}:${merchant.id}:${merchant.payoutCurrency}`, kind, currency: merchant.payoutCurrency, balanceMinor: 0n, postingCount: 0n, isPayoutAccount: true });
+      accounts.unshift({
+        id: `${kind}:${merchant.id}:${merchant.payoutCurrency}`,
+        kind,
+        currency: merchant.payoutCurrency,
+        balanceMinor: 0n,
+        postingCount: 0n,
+        isPayoutAccount: true,
+      });
     }
-    accounts.sort((a, b) => Number(b.isPayoutAccount) - Number(a.isPayoutAccount) || a.currency.localeCompare(b.currency));
+    accounts.sort(
+      (a, b) => Number(b.isPayoutAccount) - Number(a.isPayoutAccount) || a.currency.localeCompare(b.currency),
+    );
     return { merchant, accounts, entries: await ledger.recentEntries(merchant.id, limit) };
   }
 
@@ -209,6 +263,9 @@ export class LedgerOperations {
     if (currency === merchant.payoutCurrency || PAYMENT_CURRENCIES.includes(currency)) return;
     const held = await this.#deps.ledger.accountsOf(merchant.id);
     if (held.some((a) => a.currency === currency)) return;
-    throw invalidField('currency', `merchant ${merchant.id} holds no ${currency}; use its payout currency ${merchant.payoutCurrency} or a payment currency (${PAYMENT_CURRENCIES.join(', ')})`);
+    throw invalidField(
+      'currency',
+      `merchant ${merchant.id} holds no ${currency}; use its payout currency ${merchant.payoutCurrency} or a payment currency (${PAYMENT_CURRENCIES.join(', ')})`,
+    );
   }
 }

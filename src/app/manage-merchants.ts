@@ -53,7 +53,11 @@ export class ManageMerchants {
     const id = input.id ?? `M${randomToken(9).replace(/[-_]/g, 'x')}`;
     if (!MERCHANT_ID.test(id)) throw invalidField('id', 'it must be 3 to 64 letters, digits, _ or -');
     const feeRatePpm = input.feeRate === undefined ? 0n : parseFeeRate(input.feeRate);
-    if (feeRatePpm === undefined) throw invalidField('fee-rate', 'it must be a decimal fraction from 0 up to (not including) 1 with at most 6 decimals, e.g. 0.025');
+    if (feeRatePpm === undefined)
+      throw invalidField(
+        'fee-rate',
+        'it must be a decimal fraction from 0 up to (not including) 1 with at most 6 decimals, e.g. 0.025',
+      );
 
     const password = generatePassword();
     const webhookSecret = generateWebhookSecret();
@@ -89,7 +93,9 @@ export class ManageMerchants {
    * rotation). A current secret that this key cannot open (sealed under another key) is dropped
    * instead: it could never sign, and keeping it would block every notification.
    */
-  async rotateWebhookSecret(id: string): Promise<{ merchantid: string; webhook_secret: string; previous_valid_until: string | null }> {
+  async rotateWebhookSecret(
+    id: string,
+  ): Promise<{ merchantid: string; webhook_secret: string; previous_valid_until: string | null }> {
     const merchant = await this.#require(id);
     const secret = generateWebhookSecret();
     const keepPrevious = this.#canOpen(merchant.webhookSecretSealed);
@@ -99,7 +105,11 @@ export class ManageMerchants {
       previousWebhookSecretSealed: keepPrevious ? merchant.webhookSecretSealed : null,
       previousWebhookSecretExpiresAt: until,
     });
-    return { merchantid: id, webhook_secret: secret, previous_valid_until: until === null ? null : new Date(until).toISOString() };
+    return {
+      merchantid: id,
+      webhook_secret: secret,
+      previous_valid_until: until === null ? null : new Date(until).toISOString(),
+    };
   }
 
   #canOpen(sealed: string): boolean {

@@ -7,11 +7,13 @@ export async function findMerchantTransaction(
   merchantId: string,
   by: { transactionid?: string; trackid?: string },
 ): Promise<TransactionRecord> {
-  const found = by.transactionid !== undefined
-    ? await transactions.findById(merchantId, by.transactionid)
-    : by.trackid !== undefined
-      ? await transactions.findByTrackid(merchantId, by.trackid)
-      : undefined;
-  if (!found) throw new GatewayError('NOT_FOUND', 'No transaction with that transactionid or trackid exists for this merchant.');
+  const found =
+    by.transactionid !== undefined
+      ? await transactions.findById(merchantId, by.transactionid)
+      : by.trackid !== undefined
+        ? await transactions.findByTrackid(merchantId, by.trackid)
+        : undefined;
+  if (!found)
+    throw new GatewayError('NOT_FOUND', 'No transaction with that transactionid or trackid exists for this merchant.');
   return found;
 }

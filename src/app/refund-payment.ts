@@ -40,7 +40,8 @@ export type RefundPaymentDeps = {
 
 export type RefundOutcome = { response: RefundResponse; replayed: boolean; refund: RefundRecord };
 
-const notFound = () => new GatewayError('NOT_FOUND', 'No transaction with that transactionid exists for this merchant.');
+const notFound = () =>
+  new GatewayError('NOT_FOUND', 'No transaction with that transactionid exists for this merchant.');
 
 export class RefundPayment {
   readonly #deps: RefundPaymentDeps;
@@ -57,7 +58,18 @@ export class RefundPayment {
   async execute(merchantId: string, input: NormalisedRefund): Promise<RefundOutcome> {
     const { transactions, refunds, ledger, key, now } = this.#deps;
     const idempotencyKey = this.idempotencyKeyOf(merchantId, input);
-    const requestHash = fingerprint(key, JSON.stringify(['refund', merchantId, input.transactionId, input.amountMinor.toString(), input.currency, input.reason, input.reference]));
+    const requestHash = fingerprint(
+      key,
+      JSON.stringify([
+        'refund',
+        merchantId,
+        input.transactionId,
+        input.amountMinor.toString(),
+        input.currency,
+        input.reason,
+        input.reference,
+      ]),
+    );
 
     const earlier = await refunds.findByKey(merchantId, idempotencyKey);
     if (earlier) return this.#replay(earlier, requestHash);
@@ -112,12 +124,24 @@ export class RefundPayment {
         try {
           await ledger.post(
             trx,
-            { id: uuidv7(at), kind: 'refund', merchantId, transactionId: null, idempotencyKey: `refund:${refundId}`, reason: `refund ${refundId} of payment ${current.trackid}`, createdAt: at },
+            {
+              id: uuidv7(at),
+              kind: 'refund',
+              merchantId,
+              transactionId: null,
+              idempotencyKey: `refund:${refundId}`,
+              reason: `refund ${refundId} of payment ${current.trackid}`,
+              createdAt: at,
+            },
             refundPostings(merchantId, current.currency, input.amountMinor),
           );
         } catch (error) {
           if (error instanceof LedgerRefusal && error.reason === 'OVERDRAFT') {
-            throw insufficientBalance(input.amountMinor, await ledger.balance(payoutAccount(merchantId, current.currency), trx), current.currency);
+            throw insufficientBalance(
+              input.amountMinor,
+              await ledger.balance(payoutAccount(merchantId, current.currency), trx),
+              current.currency,
+            );
           }
           throw error;
         }
@@ -127,7 +151,13 @@ export class RefundPayment {
           merchantId,
           targetUrl: current.serverUrl,
           refundId,
-          payload: refundNotificationBody({ ...refund, eventId, paymentTrackid: current.trackid, paymentToken: current.token, capturedMinor: current.amountMinor }),
+          payload: refundNotificationBody({
+            ...refund,
+            eventId,
+            paymentTrackid: current.trackid,
+            paymentToken: current.token,
+            capturedMinor: current.amountMinor,
+          }),
           createdAt: at,
         });
         return { refund, payment: current };
@@ -142,12 +172,19 @@ export class RefundPayment {
     }
     if ('raced' in committed) return this.#replay(committed.raced, requestHash);
     this.#deps.onRefunded?.(committed.refund, eventId);
-    return { response: refundAccepted(committed.refund, committed.payment.amountMinor), replayed: false, refund: committed.refund };
+    return {
+      response: refundAccepted(committed.refund, committed.payment.amountMinor),
+      replayed: false,
+      refund: committed.refund,
+    };
   }
 
   async #replay(earlier: RefundRecord, requestHash: string): Promise<RefundOutcome> {
     if (earlier.requestHash !== requestHash) {
-      throw new GatewayError('IDEMPOTENCY_KEY_REUSED', 'This idempotency key was already used for a different refund request; use a new key for a new refund.');
+      throw new GatewayError(
+        'IDEMPOTENCY_KEY_REUSED',
+        'This idempotency key was already used for a different refund request; use a new key for a new refund.',
+      );
     }
     const payment = await this.#deps.transactions.findById(earlier.merchantId, earlier.transactionId);
     if (!payment) throw new Error(`refund ${earlier.id} without its payment`);
@@ -156,10 +193,14 @@ export class RefundPayment {
 }
 
 function checkRefundable(payment: TransactionRecord, input: NormalisedRefund): void {
-  if (input.currency !== payment.currency) throw invalidField('bill_currencycode', `it must be the payment's currency, ${payment.currency}`);
+  if (input.currency !== payment.currency)
+    throw invalidField('bill_currencycode', `it must be the payment's currency, ${payment.currency}`);
   if (payment.status !== 'SUCCESS') {
     const state = payment.status === 'PROCESSING' ? 'still processing' : 'not successful';
-    throw new GatewayError('REFUND_NOT_ALLOWED', `Only a successful payment can be refunded; this payment is ${state}.`);
+    throw new GatewayError(
+      'REFUND_NOT_ALLOWED',
+      `Only a successful payment can be refunded; this payment is ${state}.`,
+    );
   }
   const refundable = payment.amountMinor - payment.refundedMinor;
   if (input.amountMinor > refundable) {

@@ -54,7 +54,12 @@ export type Services = {
   notificationWaits: NotificationWaits;
 };
 
-export function createServices(config: Config, store: Store, key: SecretKey, options: { now?: () => number; logger?: Logger; connector?: ProcessorConnector } = {}): Services {
+export function createServices(
+  config: Config,
+  store: Store,
+  key: SecretKey,
+  options: { now?: () => number; logger?: Logger; connector?: ProcessorConnector } = {},
+): Services {
   const now = options.now ?? Date.now;
   const merchants = new MerchantsRepo(store.db);
   const transactions = new TransactionsRepo(store.db, { pgPool: store.pgPool });
@@ -94,7 +99,13 @@ export function createServices(config: Config, store: Store, key: SecretKey, opt
       now,
     }),
     manageMerchants: new ManageMerchants(merchants, key, config.webhookSecretOverlapMs, now),
-    initiate: new InitiatePayment({ insertOrGet: createTransactionInserter(store, transactions, (record) => runJob('insertTransaction', record)), key, publicBaseUrl: config.publicBaseUrl, ttlMs: config.transactionTtlMs, now }),
+    initiate: new InitiatePayment({
+      insertOrGet: createTransactionInserter(store, transactions, (record) => runJob('insertTransaction', record)),
+      key,
+      publicBaseUrl: config.publicBaseUrl,
+      ttlMs: config.transactionTtlMs,
+      now,
+    }),
     complete: new CompletePayment({
       completeInStore: completionsIn(store, (args) => runJob('completePayment', args)),
       now,

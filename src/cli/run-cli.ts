@@ -14,7 +14,14 @@ const INVOCATION = 'npm run -s gateway --';
 
 export function usage(): string {
   const lines = Object.entries(commandTable).map(([name, c]) => `  ${name.padEnd(30)} ${c.summary}`);
-  return [`Usage: ${INVOCATION} <command> [options]`, '', 'Commands:', ...lines, '', `Help on one command: ${INVOCATION} <command> --help`].join('\n');
+  return [
+    `Usage: ${INVOCATION} <command> [options]`,
+    '',
+    'Commands:',
+    ...lines,
+    '',
+    `Help on one command: ${INVOCATION} <command> --help`,
+  ].join('\n');
 }
 
 export function commandHelp(name: string, command: Command): string {
@@ -24,7 +31,11 @@ export function commandHelp(name: string, command: Command): string {
 const isHelpFlag = (arg: string) => arg === '--help' || arg === '-h';
 
 /** Returns the process exit code: 0 ok, 1 refused or failed, 2 usage or configuration. */
-export async function runCli(argv: string[], io: CliIo = defaultIo, env: Record<string, string | undefined> = process.env): Promise<number> {
+export async function runCli(
+  argv: string[],
+  io: CliIo = defaultIo,
+  env: Record<string, string | undefined> = process.env,
+): Promise<number> {
   const [group, sub] = argv;
   if (group === undefined || group === 'help' || isHelpFlag(group)) {
     // Asked for: stdout, exit 0. Nothing given: the same text is a usage error.

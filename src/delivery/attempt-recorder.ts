@@ -26,7 +26,11 @@ const MAX_BATCH = 256;
 export function recordBatchFor(store: Pick<Store, 'sqliteJobs' | 'pgPool'>, repo: OutboxRepo): RecordBatch {
   const { sqliteJobs: jobs, pgPool: pool } = store;
   if (jobs) return (items) => jobs.run<boolean[]>('recordAttempts', items);
-  if (pool) return (items) => (new Set(items.map((item) => item.attempt.eventId)).size === items.length ? recordAttemptsPg(pool, items) : repo.recordAttempts(items));
+  if (pool)
+    return (items) =>
+      new Set(items.map((item) => item.attempt.eventId)).size === items.length
+        ? recordAttemptsPg(pool, items)
+        : repo.recordAttempts(items);
   return (items) => repo.recordAttempts(items);
 }
 

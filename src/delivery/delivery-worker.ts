@@ -153,7 +153,10 @@ export class DeliveryWorker implements Worker {
     this.#claims = claimsRepoFor(services.store);
     this.#recorder = new AttemptRecorder(services.store, this.#repo);
     this.instanceId = options.instanceId ?? newInstanceId();
-    this.#sender = new NotificationSender({ policy: options.policy ?? services.outboundPolicy, ...(options.resolver && { resolver: options.resolver }) });
+    this.#sender = new NotificationSender({
+      policy: options.policy ?? services.outboundPolicy,
+      ...(options.resolver && { resolver: options.resolver }),
+    });
     this.#opened = new OpenedSecrets(services.key);
     this.#schedule = {
       ladderMs: services.config.retryLadderMs,
@@ -251,7 +254,8 @@ export class DeliveryWorker implements Worker {
           void this.wake();
           continue;
         }
-        const { origins, missing } = ids.length > 0 ? await this.#claims.originsOf(ids) : { origins: [], missing: false };
+        const { origins, missing } =
+          ids.length > 0 ? await this.#claims.originsOf(ids) : { origins: [], missing: false };
         if (missing) void this.wake();
         const targets = [...new Set([...known, ...origins])];
         if (targets.length > 0) await this.#pump(targets);
@@ -356,9 +360,13 @@ export class DeliveryWorker implements Worker {
       for (const origin of claimed.leftBehind) this.#leftBehind.add(origin);
       // A short take proves an origin has nothing more only if no other claim of ours ran
       // meanwhile: PostgreSQL's SKIP LOCKED passes over rows another claim is taking.
-      if (aloneAtStart && startedAsClaim === this.#claimsStarted) for (const origin of claimed.exhausted) this.#leftBehind.delete(origin);
+      if (aloneAtStart && startedAsClaim === this.#claimsStarted)
+        for (const origin of claimed.exhausted) this.#leftBehind.delete(origin);
       if (claimed.events.length > 0 && this.#stopping) {
-        await this.#claims.release(claimed.events.map((e) => e.id), this.instanceId);
+        await this.#claims.release(
+          claimed.events.map((e) => e.id),
+          this.instanceId,
+        );
         return;
       }
       for (const event of claimed.events) {
@@ -424,7 +432,9 @@ export class DeliveryWorker implements Worker {
           this.#claims
             .release([next.event.id], this.instanceId)
             .then(() => this.#refill())
-            .catch((error) => this.#logger.debug({ err: error }, 'could not give back a queued delivery; its lease expires'));
+            .catch((error) =>
+              this.#logger.debug({ err: error }, 'could not give back a queued delivery; its lease expires'),
+            );
         } else {
           this.#launch(next.event);
         }
@@ -475,7 +485,12 @@ export class DeliveryWorker implements Worker {
       } else releaseOrigin();
     };
     const done = this.#deliver(event, freeOrigin)
-      .catch((error) => this.#logger.error({ err: error, eventId: event.id }, 'delivery attempt could not be recorded; it is retried when its lease expires'))
+      .catch((error) =>
+        this.#logger.error(
+          { err: error, eventId: event.id },
+          'delivery attempt could not be recorded; it is retried when its lease expires',
+        ),
+      )
       .finally(() => {
         this.#inflight.delete(event.id);
         freeOrigin();
@@ -505,7 +520,8 @@ export class DeliveryWorker implements Worker {
     // rotated secret signs within that time; until then the previous secret, which the merchant
     // still accepts during the overlap, signs alone. The store answers for a merchant the
     // directory does not have yet.
-    const merchant = this.#services.directory.get(event.merchantId) ?? (await this.#services.merchants.findById(event.merchantId));
+    const merchant =
+      this.#services.directory.get(event.merchantId) ?? (await this.#services.merchants.findById(event.merchantId));
     let secrets: string[] | undefined;
     try {
       if (merchant) secrets = signingSecrets(merchant, key, startedAt, this.#opened);
@@ -514,12 +530,22 @@ export class DeliveryWorker implements Worker {
     }
     if (!secrets) {
       // Never send unsigned: a merchant could not tell it from a forgery.
-      outcome = { kind: 'error', error: 'not sent: the merchant\'s webhook secret cannot be opened (was GATEWAY_SECRET_KEY changed?)', latencyMs: 0 };
+      outcome = {
+        kind: 'error',
+        error: "not sent: the merchant's webhook secret cannot be opened (was GATEWAY_SECRET_KEY changed?)",
+        latencyMs: 0,
+      };
     } else {
       outcome = await this.#sender.send({
         url: event.targetUrl,
         body: Buffer.from(event.payload, 'utf8'),
-        headers: notificationHeaders({ eventId: event.id, payload: event.payload, secrets, nowMs: startedAt, userAgent: this.#userAgent }),
+        headers: notificationHeaders({
+          eventId: event.id,
+          payload: event.payload,
+          secrets,
+          nowMs: startedAt,
+          userAgent: this.#userAgent,
+        }),
         timeoutMs: this.#services.config.deliveryTimeoutMs,
         // A retry: the endpoint already failed once, so its answer comes on a connection of its own.
         fresh: event.attempts > 0,
@@ -528,7 +554,10 @@ export class DeliveryWorker implements Worker {
     this.#timed(event.origin, outcome.latencyMs);
     sent(outcome.kind === 'error' ? UNREACHABLE_HOLD_MS : 0);
 
-    const result: AttemptResult = outcome.kind === 'response' ? { kind: 'response', status: outcome.status, retryAfter: outcome.retryAfter } : outcome;
+    const result: AttemptResult =
+      outcome.kind === 'response'
+        ? { kind: 'response', status: outcome.status, retryAfter: outcome.retryAfter }
+        : outcome;
     const attemptInSeries = event.attempts + 1;
     const transition = nextTransition(result, attemptInSeries, now(), this.#schedule);
     const redirected = outcome.kind === 'response' && outcome.status >= 300 && outcome.status <= 399;
@@ -555,11 +584,19 @@ export class DeliveryWorker implements Worker {
       outcome.latencyMs / 1000,
     );
     const log = { eventId: event.id, target: event.origin, attempt: attemptInSeries, series: event.series };
-    if (!applied) this.#logger.warn(log, 'delivery attempt recorded, but the event changed hands meanwhile (lease expired or resent)');
+    if (!applied)
+      this.#logger.warn(
+        log,
+        'delivery attempt recorded, but the event changed hands meanwhile (lease expired or resent)',
+      );
     else if (transition.status === 'delivered') this.#logger.debug(log, 'notification delivered');
-    else if (transition.status === 'failed') this.#logger.warn({ ...log, error: transition.lastError }, 'notification failed after the last retry');
+    else if (transition.status === 'failed')
+      this.#logger.warn({ ...log, error: transition.lastError }, 'notification failed after the last retry');
     else {
-      this.#logger.info({ ...log, error: transition.lastError, nextAttemptAt: new Date(transition.nextAttemptAt).toISOString() }, 'notification attempt failed; will retry');
+      this.#logger.info(
+        { ...log, error: transition.lastError, nextAttemptAt: new Date(transition.nextAttemptAt).toISOString() },
+        'notification attempt failed; will retry',
+      );
       this.#wakeAt(transition.nextAttemptAt);
     }
   }
@@ -573,15 +610,18 @@ export class DeliveryWorker implements Worker {
   }
 
   #armRetryTimer(at: number): void {
-    this.#retryTimer = setTimeout(() => {
-      // Timers run on libuv's cached loop time, so under load one can fire a few ms before the
-      // clock reaches `at`; claiming then would find nothing due and the retry would wait for
-      // the poll. Re-arm for the remainder instead.
-      if (this.#services.now() < at) return this.#armRetryTimer(at);
-      this.#retryTimer = undefined;
-      this.#retryTimerAt = Infinity;
-      void this.wake().then(() => this.#timeNextRetry());
-    }, Math.max(0, Math.ceil(at - this.#services.now())));
+    this.#retryTimer = setTimeout(
+      () => {
+        // Timers run on libuv's cached loop time, so under load one can fire a few ms before the
+        // clock reaches `at`; claiming then would find nothing due and the retry would wait for
+        // the poll. Re-arm for the remainder instead.
+        if (this.#services.now() < at) return this.#armRetryTimer(at);
+        this.#retryTimer = undefined;
+        this.#retryTimerAt = Infinity;
+        void this.wake().then(() => this.#timeNextRetry());
+      },
+      Math.max(0, Math.ceil(at - this.#services.now())),
+    );
     this.#retryTimer.unref();
   }
 

@@ -42,7 +42,9 @@ const NEVER_RESOLVES = /(?:^|\.)(?:test|example|invalid)\.?$/i;
 
 const systemResolver: Resolver = (hostname, options, callback) => {
   if (NEVER_RESOLVES.test(hostname)) {
-    const notFound: NodeJS.ErrnoException = new Error(`getaddrinfo ENOTFOUND ${hostname} (a reserved name that never resolves)`);
+    const notFound: NodeJS.ErrnoException = new Error(
+      `getaddrinfo ENOTFOUND ${hostname} (a reserved name that never resolves)`,
+    );
     notFound.code = 'ENOTFOUND';
     return callback(notFound, []);
   }

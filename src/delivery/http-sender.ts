@@ -60,7 +60,9 @@ export function describeSendError(error: unknown): string {
     case 'ECONNREFUSED':
       return 'connection refused (ECONNREFUSED)';
     case 'ECONNRESET':
-      return message === 'socket hang up' ? 'connection closed before an answer (ECONNRESET: socket hang up)' : 'connection reset (ECONNRESET)';
+      return message === 'socket hang up'
+        ? 'connection closed before an answer (ECONNRESET: socket hang up)'
+        : 'connection reset (ECONNRESET)';
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
       return `DNS lookup failed (${code}): ${message}`;
@@ -98,7 +100,13 @@ export class NotificationSender {
   }
 
   /** `fresh`: open a new connection instead of reusing one (retries of an event). */
-  async send(request: { url: string; body: Buffer; headers: Record<string, string>; timeoutMs: number; fresh?: boolean }): Promise<SendOutcome> {
+  async send(request: {
+    url: string;
+    body: Buffer;
+    headers: Record<string, string>;
+    timeoutMs: number;
+    fresh?: boolean;
+  }): Promise<SendOutcome> {
     const started = performance.now();
     let options = this.#options.get(request.url);
     if (!options) {

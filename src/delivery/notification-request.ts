@@ -12,9 +12,18 @@ import type { MerchantRecord } from '../store/merchants.repo.ts';
  * this key cannot open (rotated under another key, before rotation learned to drop it) is left
  * out rather than blocking every notification: the current one still signs.
  */
-export function signingSecrets(merchant: MerchantRecord, key: SecretKey, nowMs: number, opened: OpenedSecrets = new OpenedSecrets(key)): string[] {
+export function signingSecrets(
+  merchant: MerchantRecord,
+  key: SecretKey,
+  nowMs: number,
+  opened: OpenedSecrets = new OpenedSecrets(key),
+): string[] {
   const secrets = [opened.open(merchant.webhookSecretSealed)];
-  if (merchant.previousWebhookSecretSealed && merchant.previousWebhookSecretExpiresAt !== null && merchant.previousWebhookSecretExpiresAt > nowMs) {
+  if (
+    merchant.previousWebhookSecretSealed &&
+    merchant.previousWebhookSecretExpiresAt !== null &&
+    merchant.previousWebhookSecretExpiresAt > nowMs
+  ) {
     const previous = openIfPossible(opened, merchant.previousWebhookSecretSealed);
     if (previous !== undefined) secrets.push(previous);
   }
@@ -59,7 +68,13 @@ export class OpenedSecrets {
   }
 }
 
-export function notificationHeaders(input: { eventId: string; payload: string; secrets: readonly string[]; nowMs: number; userAgent: string }): Record<string, string> {
+export function notificationHeaders(input: {
+  eventId: string;
+  payload: string;
+  secrets: readonly string[];
+  nowMs: number;
+  userAgent: string;
+}): Record<string, string> {
   const timestamp = Math.floor(input.nowMs / 1000);
   return {
     'content-type': 'application/json',

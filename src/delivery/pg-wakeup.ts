@@ -37,7 +37,9 @@ export class OutboxNotifier {
     this.#queued = true;
     setImmediate(() => {
       this.#queued = false;
-      notifyOutbox(this.#pool, this.#from).catch((error) => this.#logger.debug({ err: error }, 'outbox NOTIFY failed; others will poll'));
+      notifyOutbox(this.#pool, this.#from).catch((error) =>
+        this.#logger.debug({ err: error }, 'outbox NOTIFY failed; others will poll'),
+      );
     });
   }
 

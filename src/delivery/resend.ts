@@ -6,11 +6,16 @@ import type { Store } from '../store/open-store.ts';
 import { OutboxRepo } from '../store/outbox.repo.ts';
 import { notifyOutbox } from './pg-wakeup.ts';
 
-export async function resendDelivery(store: Store, eventId: string, now: number): Promise<{ eventId: string; series: number; previousStatus: string }> {
+export async function resendDelivery(
+  store: Store,
+  eventId: string,
+  now: number,
+): Promise<{ eventId: string; series: number; previousStatus: string }> {
   const repo = new OutboxRepo(store.db, store.dialect);
   const before = await repo.findById(eventId);
   const series = before ? await repo.resend(eventId, now) : undefined;
-  if (!before || series === undefined) throw new GatewayError('NOT_FOUND', `No notification event with id '${eventId}'.`);
+  if (!before || series === undefined)
+    throw new GatewayError('NOT_FOUND', `No notification event with id '${eventId}'.`);
   if (store.pgPool) await notifyOutbox(store.pgPool, 'cli').catch(() => {}); // the poll covers a lost NOTIFY
   return { eventId, series, previousStatus: before.status };
 }

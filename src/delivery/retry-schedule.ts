@@ -10,8 +10,7 @@ import type { AttemptTransition } from '../store/outbox.repo.ts';
 export const MAX_RETRY_AFTER_MS = 24 * 3_600_000;
 
 export type AttemptResult =
-  | { kind: 'response'; status: number; retryAfter: string | undefined }
-  | { kind: 'error'; error: string };
+  { kind: 'response'; status: number; retryAfter: string | undefined } | { kind: 'error'; error: string };
 
 export type ScheduleOptions = {
   ladderMs: readonly number[];
@@ -59,7 +58,12 @@ export function withJitter(delayMs: number, jitterPercent: number, random: () =>
  * at `nowMs`. Retry-After (on 429 and 503 only, as the contract says) can push the next attempt
  * later than the ladder would, never earlier, and never adds attempts.
  */
-export function nextTransition(result: AttemptResult, attemptInSeries: number, nowMs: number, options: ScheduleOptions): AttemptTransition {
+export function nextTransition(
+  result: AttemptResult,
+  attemptInSeries: number,
+  nowMs: number,
+  options: ScheduleOptions,
+): AttemptTransition {
   if (isSuccess(result)) return { status: 'delivered', deliveredAt: nowMs };
   const lastError = describeFailure(result);
   const rung = options.ladderMs[attemptInSeries];

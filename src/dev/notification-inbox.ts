@@ -60,14 +60,24 @@ function parseObject(raw: Buffer): Record<string, unknown> | null {
   }
 }
 
-async function forward(url: string, req: http.IncomingMessage, raw: Buffer): Promise<{ status: number | null; body: string; error: string | null }> {
+async function forward(
+  url: string,
+  req: http.IncomingMessage,
+  raw: Buffer,
+): Promise<{ status: number | null; body: string; error: string | null }> {
   const headers: Record<string, string> = {};
   for (const name of RELAYED_HEADERS) {
     const value = req.headers[name];
     if (typeof value === 'string') headers[name] = value;
   }
   try {
-    const response = await fetch(url, { method: 'POST', headers, body: raw, redirect: 'manual', signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS) });
+    const response = await fetch(url, {
+      method: 'POST',
+      headers,
+      body: raw,
+      redirect: 'manual',
+      signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS),
+    });
     return { status: response.status, body: (await response.text()).slice(0, 2048), error: null };
   } catch (error) {
     const cause = (error as { cause?: { code?: string } }).cause?.code;
@@ -91,7 +101,8 @@ export async function startInbox(options: InboxOptions): Promise<Inbox> {
     const webhookId = typeof req.headers['webhook-id'] === 'string' ? req.headers['webhook-id'] : null;
     let reason: string | null = null;
     if (!merchantid) reason = 'the body names no merchantid';
-    else if (options.merchantId !== undefined && merchantid !== options.merchantId) reason = `for merchant ${merchantid}, not ${options.merchantId}`;
+    else if (options.merchantId !== undefined && merchantid !== options.merchantId)
+      reason = `for merchant ${merchantid}, not ${options.merchantId}`;
     else {
       const secrets = await options.secretsFor(merchantid);
       if (secrets.length === 0) reason = `unknown merchant ${merchantid}`;
@@ -150,7 +161,8 @@ export async function startInbox(options: InboxOptions): Promise<Inbox> {
 /** One line for people: time, outcome, amount, references, and what was answered. */
 export function formatEntry(entry: InboxEntry): string {
   const time = entry.received_at.slice(11, 19);
-  if (!entry.verified) return `${time}  ✗ REJECTED  ${entry.reason}  webhook-id ${entry.webhook_id ?? '-'}  → ${entry.answered}`;
+  if (!entry.verified)
+    return `${time}  ✗ REJECTED  ${entry.reason}  webhook-id ${entry.webhook_id ?? '-'}  → ${entry.answered}`;
   const e = entry.event ?? {};
   const text = (key: string) => (typeof e[key] === 'string' ? (e[key] as string) : '-');
   const what = e.event_type === 'refund' ? 'refund' : 'payment';

@@ -21,7 +21,11 @@ export const MAX_PASSWORD_LENGTH = 256;
 function derive(password: string, salt: Buffer, params: ScryptParams): Promise<Buffer> {
   const N = 2 ** params.log2N;
   const options: ScryptOptions = { N, r: params.r, p: params.p, maxmem: 128 * N * params.r * params.p + 1024 * 1024 };
-  return new Promise((resolve, reject) => scrypt(password.normalize('NFC'), salt, KEY_LENGTH, options, (error, key) => (error ? reject(error) : resolve(key))));
+  return new Promise((resolve, reject) =>
+    scrypt(password.normalize('NFC'), salt, KEY_LENGTH, options, (error, key) =>
+      error ? reject(error) : resolve(key),
+    ),
+  );
 }
 
 export async function hashConsolePassword(password: string, params: ScryptParams = DEFAULT_SCRYPT): Promise<string> {
@@ -34,7 +38,8 @@ function parse(stored: string): { params: ScryptParams; salt: Buffer; key: Buffe
   const parts = stored.split('$');
   if (parts.length !== 6 || parts[0] !== 'scrypt') return undefined;
   const [log2N, r, p] = parts.slice(1, 4).map(Number) as [number, number, number];
-  if (![log2N, r, p].every(Number.isInteger) || log2N < 10 || log2N > MAX_LOG2N || r < 1 || r > 32 || p < 1 || p > 16) return undefined;
+  if (![log2N, r, p].every(Number.isInteger) || log2N < 10 || log2N > MAX_LOG2N || r < 1 || r > 32 || p < 1 || p > 16)
+    return undefined;
   const salt = Buffer.from(parts[4]!, 'base64url');
   const key = Buffer.from(parts[5]!, 'base64url');
   if (salt.length < 8 || key.length !== KEY_LENGTH) return undefined;

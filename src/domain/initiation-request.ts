@@ -68,11 +68,14 @@ function text(body: Body, field: string, label = field): string {
 export function validateInitiation(body: Body, limits: InitiationLimits): NormalisedInitiation {
   const method = present(body, 'payment_method');
   if (typeof method !== 'object' || Array.isArray(method)) {
-    throw invalidField('payment_method', "it must be an object such as {\"type\":\"THAI_DEBIT\"}");
+    throw invalidField('payment_method', 'it must be an object such as {"type":"THAI_DEBIT"}');
   }
   const methodType = text(method as Body, 'type', 'payment_method.type').trim();
   if (methodType !== 'THAI_DEBIT') {
-    throw new GatewayError('UNSUPPORTED_PAYMENT_METHOD', `The field 'payment_method.type' is invalid: only THAI_DEBIT is supported.`);
+    throw new GatewayError(
+      'UNSUPPORTED_PAYMENT_METHOD',
+      `The field 'payment_method.type' is invalid: only THAI_DEBIT is supported.`,
+    );
   }
 
   const trackid = text(body, 'trackid');
@@ -81,7 +84,10 @@ export function validateInitiation(body: Body, limits: InitiationLimits): Normal
   // The contract: THB for THAI_DEBIT, anything else UNSUPPORTED_CURRENCY (a typo included).
   const currency = text(body, 'bill_currencycode').trim().toUpperCase();
   if (currency !== 'THB') {
-    throw new GatewayError('UNSUPPORTED_CURRENCY', `The field 'bill_currencycode' is invalid: THAI_DEBIT payments are in THB only.`);
+    throw new GatewayError(
+      'UNSUPPORTED_CURRENCY',
+      `The field 'bill_currencycode' is invalid: THAI_DEBIT payments are in THB only.`,
+    );
   }
 
   const amountMinor = parseAmount(body, currency, limits);
@@ -93,13 +99,21 @@ export function validateInitiation(body: Body, limits: InitiationLimits): Normal
   if (!isIpAddress(ip)) throw invalidField('bill_customerip', 'it must be an IPv4 or IPv6 address');
 
   const email = text(body, 'bill_email').trim();
-  if (!isEmail(email)) throw invalidField('bill_email', 'it must be an e-mail address with one @ and a dotted domain, at most 254 characters');
+  if (!isEmail(email))
+    throw invalidField(
+      'bill_email',
+      'it must be an e-mail address with one @ and a dotted domain, at most 254 characters',
+    );
 
   const returnUrl = httpUrl(body, 'returnUrl');
   // Optional: absent, null or "" (real clients send it empty) mean "use returnUrl".
   const failureUrlInput = body.returnUrl_on_failure;
   const returnUrlOnFailure =
-    failureUrlInput === undefined || failureUrlInput === null || (typeof failureUrlInput === 'string' && failureUrlInput.trim() === '') ? null : httpUrl(body, 'returnUrl_on_failure');
+    failureUrlInput === undefined ||
+    failureUrlInput === null ||
+    (typeof failureUrlInput === 'string' && failureUrlInput.trim() === '')
+      ? null
+      : httpUrl(body, 'returnUrl_on_failure');
   const serverUrl = httpUrl(body, 'serverUrl');
   const refused = limits.checkServerUrl(serverUrl);
   if (refused) throw invalidField('serverUrl', `the outbound policy refuses it (${refused})`);
@@ -112,7 +126,11 @@ export function validateInitiation(body: Body, limits: InitiationLimits): Normal
 
   const bankInput = present(body, 'payer_bank_code');
   const bankCode = typeof bankInput === 'string' ? normaliseBankCode(bankInput) : undefined;
-  if (!bankCode) throw invalidField('payer_bank_code', 'it must be a Thai bank code such as 014, or a bank name such as SCB or Kasikornbank');
+  if (!bankCode)
+    throw invalidField(
+      'payer_bank_code',
+      'it must be a Thai bank code such as 014, or a bank name such as SCB or Kasikornbank',
+    );
 
   return {
     paymentMethod: 'THAI_DEBIT',
@@ -145,7 +163,10 @@ export function parseAmountField(body: Body, field: string, currency: string): b
   else decimalText = null;
   const parsed = decimalText === null ? null : parseDecimal(decimalText);
   if (!parsed) {
-    throw invalidField(field, 'it must be a number or a numeric string like "150.50" (digits, optional decimal point, no sign, exponent or spaces)');
+    throw invalidField(
+      field,
+      'it must be a number or a numeric string like "150.50" (digits, optional decimal point, no sign, exponent or spaces)',
+    );
   }
   const exponent = currencyExponent(currency);
   if (parsed.significantFractionDigits > exponent) {
@@ -159,10 +180,16 @@ function parseAmount(body: Body, currency: string, limits: InitiationLimits): bi
   const parsed = { minor };
   const exponent = currencyExponent(currency);
   if (parsed.minor < limits.minAmountMinor) {
-    throw new GatewayError('AMOUNT_TOO_LOW', `The field 'bill_amount' is too low: the minimum is ${formatMinor(limits.minAmountMinor, exponent)} ${currency}.`);
+    throw new GatewayError(
+      'AMOUNT_TOO_LOW',
+      `The field 'bill_amount' is too low: the minimum is ${formatMinor(limits.minAmountMinor, exponent)} ${currency}.`,
+    );
   }
   if (parsed.minor > limits.maxAmountMinor) {
-    throw new GatewayError('AMOUNT_TOO_HIGH', `The field 'bill_amount' is too high: the maximum is ${formatMinor(limits.maxAmountMinor, exponent)} ${currency}.`);
+    throw new GatewayError(
+      'AMOUNT_TOO_HIGH',
+      `The field 'bill_amount' is too high: the maximum is ${formatMinor(limits.maxAmountMinor, exponent)} ${currency}.`,
+    );
   }
   return parsed.minor;
 }
@@ -171,7 +198,8 @@ function httpUrl(body: Body, field: string): string {
   const value = text(body, field).trim();
   if (value.length > MAX_URL) throw invalidField(field, `it must be at most ${MAX_URL} characters`);
   // The error is built only when thrown: an Error's stack trace costs microseconds per request.
-  const notAbsolute = () => invalidField(field, 'it must be an absolute http or https URL such as https://shop.example/return');
+  const notAbsolute = () =>
+    invalidField(field, 'it must be an absolute http or https URL such as https://shop.example/return');
   if (!ABSOLUTE_HTTP_URL.test(value)) throw notAbsolute();
   let url: URL;
   try {

@@ -29,7 +29,11 @@ export function accountId(ref: AccountRef): string {
   return `${ref.kind}:${ref.merchantId ?? 'gateway'}:${ref.currency}`;
 }
 
-export const payoutAccount = (merchantId: string, currency: string): AccountRef => ({ kind: 'merchant_payout', merchantId, currency });
+export const payoutAccount = (merchantId: string, currency: string): AccountRef => ({
+  kind: 'merchant_payout',
+  merchantId,
+  currency,
+});
 
 /** Fee on an amount at a rate in parts per million, rounded half-even at 1/10,000. */
 export function feeFor(amountMinor: bigint, feeRatePpm: bigint): bigint {
@@ -41,7 +45,12 @@ export function feeFor(amountMinor: bigint, feeRatePpm: bigint): bigint {
  * gateway fee account + fee, clearing − amount (the gateway is owed `amount` by the payer's
  * bank until settlement). Zero lines (fee rate 0) are left out.
  */
-export function paymentPostings(merchantId: string, currency: string, amountMinor: bigint, feeRatePpm: bigint): PostingLine[] {
+export function paymentPostings(
+  merchantId: string,
+  currency: string,
+  amountMinor: bigint,
+  feeRatePpm: bigint,
+): PostingLine[] {
   if (amountMinor <= 0n) throw new Error(`ledger: a payment amount must be positive (${amountMinor})`);
   const fee = feeFor(amountMinor, feeRatePpm);
   const lines: PostingLine[] = [
@@ -79,7 +88,13 @@ export function assertBalanced(lines: PostingLine[]): PostingLine[] {
 }
 
 /** An account as read (and locked) just before posting to it. */
-export type AccountState = { id: string; kind: AccountKind; currency: string; balanceMinor: bigint; postingCount: bigint };
+export type AccountState = {
+  id: string;
+  kind: AccountKind;
+  currency: string;
+  balanceMinor: bigint;
+  postingCount: bigint;
+};
 
 /**
  * A posting ready to insert. On an account that keeps a running balance it continues the
@@ -119,14 +134,24 @@ export function planPostings(lines: PostingLine[], states: ReadonlyMap<string, A
   return lines.map((line, index) => {
     const id = accountId(line.account);
     if (!keepsRunningBalance(line.account.kind)) {
-      return { lineNo: index + 1, accountId: id, kind: line.account.kind, currency: line.account.currency, amountMinor: line.amountMinor, accountSeq: null, balanceAfterMinor: null };
+      return {
+        lineNo: index + 1,
+        accountId: id,
+        kind: line.account.kind,
+        currency: line.account.currency,
+        amountMinor: line.amountMinor,
+        accountSeq: null,
+        balanceAfterMinor: null,
+      };
     }
     const state = states.get(id);
     if (!state) throw new Error(`ledger: account ${id} was not locked before posting`);
-    if (state.currency !== line.account.currency || state.kind !== line.account.kind) throw new Error(`ledger: account ${id} does not match its line`);
+    if (state.currency !== line.account.currency || state.kind !== line.account.kind)
+      throw new Error(`ledger: account ${id} does not match its line`);
     const before = running.get(id) ?? { balance: state.balanceMinor, count: state.postingCount };
     const after = { balance: before.balance + line.amountMinor, count: before.count + 1n };
-    if (after.balance > INT64_MAX || after.balance < INT64_MIN) throw new Error(`ledger: balance of ${id} would leave the 64-bit range`);
+    if (after.balance > INT64_MAX || after.balance < INT64_MIN)
+      throw new Error(`ledger: balance of ${id} would leave the 64-bit range`);
     if (state.kind === 'merchant_payout' && after.balance < 0n) {
       throw new LedgerRefusal(
         'OVERDRAFT',
@@ -135,7 +160,15 @@ export function planPostings(lines: PostingLine[], states: ReadonlyMap<string, A
       );
     }
     running.set(id, after);
-    return { lineNo: index + 1, accountId: id, kind: state.kind, currency: state.currency, amountMinor: line.amountMinor, accountSeq: after.count, balanceAfterMinor: after.balance };
+    return {
+      lineNo: index + 1,
+      accountId: id,
+      kind: state.kind,
+      currency: state.currency,
+      amountMinor: line.amountMinor,
+      accountSeq: after.count,
+      balanceAfterMinor: after.balance,
+    };
   });
 }
 

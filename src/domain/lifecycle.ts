@@ -14,7 +14,7 @@ export const RESULT_TEXT: Record<TransactionStatus, string> = {
 };
 
 export const FAILURE_TEXT: Record<FailureTag, string> = {
-  DECLINED: 'The payment was declined by the payer\'s bank.',
+  DECLINED: "The payment was declined by the payer's bank.",
   EXPIRED: 'The payment was not completed before it expired.',
   CANCELLED: 'The customer cancelled the payment.',
 };
@@ -25,7 +25,9 @@ export const SANDBOX_SUCCESS_LIMIT_MINOR = 10_000n * 10_000n;
 export type FinalOutcome = { status: 'SUCCESS'; tag: null } | { status: 'FAILED'; tag: FailureTag };
 
 export function sandboxOutcome(amountMinor: bigint): FinalOutcome {
-  return amountMinor <= SANDBOX_SUCCESS_LIMIT_MINOR ? { status: 'SUCCESS', tag: null } : { status: 'FAILED', tag: 'DECLINED' };
+  return amountMinor <= SANDBOX_SUCCESS_LIMIT_MINOR
+    ? { status: 'SUCCESS', tag: null }
+    : { status: 'FAILED', tag: 'DECLINED' };
 }
 
 export function outcomeFor(cause: CompletionCause, amountMinor: bigint, override?: SandboxOutcome): FinalOutcome {

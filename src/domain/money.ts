@@ -72,8 +72,24 @@ export function groupThousands(decimalText: string): string {
 
 /** ISO 4217 minor-unit exponents for the currencies a payout account may use; default 2. */
 const CURRENCY_EXPONENT: Record<string, number> = {
-  BHD: 3, CLP: 0, IQD: 3, ISK: 0, JOD: 3, JPY: 0, KRW: 0, KWD: 3, LYD: 3, OMR: 3, PYG: 0,
-  TND: 3, UGX: 0, VND: 0, VUV: 0, XAF: 0, XOF: 0, XPF: 0,
+  BHD: 3,
+  CLP: 0,
+  IQD: 3,
+  ISK: 0,
+  JOD: 3,
+  JPY: 0,
+  KRW: 0,
+  KWD: 3,
+  LYD: 3,
+  OMR: 3,
+  PYG: 0,
+  TND: 3,
+  UGX: 0,
+  VND: 0,
+  VUV: 0,
+  XAF: 0,
+  XOF: 0,
+  XPF: 0,
 };
 
 export function currencyExponent(currency: string): number {
@@ -84,7 +100,8 @@ export const CURRENCY_CODE = /^[A-Z]{3}$/;
 
 /** Half-even rounding of `minor * numerator / denominator` (all non-negative), exact. */
 export function mulDivHalfEven(minor: bigint, numerator: bigint, denominator: bigint): bigint {
-  if (minor < 0n || numerator < 0n || denominator <= 0n) throw new RangeError('mulDivHalfEven takes non-negative values');
+  if (minor < 0n || numerator < 0n || denominator <= 0n)
+    throw new RangeError('mulDivHalfEven takes non-negative values');
   const product = minor * numerator;
   const quotient = product / denominator;
   const twiceRemainder = (product % denominator) * 2n;

@@ -11,15 +11,7 @@
 import ipaddr from 'ipaddr.js';
 
 export type AddressClass =
-  | 'public'
-  | 'loopback'
-  | 'private'
-  | 'linkLocal'
-  | 'cgnat'
-  | 'multicast'
-  | 'metadata'
-  | 'unspecified'
-  | 'reserved';
+  'public' | 'loopback' | 'private' | 'linkLocal' | 'cgnat' | 'multicast' | 'metadata' | 'unspecified' | 'reserved';
 
 export type OutboundPolicy = {
   mode: 'sandbox' | 'live';
@@ -155,10 +147,7 @@ export function classifyAddress(ip: string): AddressClass {
 // ---------------------------------------------------------------------------
 // Allow/deny entries
 
-type Entry =
-  | { kind: 'range'; range: Range }
-  | { kind: 'host'; name: string }
-  | { kind: 'suffix'; suffix: string }; // from `*.example.com`, stored as `.example.com`
+type Entry = { kind: 'range'; range: Range } | { kind: 'host'; name: string } | { kind: 'suffix'; suffix: string }; // from `*.example.com`, stored as `.example.com`
 
 function normalizeHost(host: string): string {
   // URL already lowercases and punycodes; a trailing dot is the same name.
@@ -189,7 +178,10 @@ function parseEntry(raw: string): Entry | null {
 type Lists = { allow: Entry[]; deny: Entry[] };
 
 /** Parsed lists per policy object: a policy is built once from the configuration and checked on every initiation and delivery. */
-const parsedLists = new WeakMap<OutboundPolicy, { allowList: readonly string[]; denyList: readonly string[] | undefined; lists: Lists }>();
+const parsedLists = new WeakMap<
+  OutboundPolicy,
+  { allowList: readonly string[]; denyList: readonly string[] | undefined; lists: Lists }
+>();
 
 function splitLists(policy: OutboundPolicy): Lists {
   const cached = parsedLists.get(policy);
@@ -232,9 +224,7 @@ export function validatePolicy(policy: OutboundPolicy): string[] {
 }
 
 function ipMatches(ip: IP, entries: Entry[]): boolean {
-  return entries.some(
-    (e) => e.kind === 'range' && e.range[0].kind() === ip.kind() && ip.match(e.range),
-  );
+  return entries.some((e) => e.kind === 'range' && e.range[0].kind() === ip.kind() && ip.match(e.range));
 }
 
 function hostMatches(host: string | null, entries: Entry[]): boolean {
@@ -246,9 +236,7 @@ function hostMatches(host: string | null, entries: Entry[]): boolean {
 
 // Compare IPv4-mapped IPv6 against IPv4 entries, as the socket would.
 function canonical(ip: IP): IP {
-  return ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress()
-    ? (ip as ipaddr.IPv6).toIPv4Address()
-    : ip;
+  return ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress() ? (ip as ipaddr.IPv6).toIPv4Address() : ip;
 }
 
 function decideAddress(host: string | null, rawIp: IP, policy: OutboundPolicy): PolicyResult {

@@ -52,10 +52,12 @@ function idempotencyKey(body: Body, header: string | undefined): string | null {
   let fromHeader: string | null = null;
   if (header !== undefined && header.trim() !== '') {
     fromHeader = header.trim();
-    if (!IDEMPOTENCY_KEY.test(fromHeader)) throw invalidField('Idempotency-Key', 'it must be 1 to 255 printable ASCII characters');
+    if (!IDEMPOTENCY_KEY.test(fromHeader))
+      throw invalidField('Idempotency-Key', 'it must be 1 to 255 printable ASCII characters');
   }
   const fromBody = optionalText(body, 'refund_reference', 255);
-  if (fromBody !== null && !IDEMPOTENCY_KEY.test(fromBody)) throw invalidField('refund_reference', 'it must be 1 to 255 printable ASCII characters');
+  if (fromBody !== null && !IDEMPOTENCY_KEY.test(fromBody))
+    throw invalidField('refund_reference', 'it must be 1 to 255 printable ASCII characters');
   if (fromHeader !== null && fromBody !== null && fromHeader !== fromBody) {
     throw invalidField('refund_reference', 'it must equal the Idempotency-Key header when both are sent');
   }
@@ -65,9 +67,15 @@ function idempotencyKey(body: Body, header: string | undefined): string | null {
 export function validateRefund(body: Body, idempotencyKeyHeader?: string): NormalisedRefund {
   const transactionId = transactionReference(body);
   const currencyInput = body.bill_currencycode;
-  if (currencyInput === undefined || currencyInput === null || (typeof currencyInput === 'string' && currencyInput.trim() === '')) throw missingField('bill_currencycode');
+  if (
+    currencyInput === undefined ||
+    currencyInput === null ||
+    (typeof currencyInput === 'string' && currencyInput.trim() === '')
+  )
+    throw missingField('bill_currencycode');
   const currency = typeof currencyInput === 'string' ? currencyInput.trim().toUpperCase() : '';
-  if (!CURRENCY_CODE.test(currency)) throw invalidField('bill_currencycode', 'it must be a three-letter currency code such as THB');
+  if (!CURRENCY_CODE.test(currency))
+    throw invalidField('bill_currencycode', 'it must be a three-letter currency code such as THB');
   const amountMinor = parseAmountField(body, 'bill_amount', currency);
   if (amountMinor <= 0n) throw invalidField('bill_amount', 'a refund must be more than 0');
   return {

@@ -6,7 +6,12 @@ export const THAI_BANKS: ReadonlyArray<{ code: string; short: string; nameEn: st
   { code: '011', short: 'TTB', nameEn: 'TMBThanachart Bank', nameTh: 'ธนาคารทหารไทยธนชาต' },
   { code: '014', short: 'SCB', nameEn: 'Siam Commercial Bank', nameTh: 'ธนาคารไทยพาณิชย์' },
   { code: '017', short: 'CITI', nameEn: 'Citibank', nameTh: 'ธนาคารซิตี้แบงก์' },
-  { code: '018', short: 'SMBC', nameEn: 'Sumitomo Mitsui Banking Corporation', nameTh: 'ธนาคารซูมิโตโม มิตซุย แบงกิ้ง คอร์ปอเรชั่น' },
+  {
+    code: '018',
+    short: 'SMBC',
+    nameEn: 'Sumitomo Mitsui Banking Corporation',
+    nameTh: 'ธนาคารซูมิโตโม มิตซุย แบงกิ้ง คอร์ปอเรชั่น',
+  },
   { code: '020', short: 'SCBT', nameEn: 'Standard Chartered Bank (Thai)', nameTh: 'ธนาคารสแตนดาร์ดชาร์เตอร์ด (ไทย)' },
   { code: '022', short: 'CIMBT', nameEn: 'CIMB Thai Bank', nameTh: 'ธนาคารซีไอเอ็มบี ไทย' },
   { code: '024', short: 'UOBT', nameEn: 'United Overseas Bank (Thai)', nameTh: 'ธนาคารยูโอบี' },
@@ -14,15 +19,30 @@ export const THAI_BANKS: ReadonlyArray<{ code: string; short: string; nameEn: st
   { code: '030', short: 'GSB', nameEn: 'Government Savings Bank', nameTh: 'ธนาคารออมสิน' },
   { code: '031', short: 'HSBC', nameEn: 'HSBC', nameTh: 'ธนาคารฮ่องกงและเซี่ยงไฮ้แบงกิ้งคอร์ปอเรชั่น' },
   { code: '033', short: 'GHB', nameEn: 'Government Housing Bank', nameTh: 'ธนาคารอาคารสงเคราะห์' },
-  { code: '034', short: 'BAAC', nameEn: 'Bank for Agriculture and Agricultural Cooperatives', nameTh: 'ธนาคารเพื่อการเกษตรและสหกรณ์การเกษตร' },
-  { code: '035', short: 'EXIM', nameEn: 'Export-Import Bank of Thailand', nameTh: 'ธนาคารเพื่อการส่งออกและนำเข้าแห่งประเทศไทย' },
+  {
+    code: '034',
+    short: 'BAAC',
+    nameEn: 'Bank for Agriculture and Agricultural Cooperatives',
+    nameTh: 'ธนาคารเพื่อการเกษตรและสหกรณ์การเกษตร',
+  },
+  {
+    code: '035',
+    short: 'EXIM',
+    nameEn: 'Export-Import Bank of Thailand',
+    nameTh: 'ธนาคารเพื่อการส่งออกและนำเข้าแห่งประเทศไทย',
+  },
   { code: '066', short: 'IBANK', nameEn: 'Islamic Bank of Thailand', nameTh: 'ธนาคารอิสลามแห่งประเทศไทย' },
   { code: '067', short: 'TISCO', nameEn: 'TISCO Bank', nameTh: 'ธนาคารทิสโก้' },
   { code: '069', short: 'KKP', nameEn: 'Kiatnakin Phatra Bank', nameTh: 'ธนาคารเกียรตินาคินภัทร' },
   { code: '070', short: 'ICBCT', nameEn: 'ICBC (Thai)', nameTh: 'ธนาคารไอซีบีซี (ไทย)' },
   { code: '071', short: 'TCD', nameEn: 'Thai Credit Bank', nameTh: 'ธนาคารไทยเครดิต' },
   { code: '073', short: 'LHFG', nameEn: 'Land and Houses Bank', nameTh: 'ธนาคารแลนด์ แอนด์ เฮ้าส์' },
-  { code: '098', short: 'SME', nameEn: 'SME Development Bank', nameTh: 'ธนาคารพัฒนาวิสาหกิจขนาดกลางและขนาดย่อมแห่งประเทศไทย' },
+  {
+    code: '098',
+    short: 'SME',
+    nameEn: 'SME Development Bank',
+    nameTh: 'ธนาคารพัฒนาวิสาหกิจขนาดกลางและขนาดย่อมแห่งประเทศไทย',
+  },
 ];
 
 /**
@@ -33,7 +53,17 @@ const EXTRA_NAMES: Readonly<Record<string, readonly string[]>> = {
   '002': ['Bualuang', 'Bangkok'],
   '004': ['KBank', 'Kasikorn', 'Kasikorn Thai', 'Kasikorn Thai Bank', 'Thai Farmers Bank', 'TFB', 'กสิกร'],
   '006': ['Krungthai', 'Krung Thai', 'Krung Thai Bank', 'กรุงไทย'],
-  '011': ['TMB', 'Thanachart', 'Thanachart Bank', 'TMB Thanachart', 'TMB Bank', 'ttb bank', 'ทีทีบี', 'ทหารไทย', 'ทหารไทยธนชาต'],
+  '011': [
+    'TMB',
+    'Thanachart',
+    'Thanachart Bank',
+    'TMB Thanachart',
+    'TMB Bank',
+    'ttb bank',
+    'ทีทีบี',
+    'ทหารไทย',
+    'ทหารไทยธนชาต',
+  ],
   '014': ['Siam Commercial', 'ไทยพาณิชย์'],
   '017': ['Citi'],
   '020': ['Standard Chartered', 'Standard Chartered Thai'],
@@ -55,7 +85,10 @@ const EXTRA_NAMES: Readonly<Record<string, readonly string[]>> = {
  * letters (with Thai vowel and tone marks) and digits, so `K-Bank`, `k bank` and `KBANK` meet.
  */
 export function bankNameKey(value: string): string {
-  return value.normalize('NFKC').toLowerCase().replace(/[^\p{L}\p{M}\p{N}]/gu, '');
+  return value
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{M}\p{N}]/gu, '');
 }
 
 /** A name also matches without a leading "ธนาคาร" or a trailing "bank" / "public company limited". */
@@ -73,7 +106,8 @@ for (const bank of THAI_BANKS) {
     for (const key of keyVariants(bankNameKey(name))) {
       const taken = byName.get(key);
       // A name that could mean two banks must not silently pick one.
-      if (taken !== undefined && taken !== bank.code) throw new Error(`thai-banks: the name '${name}' matches both ${taken} and ${bank.code}`);
+      if (taken !== undefined && taken !== bank.code)
+        throw new Error(`thai-banks: the name '${name}' matches both ${taken} and ${bank.code}`);
       byName.set(key, bank.code);
     }
   }

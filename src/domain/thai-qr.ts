@@ -105,9 +105,7 @@ export function sanitiseMerchantName(name: string): string {
 
 function checkReference(label: string, value: string): void {
   if (!REFERENCE_RE.test(value)) {
-    throw new Error(
-      `Thai QR: ${label} must be 1-20 characters of A-Z and 0-9, got ${JSON.stringify(value)}`,
-    );
+    throw new Error(`Thai QR: ${label} must be 1-20 characters of A-Z and 0-9, got ${JSON.stringify(value)}`);
   }
 }
 
@@ -156,7 +154,9 @@ export function parseTlv(payload: string): TlvField[] {
     const length = Number(header.slice(2));
     const start = pos + 4;
     if (start + length > payload.length) {
-      throw new Error(`TLV: tag ${tag} at offset ${pos} declares length ${length} but only ${payload.length - start} chars remain`);
+      throw new Error(
+        `TLV: tag ${tag} at offset ${pos} declares length ${length} but only ${payload.length - start} chars remain`,
+      );
     }
     fields.push({ tag, value: payload.slice(start, start + length) });
     pos = start + length;

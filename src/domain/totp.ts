@@ -44,7 +44,12 @@ export function base32Decode(text: string): Buffer {
 }
 
 /** RFC 4226 §5.3: dynamic truncation of HMAC(secret, counter). */
-export function hotp(secret: Buffer, counter: bigint, digits = TOTP_DIGITS, algorithm: 'sha1' | 'sha256' | 'sha512' = 'sha1'): string {
+export function hotp(
+  secret: Buffer,
+  counter: bigint,
+  digits = TOTP_DIGITS,
+  algorithm: 'sha1' | 'sha256' | 'sha512' = 'sha1',
+): string {
   const message = Buffer.alloc(8);
   message.writeBigUInt64BE(counter);
   const mac = createHmac(algorithm, secret).update(message).digest();
@@ -80,6 +85,12 @@ export function generateTotpSecret(): Buffer {
 /** The URI authenticator apps read from a QR code or a paste (Key Uri Format). */
 export function otpauthUri(issuer: string, account: string, secret: Buffer): string {
   const label = `${encodeURIComponent(issuer)}:${encodeURIComponent(account)}`;
-  const params = new URLSearchParams({ secret: base32Encode(secret), issuer, algorithm: 'SHA1', digits: String(TOTP_DIGITS), period: String(TOTP_STEP_SECONDS) });
+  const params = new URLSearchParams({
+    secret: base32Encode(secret),
+    issuer,
+    algorithm: 'SHA1',
+    digits: String(TOTP_DIGITS),
+    period: String(TOTP_STEP_SECONDS),
+  });
   return `otpauth://totp/${label}?${params.toString()}`;
 }

@@ -66,7 +66,10 @@ export async function assertPortFree(host: string, port: number): Promise<void> 
  * Opens `count` more listeners on `host`:`port` (which the HTTP server must be listening on with
  * `reusePort`). A listener that cannot bind is skipped with `onError`: fewer listeners, same service.
  */
-export async function addAcceptors(server: Server, options: { host: string; port: number; backlog: number; count: number; onError: (error: Error) => void }): Promise<Acceptors> {
+export async function addAcceptors(
+  server: Server,
+  options: { host: string; port: number; backlog: number; count: number; onError: (error: Error) => void },
+): Promise<Acceptors> {
   const listeners: Array<{ server: net.Server; accepted: number }> = [];
   for (let i = 0; i < options.count; i += 1) {
     const entry = { server: net.createServer(), accepted: 0 };
@@ -77,10 +80,13 @@ export async function addAcceptors(server: Server, options: { host: string; port
     try {
       await new Promise<void>((resolve, reject) => {
         entry.server.once('error', reject);
-        entry.server.listen({ host: options.host, port: options.port, backlog: options.backlog, reusePort: true }, () => {
-          entry.server.off('error', reject);
-          resolve();
-        });
+        entry.server.listen(
+          { host: options.host, port: options.port, backlog: options.backlog, reusePort: true },
+          () => {
+            entry.server.off('error', reject);
+            resolve();
+          },
+        );
       });
       listeners.push(entry);
     } catch (error) {

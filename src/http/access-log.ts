@@ -7,14 +7,24 @@ import type { Logger } from 'pino';
 
 export type AccessLogRequest = { id: string; method: string; url: string; ip: string | undefined };
 
-export function logRequestCompleted(logger: Logger, req: AccessLogRequest, statusCode: number, responseTimeMs: number): void {
+export function logRequestCompleted(
+  logger: Logger,
+  req: AccessLogRequest,
+  statusCode: number,
+  responseTimeMs: number,
+): void {
   if (!logger.isLevelEnabled('info')) return;
   logger.info({ reqId: req.id, req, res: { statusCode }, responseTime: responseTimeMs }, 'request completed');
 }
 
 export function registerAccessLog(app: FastifyInstance, logger: Logger): void {
   app.addHook('onResponse', (request, reply, done) => {
-    logRequestCompleted(logger, { id: request.id, method: request.method, url: request.url, ip: request.ip }, reply.statusCode, reply.elapsedTime);
+    logRequestCompleted(
+      logger,
+      { id: request.id, method: request.method, url: request.url, ip: request.ip },
+      reply.statusCode,
+      reply.elapsedTime,
+    );
     done();
   });
 }

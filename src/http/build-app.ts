@@ -1,6 +1,12 @@
 // The one place that wires the HTTP app. main.ts and the tests call it the same way.
 import { createServer } from 'node:http';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
 import type { Logger } from 'pino';
 import { GatewayError, isGatewayError } from '../domain/errors.ts';
 import type { Services } from '../app/services.ts';
@@ -84,7 +90,9 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     const noHost = missingHost(request);
     if (noHost) throw noHost;
   });
-  const shedding = registerLoadShedding(app, { maxInFlight: config.maxInFlight, shedDelayMs: config.shedDelayMs }, () => services.metrics.requestShed());
+  const shedding = registerLoadShedding(app, { maxInFlight: config.maxInFlight, shedDelayMs: config.shedDelayMs }, () =>
+    services.metrics.requestShed(),
+  );
   services.metrics.trackInFlight(() => shedding.inFlight.current);
   registerAccessLog(app, options.logger);
   app.setErrorHandler((error, request, reply) => {
@@ -93,7 +101,11 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     return sendError(gatewayError, request, reply);
   });
   app.setNotFoundHandler((request, reply) =>
-    sendError(new GatewayError('NOT_FOUND', `There is no operation ${request.method} ${request.url.split('?')[0]}.`), request, reply),
+    sendError(
+      new GatewayError('NOT_FOUND', `There is no operation ${request.method} ${request.url.split('?')[0]}.`),
+      request,
+      reply,
+    ),
   );
 
   // Body schemas document requests (OpenAPI); the domain validates them itself so errors come

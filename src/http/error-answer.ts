@@ -38,7 +38,10 @@ export function toGatewayError(error: unknown, log: Pick<Logger, 'warn' | 'error
     return new GatewayError('SERVICE_UNAVAILABLE', 'The gateway cannot reach its store right now; retry shortly.');
   }
   log.error({ err: error }, 'unexpected error');
-  return new GatewayError('INTERNAL_ERROR', 'An internal error occurred; the request was not completed. Retry later or contact support with the x-request-id.');
+  return new GatewayError(
+    'INTERNAL_ERROR',
+    'An internal error occurred; the request was not completed. Retry later or contact support with the x-request-id.',
+  );
 }
 
 /** Headers an error answer carries besides its body's content type. */

@@ -67,19 +67,39 @@ export function createJsonFastLane(options: FastLaneOptions): FastLane {
  * reading the body, held for the shed delay. Under overload shedding must cost far less than
  * serving, and the lane's path is the cheap one.
  */
-function shed(operation: JsonOperation, request: IncomingMessage, response: ServerResponse, options: FastLaneOptions): void {
+function shed(
+  operation: JsonOperation,
+  request: IncomingMessage,
+  response: ServerResponse,
+  options: FastLaneOptions,
+): void {
   const started = performance.now();
   const id = randomUUID();
   const body = options.shedding.shed(operation.errorShape)!;
   options.shedding.hold(() => {
     if (response.destroyed) return; // the client went away meanwhile
-    response.writeHead(503, { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(body), 'x-request-id': id, ...SHED_HEADERS });
+    response.writeHead(503, {
+      'content-type': JSON_TYPE,
+      'content-length': Buffer.byteLength(body),
+      'x-request-id': id,
+      ...SHED_HEADERS,
+    });
     response.end(body);
-    logRequestCompleted(options.logger, { id, method: 'POST', url: operation.path, ip: options.clientAddress(request) }, 503, performance.now() - started);
+    logRequestCompleted(
+      options.logger,
+      { id, method: 'POST', url: operation.path, ip: options.clientAddress(request) },
+      503,
+      performance.now() - started,
+    );
   });
 }
 
-function take(operation: JsonOperation, request: IncomingMessage, response: ServerResponse, options: FastLaneOptions): void {
+function take(
+  operation: JsonOperation,
+  request: IncomingMessage,
+  response: ServerResponse,
+  options: FastLaneOptions,
+): void {
   const { logger } = options;
   const inFlight = options.shedding.inFlight;
   const started = performance.now();
@@ -93,15 +113,28 @@ function take(operation: JsonOperation, request: IncomingMessage, response: Serv
 
   const send = (status: number, body: object, extra: Record<string, string> | undefined): void => {
     const json = JSON.stringify(body);
-    response.writeHead(status, { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(json), 'x-request-id': id, ...extra });
+    response.writeHead(status, {
+      'content-type': JSON_TYPE,
+      'content-length': Buffer.byteLength(json),
+      'x-request-id': id,
+      ...extra,
+    });
     response.end(json);
-    logRequestCompleted(logger, { id, method: 'POST', url: operation.path, ip: clientAddress }, status, performance.now() - started);
+    logRequestCompleted(
+      logger,
+      { id, method: 'POST', url: operation.path, ip: clientAddress },
+      status,
+      performance.now() - started,
+    );
   };
   const fail = (error: unknown, body: unknown, extra?: Record<string, string>): void => {
     const gatewayError = toGatewayError(error, logger.child({ reqId: id }));
     if (gatewayError.tag === 'SERVICE_UNAVAILABLE' && !isGatewayError(error)) options.onStoreUnavailable();
     const echo = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as JsonObject) : undefined;
-    send(httpStatusOf(gatewayError), jsonErrorBody(gatewayError, operation.errorShape, echo), { ...errorHeaders(gatewayError), ...extra });
+    send(httpStatusOf(gatewayError), jsonErrorBody(gatewayError, operation.errorShape, echo), {
+      ...errorHeaders(gatewayError),
+      ...extra,
+    });
   };
 
   const chunks: Buffer[] = [];
@@ -135,7 +168,11 @@ function take(operation: JsonOperation, request: IncomingMessage, response: Serv
 function isPlainJson(contentType: string | undefined): boolean {
   if (contentType === undefined) return false;
   const value = contentType.toLowerCase();
-  return value === 'application/json' || value === 'application/json; charset=utf-8' || value === 'application/json;charset=utf-8';
+  return (
+    value === 'application/json' ||
+    value === 'application/json; charset=utf-8' ||
+    value === 'application/json;charset=utf-8'
+  );
 }
 
 /** A Content-Length of 1 or more as a number; undefined when absent, zero or not plain digits. */

@@ -13,7 +13,11 @@ export type JsonOperation = {
 };
 
 /** Registers `operation` as a Fastify POST route (the path every request can take) and returns it. */
-export function registerJsonOperation(app: FastifyInstance, operation: JsonOperation, schema: FastifySchema): JsonOperation {
+export function registerJsonOperation(
+  app: FastifyInstance,
+  operation: JsonOperation,
+  schema: FastifySchema,
+): JsonOperation {
   app.post(operation.path, { config: { errorShape: operation.errorShape }, schema }, async (request, reply) => {
     const answer = await operation.handle(request.body, request.ip);
     if (answer.headers) reply.headers(answer.headers);

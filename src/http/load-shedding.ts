@@ -48,7 +48,11 @@ export type LoadShedding = {
 
 export const SHED_HEADERS = { 'retry-after': RETRY_AFTER_S } as const;
 
-export function registerLoadShedding(app: FastifyInstance, limits: { maxInFlight: number; shedDelayMs: number }, onShed?: () => void): LoadShedding {
+export function registerLoadShedding(
+  app: FastifyInstance,
+  limits: { maxInFlight: number; shedDelayMs: number },
+  onShed?: () => void,
+): LoadShedding {
   const { maxInFlight, shedDelayMs } = limits;
   const error = atCapacity();
   const bodies: Partial<Record<ErrorShape, string>> = {

@@ -13,25 +13,35 @@ export type MetricsServer = { url: string; close(): Promise<void> };
 
 function sendError(res: ServerResponse, error: GatewayError): void {
   const body = JSON.stringify(initiationError(error, undefined));
-  res.writeHead(httpStatusOf(error), { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+  res.writeHead(httpStatusOf(error), {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+  });
   res.end(body);
 }
 
 export async function startMetricsServer(services: Services, host: string, port: number): Promise<MetricsServer> {
   const { config, metrics } = services;
-  const server = createServer({ headersTimeout: config.headersTimeoutMs, requestTimeout: config.requestTimeoutMs }, (req: IncomingMessage, res: ServerResponse) => {
-    const path = (req.url ?? '').split('?')[0];
-    if (req.method !== 'GET' || path !== '/metrics') return sendError(res, new GatewayError('NOT_FOUND', `There is no operation ${req.method} ${path} on the metrics port.`));
-    const denied = metricsAccessError(config.metricsToken, req.headers.authorization);
-    if (denied) return sendError(res, denied);
-    metrics.text().then(
-      ({ contentType, body }) => {
-        res.writeHead(200, { 'content-type': contentType, 'content-length': Buffer.byteLength(body) });
-        res.end(body);
-      },
-      () => sendError(res, new GatewayError('INTERNAL_ERROR', 'The metrics could not be collected.')),
-    );
-  });
+  const server = createServer(
+    { headersTimeout: config.headersTimeoutMs, requestTimeout: config.requestTimeoutMs },
+    (req: IncomingMessage, res: ServerResponse) => {
+      const path = (req.url ?? '').split('?')[0];
+      if (req.method !== 'GET' || path !== '/metrics')
+        return sendError(
+          res,
+          new GatewayError('NOT_FOUND', `There is no operation ${req.method} ${path} on the metrics port.`),
+        );
+      const denied = metricsAccessError(config.metricsToken, req.headers.authorization);
+      if (denied) return sendError(res, denied);
+      metrics.text().then(
+        ({ contentType, body }) => {
+          res.writeHead(200, { 'content-type': contentType, 'content-length': Buffer.byteLength(body) });
+          res.end(body);
+        },
+        () => sendError(res, new GatewayError('INTERNAL_ERROR', 'The metrics could not be collected.')),
+      );
+    },
+  );
   server.keepAliveTimeout = config.keepAliveTimeoutMs;
   server.maxConnections = 64;
   await new Promise<void>((resolve, reject) => {
@@ -41,9 +51,10 @@ export async function startMetricsServer(services: Services, host: string, port:
   const address = server.address() as AddressInfo;
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`,
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }

@@ -18,7 +18,8 @@ export function registerJsonParser(app: FastifyInstance): void {
 export type JsonObject = Record<string, unknown>;
 
 export function asObject(body: unknown): JsonObject {
-  if (body === undefined) throw new GatewayError('MALFORMED_REQUEST', 'The request body is empty; send a JSON object.', 'syntax');
+  if (body === undefined)
+    throw new GatewayError('MALFORMED_REQUEST', 'The request body is empty; send a JSON object.', 'syntax');
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new GatewayError('MALFORMED_REQUEST', 'The request body must be a JSON object.', 'not_object');
   }
@@ -40,7 +41,8 @@ export function credentialsOf(body: JsonObject): { merchantId: string; password:
 
 /** An id the merchant sends back (transactionid, trackid): bounded text without control characters. */
 export function referenceField(value: unknown, field: string): string {
-  if (typeof value !== 'string' || value.length > 64) throw invalidField(field, 'it must be a string of at most 64 characters');
+  if (typeof value !== 'string' || value.length > 64)
+    throw invalidField(field, 'it must be a string of at most 64 characters');
   if (hasControlCharacters(value)) throw invalidField(field, NO_CONTROL_CHARACTERS);
   return value;
 }

@@ -72,14 +72,26 @@ export const InitiationRequestSchema = Type.Object(
   {
     ...Credentials,
     payment_method: Type.Object({ type: Type.Literal('THAI_DEBIT') }),
-    trackid: Type.String({ minLength: 1, maxLength: 64, description: 'Your reference, unique per merchant; initiation is idempotent on it.' }),
+    trackid: Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description: 'Your reference, unique per merchant; initiation is idempotent on it.',
+    }),
     bill_currencycode: Type.String({ description: '`THB` (case-insensitive).' }),
     bill_amount: Amount,
     bill_country: Type.String({ description: 'ISO 3166-1 alpha-2.' }),
     bill_customerip: Type.String({ description: 'The customer’s IPv4 or IPv6 address.' }),
     bill_email: Type.String({ maxLength: 254 }),
-    returnUrl: Type.String({ format: 'uri', maxLength: 2048, description: 'Where the hosted page sends the customer back.' }),
-    serverUrl: Type.String({ format: 'uri', maxLength: 2048, description: 'Where the signed result notification is POSTed.' }),
+    returnUrl: Type.String({
+      format: 'uri',
+      maxLength: 2048,
+      description: 'Where the hosted page sends the customer back.',
+    }),
+    serverUrl: Type.String({
+      format: 'uri',
+      maxLength: 2048,
+      description: 'Where the signed result notification is POSTed.',
+    }),
     payer_account_no: Type.String({ pattern: '^\\d{6,20}$' }),
     payer_account_name: Type.String({ minLength: 1, maxLength: 140 }),
     payer_bank_code: Type.String({ description: 'Bank of Thailand code (`014`) or short name (`SCB`).' }),
@@ -102,7 +114,12 @@ export const SandboxCompleteRequestSchema = Type.Object(
   {
     ...Credentials,
     transactionid: Type.String(),
-    outcome: Type.Optional(Type.Union([Type.Literal('success'), Type.Literal('failed'), Type.Literal('cancelled'), Type.Literal('expired')], { description: 'Without it: ≤ 10000.00 THB succeeds, above is DECLINED.' })),
+    outcome: Type.Optional(
+      Type.Union(
+        [Type.Literal('success'), Type.Literal('failed'), Type.Literal('cancelled'), Type.Literal('expired')],
+        { description: 'Without it: ≤ 10000.00 THB succeeds, above is DECLINED.' },
+      ),
+    ),
   },
   { additionalProperties: true },
 );
@@ -113,12 +130,24 @@ export const RefundRequestSchema = Type.Object(
   {
     ...Credentials,
     transactionid: Type.String({ description: 'The payment’s gateway id (`tranid` is accepted as an alias).' }),
-    tranid: Type.Optional(Type.String({ description: 'Alias of `transactionid`; when both are sent they must be equal.' })),
+    tranid: Type.Optional(
+      Type.String({ description: 'Alias of `transactionid`; when both are sent they must be equal.' }),
+    ),
     bill_amount: Amount, // more than 0, at most what is still refundable (the operation's description)
     bill_currencycode: Type.String({ description: 'The payment’s currency (`THB`).' }),
     reason: Type.Optional(Type.String({ maxLength: 255 })),
-    trackid: Type.Optional(Type.String({ maxLength: 254, description: 'Your free-text reference for the refund; not matched against the payment.' })),
-    refund_reference: Type.Optional(Type.String({ description: 'Idempotency key (or the `Idempotency-Key` header); without one the key is derived from the content.' })),
+    trackid: Type.Optional(
+      Type.String({
+        maxLength: 254,
+        description: 'Your free-text reference for the refund; not matched against the payment.',
+      }),
+    ),
+    refund_reference: Type.Optional(
+      Type.String({
+        description:
+          'Idempotency key (or the `Idempotency-Key` header); without one the key is derived from the content.',
+      }),
+    ),
   },
   { additionalProperties: true },
 );
@@ -135,7 +164,12 @@ export const PaymentNotificationSchema = Type.Object({
   bill_amount: Type.String(),
   bill_currencycode: Type.String(),
   payment_method: Type.String(),
-  error_code_tag: Type.Union([Type.Literal('DECLINED'), Type.Literal('EXPIRED'), Type.Literal('CANCELLED'), Type.Null()]),
+  error_code_tag: Type.Union([
+    Type.Literal('DECLINED'),
+    Type.Literal('EXPIRED'),
+    Type.Literal('CANCELLED'),
+    Type.Null(),
+  ]),
   error_text: NullableString,
   event_id: Type.String({ description: 'Equal to the webhook-id header; deduplicate on it.' }),
   created_at: Type.String({ format: 'date-time' }),
@@ -166,7 +200,10 @@ export const RefundNotificationSchema = Type.Object({
 });
 
 export const HealthResponseSchema = Type.Object({ status: Type.Literal('ok') });
-export const ReadyResponseSchema = Type.Object({ status: Type.Union([Type.Literal('ready'), Type.Literal('unavailable')]), store: Type.String() });
+export const ReadyResponseSchema = Type.Object({
+  status: Type.Union([Type.Literal('ready'), Type.Literal('unavailable')]),
+  store: Type.String(),
+});
 
 export type OperationDoc = { operationId: string; summary: string; description?: string; tag: string; body?: TSchema };
 
@@ -181,7 +218,10 @@ export function operation(doc: OperationDoc, response: TSchema) {
     response: {
       '2xx': { ...response, description: 'Done; `type` is `valid`.' },
       '4xx': { ...response, description: 'Refused, nothing changed: `type` is `error`, see the error table.' },
-      '5xx': { ...response, description: 'Not done (store unreachable, shutting down, internal error); safe to retry.' },
+      '5xx': {
+        ...response,
+        description: 'Not done (store unreachable, shutting down, internal error); safe to retry.',
+      },
     },
   };
 }

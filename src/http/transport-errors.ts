@@ -12,11 +12,23 @@ import { httpStatusOf } from './error-status.ts';
 function errorFor(code: string | undefined): GatewayError {
   switch (code) {
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return new GatewayError('MALFORMED_REQUEST', 'The request was not received in time; send the headers and body without pausing.', 'timeout');
+      return new GatewayError(
+        'MALFORMED_REQUEST',
+        'The request was not received in time; send the headers and body without pausing.',
+        'timeout',
+      );
     case 'HPE_HEADER_OVERFLOW':
-      return new GatewayError('MALFORMED_REQUEST', 'The request headers are larger than the limit.', 'headers_too_large');
+      return new GatewayError(
+        'MALFORMED_REQUEST',
+        'The request headers are larger than the limit.',
+        'headers_too_large',
+      );
     default:
-      return new GatewayError('MALFORMED_REQUEST', 'The request could not be read as HTTP/1.1 (request line, headers or body framing).', 'syntax');
+      return new GatewayError(
+        'MALFORMED_REQUEST',
+        'The request could not be read as HTTP/1.1 (request line, headers or body framing).',
+        'syntax',
+      );
   }
 }
 
@@ -38,11 +50,23 @@ export function answerClientError(error: Error & { code?: string }, socket: Sock
 }
 
 /** Fastify's `frameworkErrors`: a URL it cannot decode (e.g. `%zz`) or a path parameter over its length limit. */
-export function answerFrameworkError(cause: Error & { code?: string }, _request: FastifyRequest, reply: FastifyReply): void {
-  const error = cause.code === 'FST_ERR_BAD_URL'
-    ? new GatewayError('MALFORMED_REQUEST', 'The request path is not a valid URL (bad percent-encoding).', 'syntax')
-    : new GatewayError('MALFORMED_REQUEST', 'The request path could not be routed (too long or malformed).', 'syntax');
-  reply.code(httpStatusOf(error)).header('content-type', 'application/json; charset=utf-8').send(initiationError(error, undefined));
+export function answerFrameworkError(
+  cause: Error & { code?: string },
+  _request: FastifyRequest,
+  reply: FastifyReply,
+): void {
+  const error =
+    cause.code === 'FST_ERR_BAD_URL'
+      ? new GatewayError('MALFORMED_REQUEST', 'The request path is not a valid URL (bad percent-encoding).', 'syntax')
+      : new GatewayError(
+          'MALFORMED_REQUEST',
+          'The request path could not be routed (too long or malformed).',
+          'syntax',
+        );
+  reply
+    .code(httpStatusOf(error))
+    .header('content-type', 'application/json; charset=utf-8')
+    .send(initiationError(error, undefined));
 }
 
 /** HTTP/1.1 requires Host (RFC 9112 §3.2); Node's own refusal has an empty body, so the check is ours. */

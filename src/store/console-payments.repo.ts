@@ -80,7 +80,10 @@ export class ConsolePaymentsRepo {
    * Postings of one ledger account, keyset-paged on the account's chain (unique index
    * postings_account_chain): newest first before `beforeSeq`, or oldest first after `afterSeq`.
    */
-  async postings(accountId: string, options: { limit: number; beforeSeq?: bigint; afterSeq?: bigint }): Promise<PostingRow[]> {
+  async postings(
+    accountId: string,
+    options: { limit: number; beforeSeq?: bigint; afterSeq?: bigint },
+  ): Promise<PostingRow[]> {
     let query = this.#db
       .selectFrom('postings as p')
       .innerJoin('journal_entries as e', 'e.id', 'p.entry_id')
@@ -99,7 +102,10 @@ export class ConsolePaymentsRepo {
       .where('p.account_id', '=', accountId);
     if (options.beforeSeq !== undefined) query = query.where('p.account_seq', '<', options.beforeSeq.toString());
     if (options.afterSeq !== undefined) query = query.where('p.account_seq', '>', options.afterSeq.toString());
-    const rows = await query.orderBy('p.account_seq', options.afterSeq !== undefined ? 'asc' : 'desc').limit(options.limit).execute();
+    const rows = await query
+      .orderBy('p.account_seq', options.afterSeq !== undefined ? 'asc' : 'desc')
+      .limit(options.limit)
+      .execute();
     return rows.map((r) => ({
       entryId: r.entry_id,
       entryKind: r.kind,

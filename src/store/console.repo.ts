@@ -17,7 +17,13 @@ export type OperatorRecord = {
 
 export type ConsoleRole = 'operator' | 'merchant';
 
-export type SessionRecord = { idHash: string; role: ConsoleRole; subjectId: string; createdAt: number; lastSeenAt: number };
+export type SessionRecord = {
+  idHash: string;
+  role: ConsoleRole;
+  subjectId: string;
+  createdAt: number;
+  lastSeenAt: number;
+};
 
 export type AuditEntry = {
   id: string;
@@ -60,7 +66,11 @@ export class ConsoleRepo {
   }
 
   async findOperatorByUsername(username: string): Promise<OperatorRecord | undefined> {
-    const row = await this.#db.selectFrom('console_operators').selectAll().where('username', '=', username).executeTakeFirst();
+    const row = await this.#db
+      .selectFrom('console_operators')
+      .selectAll()
+      .where('username', '=', username)
+      .executeTakeFirst();
     return row ? operatorFromRow(row) : undefined;
   }
 
@@ -74,13 +84,27 @@ export class ConsoleRepo {
     return rows.map(operatorFromRow);
   }
 
-  async setOperatorStatus(username: string, status: 'active' | 'disabled', now: number): Promise<OperatorRecord | undefined> {
-    const row = await this.#db.updateTable('console_operators').set({ status, updated_at: now }).where('username', '=', username).returningAll().executeTakeFirst();
+  async setOperatorStatus(
+    username: string,
+    status: 'active' | 'disabled',
+    now: number,
+  ): Promise<OperatorRecord | undefined> {
+    const row = await this.#db
+      .updateTable('console_operators')
+      .set({ status, updated_at: now })
+      .where('username', '=', username)
+      .returningAll()
+      .executeTakeFirst();
     return row ? operatorFromRow(row) : undefined;
   }
 
   async setOperatorPassword(username: string, passwordHash: string, now: number): Promise<OperatorRecord | undefined> {
-    const row = await this.#db.updateTable('console_operators').set({ password_hash: passwordHash, updated_at: now }).where('username', '=', username).returningAll().executeTakeFirst();
+    const row = await this.#db
+      .updateTable('console_operators')
+      .set({ password_hash: passwordHash, updated_at: now })
+      .where('username', '=', username)
+      .returningAll()
+      .executeTakeFirst();
     return row ? operatorFromRow(row) : undefined;
   }
 
@@ -106,7 +130,11 @@ export class ConsoleRepo {
   }
 
   async merchantPasswordHash(merchantId: string): Promise<string | undefined> {
-    const row = await this.#db.selectFrom('console_merchant_passwords').select('password_hash').where('merchant_id', '=', merchantId).executeTakeFirst();
+    const row = await this.#db
+      .selectFrom('console_merchant_passwords')
+      .select('password_hash')
+      .where('merchant_id', '=', merchantId)
+      .executeTakeFirst();
     return row?.password_hash;
   }
 
@@ -120,14 +148,30 @@ export class ConsoleRepo {
   async insertSession(s: SessionRecord): Promise<void> {
     await this.#db
       .insertInto('console_sessions')
-      .values({ id_hash: s.idHash, role: s.role, subject_id: s.subjectId, created_at: s.createdAt, last_seen_at: s.lastSeenAt })
+      .values({
+        id_hash: s.idHash,
+        role: s.role,
+        subject_id: s.subjectId,
+        created_at: s.createdAt,
+        last_seen_at: s.lastSeenAt,
+      })
       .execute();
   }
 
   async findSession(idHash: string): Promise<SessionRecord | undefined> {
-    const row = await this.#db.selectFrom('console_sessions').selectAll().where('id_hash', '=', idHash).executeTakeFirst();
+    const row = await this.#db
+      .selectFrom('console_sessions')
+      .selectAll()
+      .where('id_hash', '=', idHash)
+      .executeTakeFirst();
     return row
-      ? { idHash: row.id_hash, role: row.role, subjectId: row.subject_id, createdAt: toNumber(row.created_at), lastSeenAt: toNumber(row.last_seen_at) }
+      ? {
+          idHash: row.id_hash,
+          role: row.role,
+          subjectId: row.subject_id,
+          createdAt: toNumber(row.created_at),
+          lastSeenAt: toNumber(row.last_seen_at),
+        }
       : undefined;
   }
 
@@ -140,12 +184,19 @@ export class ConsoleRepo {
   }
 
   async deleteSessionsOf(role: ConsoleRole, subjectId: string): Promise<void> {
-    await this.#db.deleteFrom('console_sessions').where('role', '=', role).where('subject_id', '=', subjectId).execute();
+    await this.#db
+      .deleteFrom('console_sessions')
+      .where('role', '=', role)
+      .where('subject_id', '=', subjectId)
+      .execute();
   }
 
   /** Removes sessions idle since before `idleBefore` or created before `createdBefore`. */
   async deleteStaleSessions(idleBefore: number, createdBefore: number): Promise<void> {
-    await this.#db.deleteFrom('console_sessions').where((eb) => eb.or([eb('last_seen_at', '<', idleBefore), eb('created_at', '<', createdBefore)])).execute();
+    await this.#db
+      .deleteFrom('console_sessions')
+      .where((eb) => eb.or([eb('last_seen_at', '<', idleBefore), eb('created_at', '<', createdBefore)]))
+      .execute();
   }
 
   // ---- audit log ----
@@ -208,4 +259,3 @@ function operatorFromRow(row: {
     updatedAt: toNumber(row.updated_at),
   };
 }
-

@@ -13,7 +13,10 @@ import type { Store, Trx } from './open-store.ts';
 
 export type StoreJob<A, R> = (trx: Trx, args: A) => Promise<R>;
 export type JobRegistry = Record<string, StoreJob<any, any>>;
-export type JobRunner<R extends JobRegistry> = <K extends keyof R & string>(name: K, args: Parameters<R[K]>[1]) => Promise<Awaited<ReturnType<R[K]>>>;
+export type JobRunner<R extends JobRegistry> = <K extends keyof R & string>(
+  name: K,
+  args: Parameters<R[K]>[1],
+) => Promise<Awaited<ReturnType<R[K]>>>;
 
 /**
  * `module` must be the URL of the module that exports `registry` as `storeJobs`: the SQLite
@@ -45,7 +48,10 @@ function openTransactionLimit(store: Store): number {
  * initiations, status reads and the delivery worker (notification p99 ~22 s at an offered 200
  * payments/s, docs/performance.md).
  */
-export function limitOpenTransactions(store: Store, maxOpen = openTransactionLimit(store)): <T>(work: (trx: Trx) => Promise<T>) => Promise<T> {
+export function limitOpenTransactions(
+  store: Store,
+  maxOpen = openTransactionLimit(store),
+): <T>(work: (trx: Trx) => Promise<T>) => Promise<T> {
   let open = 0;
   const waiting: Array<() => void> = [];
   return async (work) => {

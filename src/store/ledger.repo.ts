@@ -8,7 +8,17 @@
 // INSERT; their trigger moves the chained balances), insert the entry last (its trigger checks
 // that the postings balance). Summed accounts (fee, clearing) are never locked or read.
 import { sql } from 'kysely';
-import { accountId, keepsRunningBalance, planPostings, type AccountKind, type AccountRef, type AccountState, type EntryKind, type PlannedPosting, type PostingLine } from '../domain/ledger.ts';
+import {
+  accountId,
+  keepsRunningBalance,
+  planPostings,
+  type AccountKind,
+  type AccountRef,
+  type AccountState,
+  type EntryKind,
+  type PlannedPosting,
+  type PostingLine,
+} from '../domain/ledger.ts';
 import { toNumber, type Int64 } from './database.ts';
 import type { Db, Trx } from './open-store.ts';
 import { dialectOf } from './dialect-of.ts';
@@ -65,7 +75,17 @@ export class LedgerRepo {
     if (refs.length === 0) return;
     await this.#q(trx)
       .insertInto('ledger_accounts')
-      .values(refs.map((ref) => ({ id: accountId(ref), kind: ref.kind, merchant_id: ref.merchantId, currency: ref.currency, balance_minor: 0n, posting_count: 0n, created_at: now })))
+      .values(
+        refs.map((ref) => ({
+          id: accountId(ref),
+          kind: ref.kind,
+          merchant_id: ref.merchantId,
+          currency: ref.currency,
+          balance_minor: 0n,
+          posting_count: 0n,
+          created_at: now,
+        })),
+      )
       .onConflict((oc) => oc.column('id').doNothing())
       .execute();
   }
@@ -79,7 +99,11 @@ export class LedgerRepo {
   async lockAccounts(trx: Trx, refs: AccountRef[], now: number): Promise<Map<string, AccountState>> {
     const byId = new Map(refs.map((r) => [accountId(r), r]));
     const ids = [...byId.keys()].sort();
-    await this.#ensureAccounts(trx, ids.map((id) => byId.get(id)!), now);
+    await this.#ensureAccounts(
+      trx,
+      ids.map((id) => byId.get(id)!),
+      now,
+    );
     const chained = ids.filter((id) => keepsRunningBalance(byId.get(id)!.kind));
     const states = new Map<string, AccountState>();
     if (chained.length === 0) return states;
@@ -91,7 +115,13 @@ export class LedgerRepo {
     // PostgreSQL locks the rows as the sorted result emits them: the same global order everywhere.
     if (this.#lockRows) query = query.forUpdate();
     for (const row of await query.execute()) {
-      states.set(row.id, { id: row.id, kind: row.kind, currency: row.currency, balanceMinor: BigInt(row.balance), postingCount: BigInt(row.count) });
+      states.set(row.id, {
+        id: row.id,
+        kind: row.kind,
+        currency: row.currency,
+        balanceMinor: BigInt(row.balance),
+        postingCount: BigInt(row.count),
+      });
     }
     return states;
   }
@@ -102,7 +132,11 @@ export class LedgerRepo {
    * accounts that keep one, null on summed accounts.
    */
   async post(trx: Trx, entry: JournalEntry, lines: PostingLine[]): Promise<PlannedPosting[]> {
-    const states = await this.lockAccounts(trx, lines.map((l) => l.account), entry.createdAt);
+    const states = await this.lockAccounts(
+      trx,
+      lines.map((l) => l.account),
+      entry.createdAt,
+    );
     const planned = planPostings(lines, states);
     const db = this.#q(trx);
     const rows = planned.map((p) => ({
@@ -143,25 +177,39 @@ export class LedgerRepo {
     const id = accountId(ref);
     const q = this.#q(trx);
     if (keepsRunningBalance(ref.kind)) {
-      const row = await q.selectFrom('ledger_accounts').select(exact('balance_minor').as('balance')).where('id', '=', id).executeTakeFirst();
+      const row = await q
+        .selectFrom('ledger_accounts')
+        .select(exact('balance_minor').as('balance'))
+        .where('id', '=', id)
+        .executeTakeFirst();
       return row ? BigInt(row.balance) : 0n;
     }
     const row = await q
       .selectFrom('ledger_accounts as a')
-      .select(sql<string>`cast(a.balance_minor + coalesce((${unchainedSum(sql.ref('a.id'))}), 0) as text)`.as('balance'))
+      .select(
+        sql<string>`cast(a.balance_minor + coalesce((${unchainedSum(sql.ref('a.id'))}), 0) as text)`.as('balance'),
+      )
       .where('a.id', '=', id)
       .executeTakeFirst();
     return row ? BigInt(row.balance) : 0n;
   }
 
   async findEntryByIdempotencyKey(key: string, trx?: Trx): Promise<EntryWithPostings | undefined> {
-    const row = await this.#q(trx).selectFrom('journal_entries').selectAll().where('idempotency_key', '=', key).executeTakeFirst();
+    const row = await this.#q(trx)
+      .selectFrom('journal_entries')
+      .selectAll()
+      .where('idempotency_key', '=', key)
+      .executeTakeFirst();
     if (!row) return undefined;
     return { ...entryFromRow(row), postings: await this.postingsOf([row.id], trx) };
   }
 
   async findEntryByTransaction(transactionId: string, trx?: Trx): Promise<EntryWithPostings | undefined> {
-    const row = await this.#q(trx).selectFrom('journal_entries').selectAll().where('transaction_id', '=', transactionId).executeTakeFirst();
+    const row = await this.#q(trx)
+      .selectFrom('journal_entries')
+      .selectAll()
+      .where('transaction_id', '=', transactionId)
+      .executeTakeFirst();
     if (!row) return undefined;
     return { ...entryFromRow(row), postings: await this.postingsOf([row.id], trx) };
   }
@@ -288,7 +336,9 @@ export class LedgerRepo {
       .select([
         'a.id',
         exact('a.balance_minor').as('stored'),
-        sql<string>`cast(coalesce(sum(case when p.account_seq is not null then p.amount_minor end), 0) as text)`.as('posted'),
+        sql<string>`cast(coalesce(sum(case when p.account_seq is not null then p.amount_minor end), 0) as text)`.as(
+          'posted',
+        ),
       ])
       .groupBy(['a.id', 'a.kind', 'a.balance_minor', 'a.posting_count'])
       .having(
@@ -301,12 +351,19 @@ export class LedgerRepo {
   }
 
   async negativePayoutAccounts(): Promise<string[]> {
-    const rows = await this.#q().selectFrom('ledger_accounts').select('id').where('kind', '=', 'merchant_payout').where('balance_minor', '<', 0).execute();
+    const rows = await this.#q()
+      .selectFrom('ledger_accounts')
+      .select('id')
+      .where('kind', '=', 'merchant_payout')
+      .where('balance_minor', '<', 0)
+      .execute();
     return rows.map((r) => r.id);
   }
 
   async countEntries(filter: { merchantId?: string } = {}): Promise<number> {
-    let query = this.#q().selectFrom('journal_entries').select((eb) => eb.fn.countAll().as('n'));
+    let query = this.#q()
+      .selectFrom('journal_entries')
+      .select((eb) => eb.fn.countAll().as('n'));
     if (filter.merchantId !== undefined) query = query.where('merchant_id', '=', filter.merchantId);
     const row = await query.executeTakeFirstOrThrow();
     return toNumber(row.n as Int64);
@@ -318,7 +375,15 @@ function unchainedSum(account: ReturnType<typeof sql.ref>) {
   return sql<string>`select sum(u.amount_minor) from postings u where u.account_id = ${account} and u.account_seq is null`;
 }
 
-function entryFromRow(row: { id: string; kind: EntryKind; merchant_id: string; transaction_id: string | null; idempotency_key: string | null; reason: string | null; created_at: Int64 }): JournalEntry {
+function entryFromRow(row: {
+  id: string;
+  kind: EntryKind;
+  merchant_id: string;
+  transaction_id: string | null;
+  idempotency_key: string | null;
+  reason: string | null;
+  created_at: Int64;
+}): JournalEntry {
   return {
     id: row.id,
     kind: row.kind,

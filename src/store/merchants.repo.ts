@@ -75,7 +75,10 @@ export class MerchantsRepo {
   }
 
   async count(): Promise<number> {
-    const row = await this.#db.selectFrom('merchants').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+    const row = await this.#db
+      .selectFrom('merchants')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
     return toNumber(row.n as number | string);
   }
 
@@ -90,7 +93,17 @@ export class MerchantsRepo {
 
   async update(
     id: string,
-    patch: Partial<Pick<MerchantRecord, 'passwordHash' | 'webhookSecretSealed' | 'previousWebhookSecretSealed' | 'previousWebhookSecretExpiresAt' | 'status' | 'feeRatePpm'>>,
+    patch: Partial<
+      Pick<
+        MerchantRecord,
+        | 'passwordHash'
+        | 'webhookSecretSealed'
+        | 'previousWebhookSecretSealed'
+        | 'previousWebhookSecretExpiresAt'
+        | 'status'
+        | 'feeRatePpm'
+      >
+    >,
     updatedAt: number,
   ): Promise<boolean> {
     const result = await this.#db
@@ -98,8 +111,12 @@ export class MerchantsRepo {
       .set({
         ...(patch.passwordHash !== undefined && { password_hash: patch.passwordHash }),
         ...(patch.webhookSecretSealed !== undefined && { webhook_secret_enc: patch.webhookSecretSealed }),
-        ...(patch.previousWebhookSecretSealed !== undefined && { previous_webhook_secret_enc: patch.previousWebhookSecretSealed }),
-        ...(patch.previousWebhookSecretExpiresAt !== undefined && { previous_webhook_secret_expires_at: patch.previousWebhookSecretExpiresAt }),
+        ...(patch.previousWebhookSecretSealed !== undefined && {
+          previous_webhook_secret_enc: patch.previousWebhookSecretSealed,
+        }),
+        ...(patch.previousWebhookSecretExpiresAt !== undefined && {
+          previous_webhook_secret_expires_at: patch.previousWebhookSecretExpiresAt,
+        }),
         ...(patch.status !== undefined && { status: patch.status }),
         ...(patch.feeRatePpm !== undefined && { fee_rate_ppm: patch.feeRatePpm }),
         // Strictly increasing even within one millisecond, so every instance's change marker moves.

@@ -61,7 +61,9 @@ export type FairClaim = {
  * statements, so the statement's start is the right instant for both.
  */
 function leaseNow(dialect: Dialect, sqliteNow: number): RawBuilder<number> {
-  return dialect === 'postgres' ? sql<number>`(extract(epoch from statement_timestamp()) * 1000)::bigint` : sql<number>`${sqliteNow}`;
+  return dialect === 'postgres'
+    ? sql<number>`(extract(epoch from statement_timestamp()) * 1000)::bigint`
+    : sql<number>`${sqliteNow}`;
 }
 
 /**
@@ -172,7 +174,9 @@ export class OutboxClaimsRepo {
     const query =
       after === ''
         ? sql<{ origin: string }>`with recursive ${this.#pendingOrigins('a', '', max)} ${tail} order by origin`
-        : sql<{ origin: string }>`with recursive ${this.#pendingOrigins('a', after, max)}, ${this.#pendingOrigins('b', '', max, after)}
+        : sql<{
+            origin: string;
+          }>`with recursive ${this.#pendingOrigins('a', after, max)}, ${this.#pendingOrigins('b', '', max, after)}
             select origin from (${tail}
               union all
               select origin, 1 as part from b where origin is not null and origin <= ${after} and ${this.#hasDue(sql`b.origin`, now)}) as due
@@ -187,7 +191,8 @@ export class OutboxClaimsRepo {
    * claims by several instances get disjoint sets without waiting on each other.
    */
   async claim(options: FairClaimOptions): Promise<FairClaim> {
-    if (options.limit <= 0) return { events: [], lastOrigin: options.after, leftBehind: [], exhausted: [], truncated: true };
+    if (options.limit <= 0)
+      return { events: [], lastOrigin: options.after, leftBehind: [], exhausted: [], truncated: true };
     const origins = options.origins ?? (await this.dueOrigins(options.now, options.after ?? ''));
     const plan: Array<{ origin: string; take: number }> = [];
     const skipped: string[] = [];
@@ -207,8 +212,15 @@ export class OutboxClaimsRepo {
       plan.push({ origin, take });
       left -= take;
     }
-    if (plan.length === 0) return { events: [], lastOrigin: options.after, leftBehind: skipped, exhausted: [], truncated };
-    const leased = await this.#lease({ plan, owner: options.owner, now: options.now, leaseNow: Date.now(), leaseMs: options.leaseMs });
+    if (plan.length === 0)
+      return { events: [], lastOrigin: options.after, leftBehind: skipped, exhausted: [], truncated };
+    const leased = await this.#lease({
+      plan,
+      owner: options.owner,
+      now: options.now,
+      leaseNow: Date.now(),
+      leaseMs: options.leaseMs,
+    });
     const events = leased.sort((a, b) => a.nextAttemptAt - b.nextAttemptAt || (a.id < b.id ? -1 : 1));
     const got = new Map<string, number>();
     for (const event of events) got.set(event.origin, (got.get(event.origin) ?? 0) + 1);
@@ -225,7 +237,11 @@ export class OutboxClaimsRepo {
    */
   async originsOf(ids: readonly string[]): Promise<{ origins: string[]; missing: boolean }> {
     if (ids.length === 0) return { origins: [], missing: false };
-    const rows = await this.#db.selectFrom('outbox_events').select(['id', 'origin', 'target_url', 'status']).where('id', 'in', ids).execute();
+    const rows = await this.#db
+      .selectFrom('outbox_events')
+      .select(['id', 'origin', 'target_url', 'status'])
+      .where('id', 'in', ids)
+      .execute();
     const origins = new Set<string>();
     for (const row of rows) if (row.status === 'pending') origins.add(row.origin ?? originOf(row.target_url));
     return { origins: [...origins], missing: rows.length < new Set(ids).size };
@@ -234,12 +250,21 @@ export class OutboxClaimsRepo {
   /** Gives leased events back untouched (claimed but not sent). */
   async release(ids: readonly string[], owner: string): Promise<void> {
     if (ids.length === 0) return;
-    await this.#db.updateTable('outbox_events').set({ lease_owner: null, lease_expires_at: null }).where('id', 'in', ids).where('lease_owner', '=', owner).execute();
+    await this.#db
+      .updateTable('outbox_events')
+      .set({ lease_owner: null, lease_expires_at: null })
+      .where('id', 'in', ids)
+      .where('lease_owner', '=', owner)
+      .execute();
   }
 
   /** Every lease `owner` still holds (graceful stop). */
   async releaseAllOf(owner: string): Promise<number> {
-    const result = await this.#db.updateTable('outbox_events').set({ lease_owner: null, lease_expires_at: null }).where('lease_owner', '=', owner).executeTakeFirst();
+    const result = await this.#db
+      .updateTable('outbox_events')
+      .set({ lease_owner: null, lease_expires_at: null })
+      .where('lease_owner', '=', owner)
+      .executeTakeFirst();
     return Number(result.numUpdatedRows ?? 0n);
   }
 
@@ -249,7 +274,11 @@ export class OutboxClaimsRepo {
    * only delay its deliveries.
    */
   async releaseAll(): Promise<number> {
-    const result = await this.#db.updateTable('outbox_events').set({ lease_owner: null, lease_expires_at: null }).where('lease_owner', 'is not', null).executeTakeFirst();
+    const result = await this.#db
+      .updateTable('outbox_events')
+      .set({ lease_owner: null, lease_expires_at: null })
+      .where('lease_owner', 'is not', null)
+      .executeTakeFirst();
     return Number(result.numUpdatedRows ?? 0n);
   }
 
@@ -272,5 +301,9 @@ export class OutboxClaimsRepo {
 /** The claims repository as the gateway runs it: on SQLite the lease write is the writer thread's `leaseOutboxEvents` store job. */
 export function claimsRepoFor(store: Pick<Store, 'db' | 'dialect' | 'sqliteJobs'>): OutboxClaimsRepo {
   const jobs = store.sqliteJobs;
-  return new OutboxClaimsRepo(store.db, store.dialect, jobs && ((args) => jobs.run<OutboxEvent[]>('leaseOutboxEvents', args)));
+  return new OutboxClaimsRepo(
+    store.db,
+    store.dialect,
+    jobs && ((args) => jobs.run<OutboxEvent[]>('leaseOutboxEvents', args)),
+  );
 }

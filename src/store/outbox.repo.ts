@@ -158,7 +158,12 @@ export function attemptRow(attempt: NewAttempt, attemptNo: number): Insertable<D
 }
 
 /** What an owned attempt's transition writes to its event (null where the column keeps its value). */
-export function transitionColumns(transition: AttemptTransition): { status: OutboxStatus; deliveredAt: number | null; nextAttemptAt: number | null; lastError: string | null } {
+export function transitionColumns(transition: AttemptTransition): {
+  status: OutboxStatus;
+  deliveredAt: number | null;
+  nextAttemptAt: number | null;
+  lastError: string | null;
+} {
   return {
     status: transition.status,
     deliveredAt: transition.status === 'delivered' ? transition.deliveredAt : null,
@@ -195,7 +200,13 @@ async function recordBatch(trx: Trx, items: readonly AttemptRecord[], order: num
   const ids = order.map((i) => items[i]!.attempt.eventId);
   let read = trx
     .selectFrom('outbox_events as e')
-    .select(['e.id', 'e.status', 'e.series', 'e.lease_owner', sql<number | string | null>`(select max(a.attempt_no) from delivery_attempts a where a.event_id = e.id)`.as('n')])
+    .select([
+      'e.id',
+      'e.status',
+      'e.series',
+      'e.lease_owner',
+      sql<number | string | null>`(select max(a.attempt_no) from delivery_attempts a where a.event_id = e.id)`.as('n'),
+    ])
     .where('e.id', 'in', ids)
     .orderBy('e.id');
   if (dialectOf(trx) === 'postgres') read = read.forUpdate();
@@ -241,12 +252,20 @@ async function recordBatch(trx: Trx, items: readonly AttemptRecord[], order: num
     for (const i of owned) applied[i] = true;
   }
   // Our lease was taken over or the series moved on: the lease (if still ours) goes back.
-  if (stale.length > 0) await trx.updateTable('outbox_events').set({ lease_owner: null, lease_expires_at: null }).where('id', 'in', stale).execute();
+  if (stale.length > 0)
+    await trx
+      .updateTable('outbox_events')
+      .set({ lease_owner: null, lease_expires_at: null })
+      .where('id', 'in', stale)
+      .execute();
   return applied;
 }
 
 async function recordOne(trx: Trx, { attempt, owner, transition }: AttemptRecord): Promise<boolean> {
-  let current = trx.selectFrom('outbox_events').select(['status', 'series', 'lease_owner']).where('id', '=', attempt.eventId);
+  let current = trx
+    .selectFrom('outbox_events')
+    .select(['status', 'series', 'lease_owner'])
+    .where('id', '=', attempt.eventId);
   // SQLite's BEGIN IMMEDIATE already serialises writers.
   if (dialectOf(trx) === 'postgres') current = current.forUpdate();
   const row = await current.executeTakeFirst();
@@ -264,10 +283,20 @@ async function recordOne(trx: Trx, { attempt, owner, transition }: AttemptRecord
 }
 
 /** Applies the worker's decision if `owner` still holds the event for the same series; gives a stale lease back otherwise. */
-async function applyTransition(trx: Trx, attempt: NewAttempt, owner: string, transition: AttemptTransition, row: EventState): Promise<boolean> {
+async function applyTransition(
+  trx: Trx,
+  attempt: NewAttempt,
+  owner: string,
+  transition: AttemptTransition,
+  row: EventState,
+): Promise<boolean> {
   if (!isOwned(row, attempt, owner)) {
     if (row.lease_owner === owner) {
-      await trx.updateTable('outbox_events').set({ lease_owner: null, lease_expires_at: null }).where('id', '=', attempt.eventId).execute();
+      await trx
+        .updateTable('outbox_events')
+        .set({ lease_owner: null, lease_expires_at: null })
+        .where('id', '=', attempt.eventId)
+        .execute();
     }
     return false;
   }
@@ -279,7 +308,10 @@ async function applyTransition(trx: Trx, attempt: NewAttempt, owner: string, tra
       lease_owner: null,
       lease_expires_at: null,
       ...(transition.status === 'delivered' && { delivered_at: transition.deliveredAt, last_error: null }),
-      ...(transition.status === 'pending' && { next_attempt_at: transition.nextAttemptAt, last_error: storableText(transition.lastError) }),
+      ...(transition.status === 'pending' && {
+        next_attempt_at: transition.nextAttemptAt,
+        last_error: storableText(transition.lastError),
+      }),
       ...(transition.status === 'failed' && { last_error: storableText(transition.lastError) }),
     })
     .where('id', '=', attempt.eventId)
@@ -320,13 +352,22 @@ export class OutboxRepo {
 
   /** The payment's result notification (refund notifications of the same payment are not it). */
   async findByTransaction(transactionId: string): Promise<OutboxEvent | undefined> {
-    const row = await this.#db.selectFrom('outbox_events').selectAll().where('transaction_id', '=', transactionId).where('refund_id', 'is', null).executeTakeFirst();
+    const row = await this.#db
+      .selectFrom('outbox_events')
+      .selectAll()
+      .where('transaction_id', '=', transactionId)
+      .where('refund_id', 'is', null)
+      .executeTakeFirst();
     return row ? eventFromRow(row) : undefined;
   }
 
   /** The notification of one refund. */
   async findByRefund(refundId: string): Promise<OutboxEvent | undefined> {
-    const row = await this.#db.selectFrom('outbox_events').selectAll().where('refund_id', '=', refundId).executeTakeFirst();
+    const row = await this.#db
+      .selectFrom('outbox_events')
+      .selectAll()
+      .where('refund_id', '=', refundId)
+      .executeTakeFirst();
     return row ? eventFromRow(row) : undefined;
   }
 
@@ -350,7 +391,12 @@ export class OutboxRepo {
 
   /** Oldest first. */
   async attempts(eventId: string): Promise<DeliveryAttempt[]> {
-    const rows = await this.#db.selectFrom('delivery_attempts').selectAll().where('event_id', '=', eventId).orderBy('attempt_no').execute();
+    const rows = await this.#db
+      .selectFrom('delivery_attempts')
+      .selectAll()
+      .where('event_id', '=', eventId)
+      .orderBy('attempt_no')
+      .execute();
     return rows.map(attemptFromRow);
   }
 
@@ -382,10 +428,18 @@ export class OutboxRepo {
  * The payment's result notification and whether any delivery attempt of it has been recorded
  * (by any instance); undefined when the transaction has no result event (not final yet).
  */
-export async function resultEventAttempted(db: Db, transactionId: string): Promise<{ eventId: string; attempted: boolean } | undefined> {
+export async function resultEventAttempted(
+  db: Db,
+  transactionId: string,
+): Promise<{ eventId: string; attempted: boolean } | undefined> {
   const row = await db
     .selectFrom('outbox_events as e')
-    .select((eb) => ['e.id', eb.exists(eb.selectFrom('delivery_attempts as a').select('a.event_id').whereRef('a.event_id', '=', 'e.id')).as('attempted')])
+    .select((eb) => [
+      'e.id',
+      eb
+        .exists(eb.selectFrom('delivery_attempts as a').select('a.event_id').whereRef('a.event_id', '=', 'e.id'))
+        .as('attempted'),
+    ])
     .where('e.transaction_id', '=', transactionId)
     .where('e.refund_id', 'is', null)
     .executeTakeFirst();

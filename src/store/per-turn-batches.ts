@@ -29,7 +29,12 @@ export class PerTurnBatches<I, O> {
   #scheduled = false;
   #inFlight = 0;
 
-  constructor(maxBatch: number, maxInFlight: number, run: (batch: Array<Pending<I, O>>) => Promise<void>, select: SelectBatch<I, O> = oldestFirst) {
+  constructor(
+    maxBatch: number,
+    maxInFlight: number,
+    run: (batch: Array<Pending<I, O>>) => Promise<void>,
+    select: SelectBatch<I, O> = oldestFirst,
+  ) {
     this.#maxBatch = maxBatch;
     this.#maxInFlight = maxInFlight;
     this.#run = run;

@@ -59,7 +59,21 @@ export async function recordAttemptsPg(pool: pg.Pool, items: readonly AttemptRec
   const tuples = items.map(({ attempt, owner, transition }) => {
     const row = attemptRow(attempt, 0);
     const t = transitionColumns(transition);
-    return [row.event_id, owner, row.series, row.started_at, row.latency_ms, row.http_status, row.error, row.response_excerpt, row.instance_id, t.status, t.deliveredAt, t.nextAttemptAt, t.lastError];
+    return [
+      row.event_id,
+      owner,
+      row.series,
+      row.started_at,
+      row.latency_ms,
+      row.http_status,
+      row.error,
+      row.response_excerpt,
+      row.instance_id,
+      t.status,
+      t.deliveredAt,
+      t.nextAttemptAt,
+      t.lastError,
+    ];
   });
   const values = tuples[0]!.map((_, column) => pgArrayLiteral(tuples.map((tuple) => tuple[column])));
   const { rows } = await pool.query<{ event_id: string; applied: boolean }>({ ...RECORD, values });

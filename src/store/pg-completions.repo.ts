@@ -112,9 +112,17 @@ const WRITE = {
 };
 
 /** The rows to complete, each with its merchant's fee rate as of now; unknown ids are absent. */
-export async function readForCompletion(pool: pg.Pool, ids: string[]): Promise<Map<string, { record: TransactionRecord; feeRatePpm: bigint }>> {
+export async function readForCompletion(
+  pool: pg.Pool,
+  ids: string[],
+): Promise<Map<string, { record: TransactionRecord; feeRatePpm: bigint }>> {
   const { rows } = await pool.query<TransactionsTable & { fee_rate_ppm: string | number }>({ ...READ, values: [ids] });
-  return new Map(rows.map(({ fee_rate_ppm, ...row }) => [row.id, { record: transactionFromRow(row), feeRatePpm: BigInt(fee_rate_ppm) }]));
+  return new Map(
+    rows.map(({ fee_rate_ppm, ...row }) => [
+      row.id,
+      { record: transactionFromRow(row), feeRatePpm: BigInt(fee_rate_ppm) },
+    ]),
+  );
 }
 
 /** Creates the accounts that do not exist yet (one statement; accounts are never deleted). */
@@ -122,7 +130,13 @@ export async function ensureAccounts(pool: pg.Pool, refs: AccountRef[], now: num
   if (refs.length === 0) return;
   await pool.query({
     ...ENSURE_ACCOUNTS,
-    values: [refs.map(accountId), refs.map((r) => r.kind), refs.map((r) => r.merchantId), refs.map((r) => r.currency), String(now)],
+    values: [
+      refs.map(accountId),
+      refs.map((r) => r.kind),
+      refs.map((r) => r.merchantId),
+      refs.map((r) => r.currency),
+      String(now),
+    ],
   });
 }
 

@@ -9,7 +9,12 @@ import type pg from 'pg';
 import type { TransactionsTable } from './database.ts';
 import { isStoreUnavailable } from './open-store.ts';
 import { pgArrayLiteral } from './pg-array-literal.ts';
-import { transactionFromRow, transactionToRow, type TransactionRecord, type TransactionsRepo } from './transactions.repo.ts';
+import {
+  transactionFromRow,
+  transactionToRow,
+  type TransactionRecord,
+  type TransactionsRepo,
+} from './transactions.repo.ts';
 
 const MAX_BATCH = 256;
 /** INSERT statements in flight at once; more initiations wait and go together (per-turn-batches.ts). */
@@ -65,7 +70,11 @@ type Pending = PendingOf<TransactionRecord, { inserted: boolean; row: Transactio
 export class PgInitiationBatch {
   readonly #pool: pg.Pool;
   readonly #transactions: TransactionsRepo;
-  readonly #batches = new PerTurnBatches<TransactionRecord, { inserted: boolean; row: TransactionRecord }>(MAX_BATCH, MAX_IN_FLIGHT, (batch) => this.#run(batch));
+  readonly #batches = new PerTurnBatches<TransactionRecord, { inserted: boolean; row: TransactionRecord }>(
+    MAX_BATCH,
+    MAX_IN_FLIGHT,
+    (batch) => this.#run(batch),
+  );
 
   constructor(pool: pg.Pool, transactions: TransactionsRepo) {
     this.#pool = pool;

@@ -25,7 +25,10 @@ type Statement = { readonly name: string; readonly text: string };
 
 /** Exported for bench/lookup-explain.ts (the plans of exactly these statements). */
 export const PG_TRANSACTION_LOOKUPS = {
-  byTrackid: { name: 'transactions_by_trackid_v1', text: 'select * from transactions where merchant_id = $1 and trackid = $2' },
+  byTrackid: {
+    name: 'transactions_by_trackid_v1',
+    text: 'select * from transactions where merchant_id = $1 and trackid = $2',
+  },
   byTrackids: {
     name: 'transactions_by_trackids_v1',
     text: 'select t.* from transactions t join unnest($1::text[], $2::text[]) as k(merchant_id, trackid) on t.merchant_id = k.merchant_id and t.trackid = k.trackid',
@@ -36,7 +39,10 @@ export const PG_TRANSACTION_LOOKUPS = {
     text: 'select t.* from transactions t join unnest($1::text[], $2::text[]) as k(merchant_id, id) on t.merchant_id = k.merchant_id and t.id = k.id',
   },
   byRedirectId: { name: 'transactions_by_redirect_id_v1', text: 'select * from transactions where redirect_id = $1' },
-  byRedirectIds: { name: 'transactions_by_redirect_ids_v1', text: 'select * from transactions where redirect_id = any($1::text[])' },
+  byRedirectIds: {
+    name: 'transactions_by_redirect_ids_v1',
+    text: 'select * from transactions where redirect_id = any($1::text[])',
+  },
 } as const satisfies Record<string, Statement>;
 
 const MAX_BATCH = 256;
@@ -51,7 +57,9 @@ class LookupBatch {
   readonly #one: Statement;
   readonly #many: Statement;
   readonly #keysOf: (row: Row) => readonly string[];
-  readonly #batches = new PerTurnBatches<readonly string[], Row | undefined>(MAX_BATCH, MAX_IN_FLIGHT, (batch) => this.#run(batch));
+  readonly #batches = new PerTurnBatches<readonly string[], Row | undefined>(MAX_BATCH, MAX_IN_FLIGHT, (batch) =>
+    this.#run(batch),
+  );
 
   constructor(pool: pg.Pool, one: Statement, many: Statement, keysOf: (row: Row) => readonly string[]) {
     this.#pool = pool;

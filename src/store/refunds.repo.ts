@@ -39,7 +39,12 @@ function refundFromRow(row: Selectable<RefundsTable>): RefundRecord {
   };
 }
 
-export type RefundListOptions = { merchantId?: string; transactionId?: string; limit?: number; before?: { createdAt: number; id: string } };
+export type RefundListOptions = {
+  merchantId?: string;
+  transactionId?: string;
+  limit?: number;
+  before?: { createdAt: number; id: string };
+};
 
 export class RefundsRepo {
   readonly #db: Db;
@@ -69,7 +74,12 @@ export class RefundsRepo {
   }
 
   async findByKey(merchantId: string, idempotencyKey: string, trx?: Trx): Promise<RefundRecord | undefined> {
-    const row = await (trx ?? this.#db).selectFrom('refunds').selectAll().where('merchant_id', '=', merchantId).where('idempotency_key', '=', idempotencyKey).executeTakeFirst();
+    const row = await (trx ?? this.#db)
+      .selectFrom('refunds')
+      .selectAll()
+      .where('merchant_id', '=', merchantId)
+      .where('idempotency_key', '=', idempotencyKey)
+      .executeTakeFirst();
     return row ? refundFromRow(row) : undefined;
   }
 
@@ -80,7 +90,13 @@ export class RefundsRepo {
 
   /** Oldest first: the refunds of one payment. */
   async ofTransaction(transactionId: string): Promise<RefundRecord[]> {
-    const rows = await this.#db.selectFrom('refunds').selectAll().where('transaction_id', '=', transactionId).orderBy('created_at').orderBy('id').execute();
+    const rows = await this.#db
+      .selectFrom('refunds')
+      .selectAll()
+      .where('transaction_id', '=', transactionId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
     return rows.map(refundFromRow);
   }
 
@@ -91,7 +107,11 @@ export class RefundsRepo {
     if (options.transactionId !== undefined) query = query.where('transaction_id', '=', options.transactionId);
     const before = options.before;
     if (before) query = query.where(sql<boolean>`(created_at, id) < (${before.createdAt}, ${before.id})`);
-    const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(options.limit ?? 100).execute();
+    const rows = await query
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(options.limit ?? 100)
+      .execute();
     return rows.map(refundFromRow);
   }
 

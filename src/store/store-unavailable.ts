@@ -5,25 +5,44 @@
 // Node socket errors; PostgreSQL: 57P01-57P03 admin/crash shutdown, cannot connect now; 53xxx
 // insufficient resources (too many connections, disk full, out of memory); 08xxx connection
 // exceptions; 40001/40P01 serialization failure / deadlock (a retry succeeds).
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE', 'EHOSTUNREACH', '57P01', '57P02', '57P03', '40001', '40P01']);
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EPIPE',
+  'EHOSTUNREACH',
+  '57P01',
+  '57P02',
+  '57P03',
+  '40001',
+  '40P01',
+]);
 const UNAVAILABLE_CODE_CLASSES = ['08', '53'];
 
 // `pg` messages for a connection that died under a query, or one reused after it died
 // (a ROLLBACK after the backend was terminated fails with "... not queryable").
-const CONNECTION_LOST = /Connection terminated|not queryable|connection timeout|timeout exceeded when trying to connect|Cannot use a pool after calling end|driver has already been destroyed/i;
+const CONNECTION_LOST =
+  /Connection terminated|not queryable|connection timeout|timeout exceeded when trying to connect|Cannot use a pool after calling end|driver has already been destroyed/i;
 
 // node:sqlite: SQLITE_BUSY (5), SQLITE_LOCKED (6), SQLITE_IOERR (10), SQLITE_FULL (13),
 // SQLITE_CANTOPEN (14); messages as SQLite words them.
 const SQLITE_UNAVAILABLE_ERRCODES = new Set([5, 6, 10, 13, 14]);
-const SQLITE_UNAVAILABLE = /database is locked|database connection is not open|SQLITE_BUSY|database or disk is full|disk I\/O error|unable to open database file/i;
+const SQLITE_UNAVAILABLE =
+  /database is locked|database connection is not open|SQLITE_BUSY|database or disk is full|disk I\/O error|unable to open database file/i;
 
 /** True for errors that mean "the store cannot be reached or written right now" (→ 503), not a bug. */
 export function isStoreUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
-  if (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || UNAVAILABLE_CODE_CLASSES.some((c) => code.startsWith(c)))) return true;
+  if (
+    typeof code === 'string' &&
+    (UNAVAILABLE_CODES.has(code) || UNAVAILABLE_CODE_CLASSES.some((c) => code.startsWith(c)))
+  )
+    return true;
   const errcode = (error as { errcode?: unknown }).errcode;
-  if (code === 'ERR_SQLITE_ERROR' && typeof errcode === 'number' && SQLITE_UNAVAILABLE_ERRCODES.has(errcode & 0xff)) return true;
+  if (code === 'ERR_SQLITE_ERROR' && typeof errcode === 'number' && SQLITE_UNAVAILABLE_ERRCODES.has(errcode & 0xff))
+    return true;
   return isConnectionLost(error) || SQLITE_UNAVAILABLE.test(error.message);
 }
 
@@ -31,6 +50,10 @@ export function isStoreUnavailable(error: unknown): boolean {
 export function isConnectionLost(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
-  if (typeof code === 'string' && (code.startsWith('57P') || code.startsWith('08') || code === 'ECONNRESET' || code === 'EPIPE')) return true;
+  if (
+    typeof code === 'string' &&
+    (code.startsWith('57P') || code.startsWith('08') || code === 'ECONNRESET' || code === 'EPIPE')
+  )
+    return true;
   return CONNECTION_LOST.test(error.message);
 }

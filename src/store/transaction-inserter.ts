@@ -14,7 +14,11 @@ import type { TransactionRecord, TransactionsRepo } from './transactions.repo.ts
 
 export type InsertOrGet = (record: TransactionRecord) => Promise<{ inserted: boolean; row: TransactionRecord }>;
 
-export function createTransactionInserter(store: Store, transactions: TransactionsRepo, insertInGroup: InsertOrGet): InsertOrGet {
+export function createTransactionInserter(
+  store: Store,
+  transactions: TransactionsRepo,
+  insertInGroup: InsertOrGet,
+): InsertOrGet {
   // PostgreSQL batches on the pool instead of running the job (a replay is read back in the batch's SELECT).
   if (store.pgPool) {
     const batch = new PgInitiationBatch(store.pgPool, transactions);

@@ -164,17 +164,28 @@ export class TransactionsRepo {
   async findById(merchantId: string, id: string, trx?: Trx): Promise<TransactionRecord | undefined> {
     if (!trx && this.#pg) return fromRow(await this.#pg.byId(merchantId, id));
     const db = trx ?? this.#db;
-    return this.#lookup('byId', [merchantId, id], db, () => db.selectFrom('transactions').selectAll().where('merchant_id', '=', merchantId).where('id', '=', id).compile());
+    return this.#lookup('byId', [merchantId, id], db, () =>
+      db.selectFrom('transactions').selectAll().where('merchant_id', '=', merchantId).where('id', '=', id).compile(),
+    );
   }
 
   async findByTrackid(merchantId: string, trackid: string, db: Db = this.#db): Promise<TransactionRecord | undefined> {
     if (db === this.#db && this.#pg) return fromRow(await this.#pg.byTrackid(merchantId, trackid));
-    return this.#lookup('byTrackid', [merchantId, trackid], db, () => db.selectFrom('transactions').selectAll().where('merchant_id', '=', merchantId).where('trackid', '=', trackid).compile());
+    return this.#lookup('byTrackid', [merchantId, trackid], db, () =>
+      db
+        .selectFrom('transactions')
+        .selectAll()
+        .where('merchant_id', '=', merchantId)
+        .where('trackid', '=', trackid)
+        .compile(),
+    );
   }
 
   async findByRedirectId(redirectId: string): Promise<TransactionRecord | undefined> {
     if (this.#pg) return fromRow(await this.#pg.byRedirectId(redirectId));
-    return this.#lookup('byRedirectId', [redirectId], this.#db, () => this.#db.selectFrom('transactions').selectAll().where('redirect_id', '=', redirectId).compile());
+    return this.#lookup('byRedirectId', [redirectId], this.#db, () =>
+      this.#db.selectFrom('transactions').selectAll().where('redirect_id', '=', redirectId).compile(),
+    );
   }
 
   /**
@@ -183,7 +194,12 @@ export class TransactionsRepo {
    * compiled query is kept, not just its SQL: the SQLite driver routes by its node (a SELECT
    * runs on the main thread's read connection; raw SQL would go to the writer thread).
    */
-  async #lookup(name: string, parameters: readonly string[], db: Db | Trx, build: () => CompiledQuery): Promise<TransactionRecord | undefined> {
+  async #lookup(
+    name: string,
+    parameters: readonly string[],
+    db: Db | Trx,
+    build: () => CompiledQuery,
+  ): Promise<TransactionRecord | undefined> {
     const kept = this.#lookups.get(name);
     let compiled: CompiledQuery;
     if (kept !== undefined) {
@@ -200,8 +216,17 @@ export class TransactionsRepo {
    * A completion's one read: the row, locked on PostgreSQL (SQLite's IMMEDIATE transaction
    * already serialises), with its merchant's fee rate as of now, in one statement.
    */
-  async lockForCompletion(trx: Trx, id: string, dialect: 'sqlite' | 'postgres'): Promise<{ record: TransactionRecord; feeRatePpm: bigint } | undefined> {
-    let query = trx.selectFrom('transactions as t').innerJoin('merchants as m', 'm.id', 't.merchant_id').selectAll('t').select('m.fee_rate_ppm').where('t.id', '=', id);
+  async lockForCompletion(
+    trx: Trx,
+    id: string,
+    dialect: 'sqlite' | 'postgres',
+  ): Promise<{ record: TransactionRecord; feeRatePpm: bigint } | undefined> {
+    let query = trx
+      .selectFrom('transactions as t')
+      .innerJoin('merchants as m', 'm.id', 't.merchant_id')
+      .selectAll('t')
+      .select('m.fee_rate_ppm')
+      .where('t.id', '=', id);
     if (dialect === 'postgres') query = query.forUpdate('t');
     const row = await query.executeTakeFirst();
     if (!row) return undefined;
@@ -228,7 +253,12 @@ export class TransactionsRepo {
   ): Promise<boolean> {
     const result = await trx
       .updateTable('transactions')
-      .set({ status: final.status, error_code_tag: final.errorCodeTag, error_text: final.errorText, completed_at: final.completedAt })
+      .set({
+        status: final.status,
+        error_code_tag: final.errorCodeTag,
+        error_text: final.errorText,
+        completed_at: final.completedAt,
+      })
       .where('id', '=', id)
       .where('status', '=', 'PROCESSING')
       .executeTakeFirst();

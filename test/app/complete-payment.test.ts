@@ -14,17 +14,33 @@ describe('decideCompletion (pure)', () => {
   test('before the deadline the cause decides; the sandbox rule is ≤ 10000.00', () => {
     assert.deepEqual(decideCompletion({ ...base, cause: 'confirm' }).outcome, { status: 'SUCCESS', tag: null });
     assert.deepEqual(decideCompletion({ ...base, cause: 'cancel' }).outcome, { status: 'FAILED', tag: 'CANCELLED' });
-    assert.deepEqual(decideCompletion({ ...base, cause: 'sandbox', amountMinor: SANDBOX_SUCCESS_LIMIT_MINOR }).outcome.status, 'SUCCESS');
-    assert.deepEqual(decideCompletion({ ...base, cause: 'sandbox', amountMinor: SANDBOX_SUCCESS_LIMIT_MINOR + 100n }).outcome, { status: 'FAILED', tag: 'DECLINED' });
+    assert.deepEqual(
+      decideCompletion({ ...base, cause: 'sandbox', amountMinor: SANDBOX_SUCCESS_LIMIT_MINOR }).outcome.status,
+      'SUCCESS',
+    );
+    assert.deepEqual(
+      decideCompletion({ ...base, cause: 'sandbox', amountMinor: SANDBOX_SUCCESS_LIMIT_MINOR + 100n }).outcome,
+      { status: 'FAILED', tag: 'DECLINED' },
+    );
   });
   test('at or after the deadline every ending without an override is EXPIRED, recorded with cause expire', () => {
     for (const cause of ['confirm', 'cancel', 'sandbox', 'expire'] as const) {
-      assert.deepEqual(decideCompletion({ ...base, now: 1_000, cause }), { cause: 'expire', outcome: { status: 'FAILED', tag: 'EXPIRED' } }, cause);
+      assert.deepEqual(
+        decideCompletion({ ...base, now: 1_000, cause }),
+        { cause: 'expire', outcome: { status: 'FAILED', tag: 'EXPIRED' } },
+        cause,
+      );
     }
   });
   test('an explicit sandbox override still wins after the deadline; expire before the deadline is refused', () => {
-    assert.deepEqual(decideCompletion({ ...base, now: 5_000, cause: 'sandbox', override: 'success' }).outcome.status, 'SUCCESS');
-    assert.throws(() => decideCompletion({ ...base, cause: 'expire' }), (e: unknown) => isGatewayError(e) && e.tag === 'INVALID_STATE');
+    assert.deepEqual(
+      decideCompletion({ ...base, now: 5_000, cause: 'sandbox', override: 'success' }).outcome.status,
+      'SUCCESS',
+    );
+    assert.throws(
+      () => decideCompletion({ ...base, cause: 'expire' }),
+      (e: unknown) => isGatewayError(e) && e.tag === 'INVALID_STATE',
+    );
   });
 });
 
@@ -58,7 +74,16 @@ for (const { dialect, skip } of await testDialects()) {
         assert.equal(s.status, edge.status);
         assert.equal(s.errorCodeTag, edge.tag);
         assert.equal(s.completedAt, gw.clock.now);
-        assert.deepEqual(s.transitions, [{ transactionId: p.transactionid, fromStatus: 'PROCESSING', toStatus: edge.status, cause: 'sandbox', errorCodeTag: edge.tag, at: gw.clock.now }]);
+        assert.deepEqual(s.transitions, [
+          {
+            transactionId: p.transactionid,
+            fromStatus: 'PROCESSING',
+            toStatus: edge.status,
+            cause: 'sandbox',
+            errorCodeTag: edge.tag,
+            at: gw.clock.now,
+          },
+        ]);
         assert.equal(s.outbox.length, 1);
         const notification = JSON.parse(s.outbox[0]!.payload);
         assert.equal(notification.responsecode, edge.status === 'SUCCESS' ? '0' : '6');
@@ -66,7 +91,11 @@ for (const { dialect, skip } of await testDialects()) {
         const credited = (await payoutBalance(gw, creds.merchantid)) - balanceBefore;
         if (edge.status === 'SUCCESS') {
           assert.equal(s.entries.length, 1, 'one journal entry for a successful payment');
-          assert.equal(credited, BigInt(edge.amount.replace('.', '')) * (edge.amount.includes('.') ? 100n : 10_000n), 'merchant credited the amount (fee 0)');
+          assert.equal(
+            credited,
+            BigInt(edge.amount.replace('.', '')) * (edge.amount.includes('.') ? 100n : 10_000n),
+            'merchant credited the amount (fee 0)',
+          );
         } else {
           assert.equal(s.entries.length, 0, 'a failed payment posts nothing');
           assert.equal(credited, 0n);
@@ -102,13 +131,19 @@ for (const { dialect, skip } of await testDialects()) {
     test('expiry only after the TTL (moved with the injectable clock), stored with cause expire and its time', async () => {
       const p = await startPayment(gw, creds, { bill_amount: '500' });
       gw.clock.now += gw.config.transactionTtlMs - 1;
-      await assert.rejects(gw.services.complete.execute(p.transactionid, 'expire'), (e: unknown) => isGatewayError(e) && e.tag === 'INVALID_STATE');
+      await assert.rejects(
+        gw.services.complete.execute(p.transactionid, 'expire'),
+        (e: unknown) => isGatewayError(e) && e.tag === 'INVALID_STATE',
+      );
       assert.equal((await snapshot(gw, p.transactionid)).status, 'PROCESSING');
       gw.clock.now += 1;
       const done = await gw.services.complete.execute(p.transactionid, 'expire');
       assert.equal(done.errorCodeTag, 'EXPIRED');
       const s = await snapshot(gw, p.transactionid);
-      assert.deepEqual(s.transitions.map((t) => [t.cause, t.toStatus, t.errorCodeTag, t.at]), [['expire', 'FAILED', 'EXPIRED', gw.clock.now]]);
+      assert.deepEqual(
+        s.transitions.map((t) => [t.cause, t.toStatus, t.errorCodeTag, t.at]),
+        [['expire', 'FAILED', 'EXPIRED', gw.clock.now]],
+      );
     });
 
     test('a confirm after the TTL (sweeper not yet run) ends as EXPIRED, never SUCCESS', async () => {
@@ -127,11 +162,20 @@ for (const { dialect, skip } of await testDialects()) {
       const balance = await payoutBalance(gw, creds.merchantid);
       gw.clock.now += 5000;
       for (const cause of ['confirm', 'cancel', 'sandbox'] as const) {
-        await assert.rejects(gw.services.complete.execute(p.transactionid, cause), (e: unknown) => e instanceof GatewayError && e.tag === 'INVALID_STATE' && /already final/.test(e.message));
+        await assert.rejects(
+          gw.services.complete.execute(p.transactionid, cause),
+          (e: unknown) => e instanceof GatewayError && e.tag === 'INVALID_STATE' && /already final/.test(e.message),
+        );
       }
-      await assert.rejects(gw.services.complete.execute(p.transactionid, 'sandbox', { override: 'failed' }), (e: unknown) => isGatewayError(e) && e.tag === 'INVALID_STATE');
+      await assert.rejects(
+        gw.services.complete.execute(p.transactionid, 'sandbox', { override: 'failed' }),
+        (e: unknown) => isGatewayError(e) && e.tag === 'INVALID_STATE',
+      );
       gw.clock.now += gw.config.transactionTtlMs;
-      await assert.rejects(gw.services.complete.execute(p.transactionid, 'expire'), (e: unknown) => isGatewayError(e) && e.tag === 'INVALID_STATE');
+      await assert.rejects(
+        gw.services.complete.execute(p.transactionid, 'expire'),
+        (e: unknown) => isGatewayError(e) && e.tag === 'INVALID_STATE',
+      );
       assert.deepEqual(await snapshot(gw, p.transactionid), before);
       assert.equal(await payoutBalance(gw, creds.merchantid), balance);
     });
@@ -140,11 +184,16 @@ for (const { dialect, skip } of await testDialects()) {
       for (let round = 0; round < 3; round++) {
         const p = await startPayment(gw, creds, { bill_amount: '250' });
         const causes = ['confirm', 'sandbox', 'cancel', 'confirm', 'sandbox', 'confirm', 'cancel', 'sandbox'] as const;
-        const results = await Promise.allSettled(causes.map((cause) => gw.services.complete.execute(p.transactionid, cause)));
+        const results = await Promise.allSettled(
+          causes.map((cause) => gw.services.complete.execute(p.transactionid, cause)),
+        );
         const won = results.filter((r) => r.status === 'fulfilled');
         const lost = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
         assert.equal(won.length, 1, 'exactly one completion wins');
-        assert.ok(lost.every((r) => isGatewayError(r.reason) && r.reason.tag === 'INVALID_STATE'), String(lost.find((r) => !isGatewayError(r.reason))?.reason));
+        assert.ok(
+          lost.every((r) => isGatewayError(r.reason) && r.reason.tag === 'INVALID_STATE'),
+          String(lost.find((r) => !isGatewayError(r.reason))?.reason),
+        );
         const s = await snapshot(gw, p.transactionid);
         assert.equal(s.transitions.length, 1);
         assert.equal(s.outbox.length, 1);
@@ -156,7 +205,10 @@ for (const { dialect, skip } of await testDialects()) {
     test('the merchant scope: another merchant cannot complete the transaction (NOT_FOUND), and nothing changes', async () => {
       const p = await startPayment(gw, creds, { bill_amount: '300' });
       const other = await addMerchant(gw);
-      await assert.rejects(gw.services.complete.execute(p.transactionid, 'sandbox', { merchantId: other.merchantid }), (e: unknown) => isGatewayError(e) && e.tag === 'NOT_FOUND');
+      await assert.rejects(
+        gw.services.complete.execute(p.transactionid, 'sandbox', { merchantId: other.merchantid }),
+        (e: unknown) => isGatewayError(e) && e.tag === 'NOT_FOUND',
+      );
       assert.equal((await snapshot(gw, p.transactionid)).status, 'PROCESSING');
     });
 

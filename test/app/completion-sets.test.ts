@@ -31,13 +31,21 @@ for (const { dialect, skip } of await testDialects()) {
     const verifyLedger = async () => {
       const { store, ledger, merchants, now } = gw.services;
       const check = await new LedgerOperations({ store, ledger, merchants, now }).verify();
-      assert.equal(check.ok, true, JSON.stringify(check, (_k, v) => (typeof v === 'bigint' ? String(v) : v)));
+      assert.equal(
+        check.ok,
+        true,
+        JSON.stringify(check, (_k, v) => (typeof v === 'bigint' ? String(v) : v)),
+      );
     };
     /** The payout chain of a merchant: sequence numbers 1..n, each balance the previous plus the amount. */
     const assertChain = async (merchantId: string) => {
       const rows = await gw.services.store.db
         .selectFrom('postings')
-        .select([sql<string>`cast(amount_minor as text)`.as('amount'), sql<string>`cast(account_seq as text)`.as('seq'), sql<string>`cast(balance_after_minor as text)`.as('after')])
+        .select([
+          sql<string>`cast(amount_minor as text)`.as('amount'),
+          sql<string>`cast(account_seq as text)`.as('seq'),
+          sql<string>`cast(balance_after_minor as text)`.as('after'),
+        ])
         .where('account_id', '=', `merchant_payout:${merchantId}:THB`)
         .orderBy('account_seq')
         .execute();
@@ -54,8 +62,10 @@ for (const { dialect, skip } of await testDialects()) {
       const amounts = ['100.01', '250', '999.99', '1000.03', '112.5'];
       const paymentsA: Started[] = [];
       const paymentsB: Started[] = [];
-      for (let i = 0; i < 12; i++) paymentsA.push(await startPayment(gw, a, { bill_amount: amounts[i % amounts.length] }));
-      for (let i = 0; i < 5; i++) paymentsB.push(await startPayment(gw, b, { bill_amount: amounts[i % amounts.length] }));
+      for (let i = 0; i < 12; i++)
+        paymentsA.push(await startPayment(gw, a, { bill_amount: amounts[i % amounts.length] }));
+      for (let i = 0; i < 5; i++)
+        paymentsB.push(await startPayment(gw, b, { bill_amount: amounts[i % amounts.length] }));
       const declined = await startPayment(gw, a, { bill_amount: '15000' }); // sandbox rule: FAILED DECLINED
       const cancelled = await startPayment(gw, b, { bill_amount: '300' });
       const final = await startPayment(gw, a, { bill_amount: '140' });
@@ -142,23 +152,43 @@ for (const { dialect, skip } of await testDialects()) {
       const poisoned = await startPayment(gw, a, { bill_amount: '161' });
       // A test-only guard refusing that one transaction's outbox event (the marker is its id).
       if (dialect === 'sqlite') {
-        await sql.raw(`create trigger test_refuse_outbox before insert on outbox_events when new.transaction_id = '${poisoned.transactionid}' begin select raise(abort, 'test: refused'); end`).execute(db);
+        await sql
+          .raw(
+            `create trigger test_refuse_outbox before insert on outbox_events when new.transaction_id = '${poisoned.transactionid}' begin select raise(abort, 'test: refused'); end`,
+          )
+          .execute(db);
       } else {
-        await sql.raw(`create function test_refuse_outbox() returns trigger language plpgsql as $$ begin if new.transaction_id = '${poisoned.transactionid}' then raise exception 'test: refused'; end if; return new; end $$`).execute(db);
-        await sql.raw('create trigger test_refuse_outbox before insert on outbox_events for each row execute function test_refuse_outbox()').execute(db);
+        await sql
+          .raw(
+            `create function test_refuse_outbox() returns trigger language plpgsql as $$ begin if new.transaction_id = '${poisoned.transactionid}' then raise exception 'test: refused'; end if; return new; end $$`,
+          )
+          .execute(db);
+        await sql
+          .raw(
+            'create trigger test_refuse_outbox before insert on outbox_events for each row execute function test_refuse_outbox()',
+          )
+          .execute(db);
       }
       try {
         const payments: Started[] = [];
         for (let i = 0; i < 6; i++) payments.push(await startPayment(gw, i % 2 ? a : b, { bill_amount: '162' }));
-        const results = await Promise.allSettled([poisoned, ...payments].map((p) => gw.services.complete.execute(p.transactionid, 'confirm')));
+        const results = await Promise.allSettled(
+          [poisoned, ...payments].map((p) => gw.services.complete.execute(p.transactionid, 'confirm')),
+        );
         assert.equal(results[0]!.status, 'rejected');
         assert.match(String((results[0] as PromiseRejectedResult).reason), /test: refused/);
         assert.ok(results.slice(1).every((r) => r.status === 'fulfilled' && r.value.status === 'SUCCESS'));
         const s = await snapshot(gw, poisoned.transactionid);
-        assert.deepEqual([s.status, s.transitions.length, s.outbox.length, s.entries.length], ['PROCESSING', 0, 0, 0], 'the refused completion wrote nothing');
+        assert.deepEqual(
+          [s.status, s.transitions.length, s.outbox.length, s.entries.length],
+          ['PROCESSING', 0, 0, 0],
+          'the refused completion wrote nothing',
+        );
         for (const p of payments) assert.equal((await snapshot(gw, p.transactionid)).entries.length, 1);
       } finally {
-        await sql.raw('drop trigger test_refuse_outbox' + (dialect === 'sqlite' ? '' : ' on outbox_events')).execute(db);
+        await sql
+          .raw('drop trigger test_refuse_outbox' + (dialect === 'sqlite' ? '' : ' on outbox_events'))
+          .execute(db);
         if (dialect === 'postgres') await sql.raw('drop function test_refuse_outbox()').execute(db);
       }
       await assertChain(a.merchantid);

@@ -14,7 +14,13 @@ import { addMerchant, startTestGateway, type MerchantCredentials, type TestGatew
 import { snapshot, startPayment } from './lifecycle-support.ts';
 
 function sweeperFor(services: Services, now: () => number, batchSize = 100): ExpirySweeper {
-  return new ExpirySweeper({ transactions: services.transactions, complete: services.complete, now, intervalMs: 60_000, batchSize });
+  return new ExpirySweeper({
+    transactions: services.transactions,
+    complete: services.complete,
+    now,
+    intervalMs: 60_000,
+    batchSize,
+  });
 }
 
 test('the sweeper runs in every `serve`, whether it delivers notifications or not', () => {
@@ -69,7 +75,10 @@ for (const { dialect, skip } of await testDialects()) {
       const expired = await snapshot(gw, old.transactionid);
       assert.equal(expired.status, 'FAILED');
       assert.equal(expired.errorCodeTag, 'EXPIRED');
-      assert.deepEqual(expired.transitions.map((t) => [t.cause, t.at]), [['expire', gw.clock.now]]);
+      assert.deepEqual(
+        expired.transitions.map((t) => [t.cause, t.at]),
+        [['expire', gw.clock.now]],
+      );
       assert.equal(expired.outbox.length, 1);
       assert.equal(JSON.parse(expired.outbox[0]!.payload).error_code_tag, 'EXPIRED');
       assert.equal((await snapshot(gw, young.transactionid)).status, 'PROCESSING');
@@ -78,11 +87,17 @@ for (const { dialect, skip } of await testDialects()) {
       gw.clock.now += 60_000;
       assert.equal((await sweeperFor(gw.services, () => gw.clock.now).sweepOnce()).expired, 1);
       assert.equal((await snapshot(gw, young.transactionid)).errorCodeTag, 'EXPIRED');
-      assert.deepEqual(await sweeperFor(gw.services, () => gw.clock.now).sweepOnce(), { expired: 0, alreadyFinal: 0, failed: 0 });
+      assert.deepEqual(await sweeperFor(gw.services, () => gw.clock.now).sweepOnce(), {
+        expired: 0,
+        alreadyFinal: 0,
+        failed: 0,
+      });
     });
 
     test('works through more rows than one batch', async () => {
-      const started = await Promise.all(Array.from({ length: 7 }, () => startPayment(gw, creds, { bill_amount: '100' })));
+      const started = await Promise.all(
+        Array.from({ length: 7 }, () => startPayment(gw, creds, { bill_amount: '100' })),
+      );
       gw.clock.now += gw.config.transactionTtlMs;
       const result = await sweeperFor(gw.services, () => gw.clock.now, 3).sweepOnce();
       assert.equal(result.expired, 7);
@@ -96,13 +111,30 @@ for (const { dialect, skip } of await testDialects()) {
     test('concurrent sweepers (on PostgreSQL in two instances with their own pools) end each transaction exactly once', async () => {
       const second: Store | undefined = dialect === 'postgres' ? openStore(gw.testStore.databaseUrl) : undefined;
       try {
-        const otherInstance = second ? createServices(gw.config, second, gw.config.secretKey!, { now: () => gw.clock.now }) : gw.services;
-        const started = await Promise.all(Array.from({ length: 12 }, () => startPayment(gw, creds, { bill_amount: '100' })));
+        const otherInstance = second
+          ? createServices(gw.config, second, gw.config.secretKey!, { now: () => gw.clock.now })
+          : gw.services;
+        const started = await Promise.all(
+          Array.from({ length: 12 }, () => startPayment(gw, creds, { bill_amount: '100' })),
+        );
         gw.clock.now += gw.config.transactionTtlMs;
-        const sweepers = [sweeperFor(gw.services, () => gw.clock.now, 4), sweeperFor(otherInstance, () => gw.clock.now, 4), sweeperFor(gw.services, () => gw.clock.now, 5), sweeperFor(otherInstance, () => gw.clock.now, 5)];
+        const sweepers = [
+          sweeperFor(gw.services, () => gw.clock.now, 4),
+          sweeperFor(otherInstance, () => gw.clock.now, 4),
+          sweeperFor(gw.services, () => gw.clock.now, 5),
+          sweeperFor(otherInstance, () => gw.clock.now, 5),
+        ];
         const results = await Promise.all(sweepers.map((s) => s.sweepOnce()));
-        assert.equal(results.reduce((n, r) => n + r.failed, 0), 0, JSON.stringify(results));
-        assert.equal(results.reduce((n, r) => n + r.expired, 0), started.length, `each transaction expired once: ${JSON.stringify(results)}`);
+        assert.equal(
+          results.reduce((n, r) => n + r.failed, 0),
+          0,
+          JSON.stringify(results),
+        );
+        assert.equal(
+          results.reduce((n, r) => n + r.expired, 0),
+          started.length,
+          `each transaction expired once: ${JSON.stringify(results)}`,
+        );
         for (const p of started) {
           const s = await snapshot(gw, p.transactionid);
           assert.equal(s.errorCodeTag, 'EXPIRED');
@@ -117,7 +149,10 @@ for (const { dialect, skip } of await testDialects()) {
     test('a customer confirm racing the sweeper: one ending wins, the sweeper skips it', async () => {
       const p = await startPayment(gw, creds, { bill_amount: '100' });
       gw.clock.now += gw.config.transactionTtlMs;
-      const [swept, confirmed] = await Promise.allSettled([sweeperFor(gw.services, () => gw.clock.now).sweepOnce(), gw.services.complete.execute(p.transactionid, 'confirm')]);
+      const [swept, confirmed] = await Promise.allSettled([
+        sweeperFor(gw.services, () => gw.clock.now).sweepOnce(),
+        gw.services.complete.execute(p.transactionid, 'confirm'),
+      ]);
       assert.equal(swept.status, 'fulfilled');
       const s = await snapshot(gw, p.transactionid);
       assert.equal(s.transitions.length, 1);
@@ -128,10 +163,14 @@ for (const { dialect, skip } of await testDialects()) {
     test('the worker sweeps on start and stops cleanly', async () => {
       const p = await startPayment(gw, creds, { bill_amount: '100' });
       gw.clock.now += gw.config.transactionTtlMs;
-      const worker = expirySweeperWorker({ ...gw.services, config: { ...gw.config, sweepIntervalMs: 20 } }, createLogger('silent'));
+      const worker = expirySweeperWorker(
+        { ...gw.services, config: { ...gw.config, sweepIntervalMs: 20 } },
+        createLogger('silent'),
+      );
       worker.start();
       try {
-        for (let i = 0; i < 200 && (await snapshot(gw, p.transactionid)).status === 'PROCESSING'; i++) await new Promise((r) => setTimeout(r, 10));
+        for (let i = 0; i < 200 && (await snapshot(gw, p.transactionid)).status === 'PROCESSING'; i++)
+          await new Promise((r) => setTimeout(r, 10));
       } finally {
         await worker.stop();
       }

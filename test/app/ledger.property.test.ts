@@ -11,7 +11,14 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { sql } from 'kysely';
 import { testDialects } from '../support/dialects.ts';
-import { addMerchant, initiationBody, post, startTestGateway, type MerchantCredentials, type TestGateway } from '../support/test-gateway.ts';
+import {
+  addMerchant,
+  initiationBody,
+  post,
+  startTestGateway,
+  type MerchantCredentials,
+  type TestGateway,
+} from '../support/test-gateway.ts';
 import { LedgerOperations, type AdjustmentResult } from '../../src/app/ledger-operations.ts';
 import { LedgerRefusal } from '../../src/domain/ledger.ts';
 
@@ -21,15 +28,32 @@ const MAX_STEPS = 30;
 // ---- The program: random steps over two merchants (a THB and a PHP payout merchant). ----
 type Pay = { op: 'pay'; m: 0 | 1; satang: bigint };
 type Complete = { op: 'complete'; pick: number; outcome: 'success' | 'failed' | 'cancelled' | undefined };
-type Adjust = { op: 'adjust'; direction: 'credit' | 'debit'; m: 0 | 1; inPayoutCurrency: boolean; minor: bigint; drain: boolean; keySlot: number; reasonSlot: number };
+type Adjust = {
+  op: 'adjust';
+  direction: 'credit' | 'debit';
+  m: 0 | 1;
+  inPayoutCurrency: boolean;
+  minor: bigint;
+  drain: boolean;
+  keySlot: number;
+  reasonSlot: number;
+};
 /** Sends an earlier adjustment again, byte for byte (what a retrying operator does). */
 type Replay = { op: 'replay'; pick: number };
 type Single = Pay | Complete | Adjust | Replay;
 type Step = Single | { op: 'concurrent'; ops: Single[] };
 
 const merchantArb = fc.constantFrom<0 | 1>(0, 1);
-const payArb = fc.record({ op: fc.constant('pay' as const), m: merchantArb, satang: fc.bigInt({ min: 10_000n, max: 1_200_000n }) }); // 100.00–12,000.00 THB: some are declined
-const completeArb = fc.record({ op: fc.constant('complete' as const), pick: fc.nat(50), outcome: fc.constantFrom(undefined, 'success' as const, 'failed' as const, 'cancelled' as const) });
+const payArb = fc.record({
+  op: fc.constant('pay' as const),
+  m: merchantArb,
+  satang: fc.bigInt({ min: 10_000n, max: 1_200_000n }),
+}); // 100.00–12,000.00 THB: some are declined
+const completeArb = fc.record({
+  op: fc.constant('complete' as const),
+  pick: fc.nat(50),
+  outcome: fc.constantFrom(undefined, 'success' as const, 'failed' as const, 'cancelled' as const),
+});
 const adjustArb = fc.record({
   op: fc.constant('adjust' as const),
   direction: fc.constantFrom('credit' as const, 'debit' as const),
@@ -41,9 +65,26 @@ const adjustArb = fc.record({
   reasonSlot: fc.nat(1),
 });
 const replayArb = fc.record({ op: fc.constant('replay' as const), pick: fc.nat(50) });
-const singleArb: fc.Arbitrary<Single> = fc.oneof({ arbitrary: adjustArb, weight: 3 }, { arbitrary: payArb, weight: 2 }, { arbitrary: completeArb, weight: 2 }, { arbitrary: replayArb, weight: 1 });
-const stepArb: fc.Arbitrary<Step> = fc.oneof({ arbitrary: singleArb, weight: 4 }, { arbitrary: fc.record({ op: fc.constant('concurrent' as const), ops: fc.array(singleArb, { minLength: 2, maxLength: 6 }) }), weight: 1 });
-const programArb = fc.record({ feeRates: fc.tuple(fc.constantFrom('0', '0.025', '0.0333', '0.1'), fc.constantFrom('0', '0.015', '0.05')), steps: fc.array(stepArb, { minLength: 5, maxLength: MAX_STEPS }) });
+const singleArb: fc.Arbitrary<Single> = fc.oneof(
+  { arbitrary: adjustArb, weight: 3 },
+  { arbitrary: payArb, weight: 2 },
+  { arbitrary: completeArb, weight: 2 },
+  { arbitrary: replayArb, weight: 1 },
+);
+const stepArb: fc.Arbitrary<Step> = fc.oneof(
+  { arbitrary: singleArb, weight: 4 },
+  {
+    arbitrary: fc.record({
+      op: fc.constant('concurrent' as const),
+      ops: fc.array(singleArb, { minLength: 2, maxLength: 6 }),
+    }),
+    weight: 1,
+  },
+);
+const programArb = fc.record({
+  feeRates: fc.tuple(fc.constantFrom('0', '0.025', '0.0333', '0.1'), fc.constantFrom('0', '0.015', '0.05')),
+  steps: fc.array(stepArb, { minLength: 5, maxLength: MAX_STEPS }),
+});
 
 // ---- The model: written here, not taken from the code under test. ----
 function halfEvenFee(amountMinor: bigint, feeRate: string): bigint {
@@ -62,13 +103,25 @@ type KeyUse = { direction: string; merchant: string; currency: string; minor: bi
 async function assertInvariants(gw: TestGateway): Promise<void> {
   const db = gw.services.store.db;
   const rows = async (query: ReturnType<typeof sql>) => (await query.execute(db)).rows;
-  assert.deepEqual(await rows(sql`select entry_id, currency from postings group by entry_id, currency having sum(amount_minor) <> 0`), [], 'every entry sums to zero per currency');
   assert.deepEqual(
-    await rows(sql`select e.id from journal_entries e left join postings p on p.entry_id = e.id group by e.id having count(p.entry_id) < 2`),
+    await rows(sql`select entry_id, currency from postings group by entry_id, currency having sum(amount_minor) <> 0`),
+    [],
+    'every entry sums to zero per currency',
+  );
+  assert.deepEqual(
+    await rows(
+      sql`select e.id from journal_entries e left join postings p on p.entry_id = e.id group by e.id having count(p.entry_id) < 2`,
+    ),
     [],
     'every entry has at least two postings',
   );
-  assert.deepEqual(await rows(sql`select p.entry_id from postings p left join journal_entries e on e.id = p.entry_id where e.id is null`), [], 'no posting without its entry');
+  assert.deepEqual(
+    await rows(
+      sql`select p.entry_id from postings p left join journal_entries e on e.id = p.entry_id where e.id is null`,
+    ),
+    [],
+    'no posting without its entry',
+  );
   // A stored balance is the sum of the account's chained postings (all of them, except on the
   // summed fee and clearing accounts, whose unchained postings are summed on read: migration 011).
   assert.deepEqual(
@@ -83,9 +136,25 @@ async function assertInvariants(gw: TestGateway): Promise<void> {
     [],
     'payout and adjustment accounts carry a running balance on every posting',
   );
-  assert.deepEqual(await rows(sql`select id from ledger_accounts where kind = 'merchant_payout' and balance_minor < 0`), [], 'no payout balance is negative');
-  assert.deepEqual(await rows(sql`select idempotency_key from journal_entries where idempotency_key is not null group by idempotency_key having count(*) > 1`), [], 'a key posts once');
-  assert.deepEqual(await rows(sql`select transaction_id from journal_entries where transaction_id is not null group by transaction_id having count(*) > 1`), [], 'a payment posts once');
+  assert.deepEqual(
+    await rows(sql`select id from ledger_accounts where kind = 'merchant_payout' and balance_minor < 0`),
+    [],
+    'no payout balance is negative',
+  );
+  assert.deepEqual(
+    await rows(
+      sql`select idempotency_key from journal_entries where idempotency_key is not null group by idempotency_key having count(*) > 1`,
+    ),
+    [],
+    'a key posts once',
+  );
+  assert.deepEqual(
+    await rows(
+      sql`select transaction_id from journal_entries where transaction_id is not null group by transaction_id having count(*) > 1`,
+    ),
+    [],
+    'a payment posts once',
+  );
 }
 
 /** Balances (the sum of every posting of the account) as text, exact on both stores, keyed by account id. */
@@ -111,7 +180,18 @@ for (const { dialect, skip } of await testDialects()) {
     after(() => gw?.close());
 
     test('random sequences of payments, completions, credits and debits (some concurrent) keep every invariant after every step', async (t) => {
-      const figures = { sequences: 0, steps: 0, operations: 0, concurrentBatches: 0, posted: 0, replayed: 0, conflicts: 0, overdrafts: 0, payments: 0, invalidState: 0 };
+      const figures = {
+        sequences: 0,
+        steps: 0,
+        operations: 0,
+        concurrentBatches: 0,
+        posted: 0,
+        replayed: 0,
+        conflicts: 0,
+        overdrafts: 0,
+        payments: 0,
+        invalidState: 0,
+      };
       let run = 0;
       await fc.assert(
         fc.asyncProperty(programArb, async ({ feeRates, steps }) => {
@@ -123,10 +203,22 @@ for (const { dialect, skip } of await testDialects()) {
           ];
           const ids = creds.map((c) => c.merchantid) as [string, string];
           const payoutCurrency = ['THB', 'PHP'] as const;
-          const accounts = [`merchant_payout:${ids[0]}:THB`, `merchant_payout:${ids[1]}:THB`, `merchant_payout:${ids[1]}:PHP`];
-          const gatewayAccounts = ['gateway_fee:gateway:THB', 'gateway_clearing:gateway:THB', 'operator_adjustment:gateway:THB', 'operator_adjustment:gateway:PHP'];
+          const accounts = [
+            `merchant_payout:${ids[0]}:THB`,
+            `merchant_payout:${ids[1]}:THB`,
+            `merchant_payout:${ids[1]}:PHP`,
+          ];
+          const gatewayAccounts = [
+            'gateway_fee:gateway:THB',
+            'gateway_clearing:gateway:THB',
+            'operator_adjustment:gateway:THB',
+            'operator_adjustment:gateway:PHP',
+          ];
           // Model: expected balances (merchant accounts absolute, gateway accounts as deltas from this run's start).
-          const model = new Map<string, bigint>([...accounts.map((a) => [a, 0n] as const), ...gatewayAccounts.map((a) => [a, 0n] as const)]);
+          const model = new Map<string, bigint>([
+            ...accounts.map((a) => [a, 0n] as const),
+            ...gatewayAccounts.map((a) => [a, 0n] as const),
+          ]);
           const gatewayStart = await balances(gw, gatewayAccounts);
           const add = (id: string, delta: bigint) => model.set(id, (model.get(id) ?? 0n) + delta);
           const keys = new Map<string, KeyUse>();
@@ -136,7 +228,11 @@ for (const { dialect, skip } of await testDialects()) {
 
           const doPay = async (s: Pay) => {
             const amount = `${s.satang / 100n}.${(s.satang % 100n).toString().padStart(2, '0')}`;
-            const res = await post(gw, '/transaction/s2s', initiationBody(creds[s.m], { trackid: `p${run}-${++trackNo}`, bill_amount: amount }));
+            const res = await post(
+              gw,
+              '/transaction/s2s',
+              initiationBody(creds[s.m], { trackid: `p${run}-${++trackNo}`, bill_amount: amount }),
+            );
             assert.equal(res.body.responsecode, '9', JSON.stringify(res.body));
             txs.push({ id: res.body.transactionid, m: s.m, satang: s.satang, status: 'PROCESSING' });
           };
@@ -144,7 +240,12 @@ for (const { dialect, skip } of await testDialects()) {
           const doComplete = async (s: Complete, sequential: boolean) => {
             const tx = txs[s.pick % txs.length];
             if (!tx) return;
-            const res = await post(gw, '/sandbox/transaction/complete', { merchantid: creds[tx.m].merchantid, password: creds[tx.m].password, transactionid: tx.id, ...(s.outcome && { outcome: s.outcome }) });
+            const res = await post(gw, '/sandbox/transaction/complete', {
+              merchantid: creds[tx.m].merchantid,
+              password: creds[tx.m].password,
+              transactionid: tx.id,
+              ...(s.outcome && { outcome: s.outcome }),
+            });
             if (res.status === 409) {
               assert.equal(res.body.error_code_tag, 'INVALID_STATE');
               if (sequential) assert.equal(tx.status, 'FINAL', 'only a final transaction refuses completion');
@@ -178,15 +279,30 @@ for (const { dialect, skip } of await testDialects()) {
             const earlier = keys.get(key);
             let result: AdjustmentResult;
             try {
-              result = await ops.adjust({ direction: s.direction, merchantId: merchant, amount: decimal4(minor), currency, reason: use.reason, idempotencyKey: key });
+              result = await ops.adjust({
+                direction: s.direction,
+                merchantId: merchant,
+                amount: decimal4(minor),
+                currency,
+                reason: use.reason,
+                idempotencyKey: key,
+              });
             } catch (error) {
               assert.ok(error instanceof LedgerRefusal, String(error));
               if (error.reason === 'IDEMPOTENCY_CONFLICT') {
                 figures.conflicts++;
-                if (sequential) assert.ok(earlier && JSON.stringify(earlier, bigints) !== JSON.stringify(use, bigints), 'a conflict needs an earlier, different use of the key');
+                if (sequential)
+                  assert.ok(
+                    earlier && JSON.stringify(earlier, bigints) !== JSON.stringify(use, bigints),
+                    'a conflict needs an earlier, different use of the key',
+                  );
               } else {
                 figures.overdrafts++;
-                if (sequential) assert.ok(s.direction === 'debit' && held < minor && earlier === undefined, 'an overdraft refusal needs a debit beyond the balance');
+                if (sequential)
+                  assert.ok(
+                    s.direction === 'debit' && held < minor && earlier === undefined,
+                    'an overdraft refusal needs a debit beyond the balance',
+                  );
               }
               return;
             }
@@ -230,13 +346,30 @@ for (const { dialect, skip } of await testDialects()) {
             const merchantNow = await balances(gw, accounts);
             for (const id of accounts) assert.equal(merchantNow.get(id), model.get(id), `balance of ${id}`);
             const gatewayNow = await balances(gw, gatewayAccounts);
-            for (const id of gatewayAccounts) assert.equal((gatewayNow.get(id) ?? 0n) - (gatewayStart.get(id) ?? 0n), model.get(id), `movement of ${id}`);
+            for (const id of gatewayAccounts)
+              assert.equal(
+                (gatewayNow.get(id) ?? 0n) - (gatewayStart.get(id) ?? 0n),
+                model.get(id),
+                `movement of ${id}`,
+              );
             // What the gateway reports for the summed accounts (row + postings without a chain) is that sum too.
             for (const kind of ['gateway_fee', 'gateway_clearing'] as const) {
-              assert.equal(await gw.services.ledger.balance({ kind, merchantId: null, currency: 'THB' }), gatewayNow.get(`${kind}:gateway:THB`) ?? 0n, `reported balance of ${kind}`);
+              assert.equal(
+                await gw.services.ledger.balance({ kind, merchantId: null, currency: 'THB' }),
+                gatewayNow.get(`${kind}:gateway:THB`) ?? 0n,
+                `reported balance of ${kind}`,
+              );
             }
-            const entries = await gw.services.store.db.selectFrom('journal_entries').select((eb) => eb.fn.countAll().as('n')).where('merchant_id', 'in', ids).executeTakeFirstOrThrow();
-            assert.equal(Number(entries.n), expectedEntries, 'entries posted = postings the model expects (no replay posted twice)');
+            const entries = await gw.services.store.db
+              .selectFrom('journal_entries')
+              .select((eb) => eb.fn.countAll().as('n'))
+              .where('merchant_id', 'in', ids)
+              .executeTakeFirstOrThrow();
+            assert.equal(
+              Number(entries.n),
+              expectedEntries,
+              'entries posted = postings the model expects (no replay posted twice)',
+            );
           }
         }),
         { numRuns: RUNS, endOnFailure: true },
@@ -244,7 +377,16 @@ for (const { dialect, skip } of await testDialects()) {
       t.diagnostic(`ledger property [${dialect}]: ${JSON.stringify(figures)}`);
       assert.equal(figures.sequences, RUNS);
       // The generator must actually exercise every outcome, or the property proves little.
-      for (const k of ['posted', 'replayed', 'conflicts', 'overdrafts', 'payments', 'invalidState', 'concurrentBatches'] as const) assert.ok(figures[k] > 0, `no ${k} were exercised`);
+      for (const k of [
+        'posted',
+        'replayed',
+        'conflicts',
+        'overdrafts',
+        'payments',
+        'invalidState',
+        'concurrentBatches',
+      ] as const)
+        assert.ok(figures[k] > 0, `no ${k} were exercised`);
     });
   });
 }

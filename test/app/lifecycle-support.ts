@@ -7,21 +7,42 @@ export type Started = { transactionid: string; redirectId: string; redirectUrl: 
 
 let counter = 0;
 
-export async function startPayment(gw: TestGateway, creds: MerchantCredentials, overrides: Record<string, unknown> = {}): Promise<Started> {
+export async function startPayment(
+  gw: TestGateway,
+  creds: MerchantCredentials,
+  overrides: Record<string, unknown> = {},
+): Promise<Started> {
   const trackid = `lc-${process.pid}-${++counter}`;
   const res = await post(gw, '/transaction/s2s', initiationBody(creds, { trackid, ...overrides }));
   assert.equal(res.status, 200, res.raw);
   const redirectUrl = res.body.redirectUrl as string;
-  return { transactionid: res.body.transactionid, redirectId: new URL(redirectUrl).searchParams.get('ID')!, redirectUrl, trackid };
+  return {
+    transactionid: res.body.transactionid,
+    redirectId: new URL(redirectUrl).searchParams.get('ID')!,
+    redirectUrl,
+    trackid,
+  };
 }
 
 /** Everything a completion writes for one transaction, in a comparable form. */
 export async function snapshot(gw: TestGateway, transactionId: string) {
   const db = gw.services.store.db;
-  const transaction = await db.selectFrom('transactions').selectAll().where('id', '=', transactionId).executeTakeFirstOrThrow();
+  const transaction = await db
+    .selectFrom('transactions')
+    .selectAll()
+    .where('id', '=', transactionId)
+    .executeTakeFirstOrThrow();
   const transitions = await gw.services.transactions.transitions(transactionId);
-  const outbox = await db.selectFrom('outbox_events').select(['id', 'payload']).where('transaction_id', '=', transactionId).execute();
-  const entries = await db.selectFrom('journal_entries').select('id').where('transaction_id', '=', transactionId).execute();
+  const outbox = await db
+    .selectFrom('outbox_events')
+    .select(['id', 'payload'])
+    .where('transaction_id', '=', transactionId)
+    .execute();
+  const entries = await db
+    .selectFrom('journal_entries')
+    .select('id')
+    .where('transaction_id', '=', transactionId)
+    .execute();
   return {
     status: transaction.status,
     errorCodeTag: transaction.error_code_tag,

@@ -41,7 +41,11 @@ for (const { dialect, skip } of await testDialects()) {
       const logger = createLogger('warn', new LogCapture());
       services = createServices(config, testStore.store, config.secretKey!, { logger, connector: processor });
       app = await buildApp(services, { logger });
-      creds = await services.manageMerchants.create({ name: 'Bank Shop', payoutCurrency: 'THB', payoutAccount: '4111111111119012' });
+      creds = await services.manageMerchants.create({
+        name: 'Bank Shop',
+        payoutCurrency: 'THB',
+        payoutAccount: '4111111111119012',
+      });
       await services.directory.refresh();
     });
     after(async () => {
@@ -51,9 +55,20 @@ for (const { dialect, skip } of await testDialects()) {
 
     async function paid(amount: string): Promise<string> {
       const init = await post({ app }, '/transaction/s2s', {
-        merchantid: creds.merchantid, password: creds.password, payment_method: { type: 'THAI_DEBIT' }, trackid: `bank-${Math.random().toString(36).slice(2)}`,
-        bill_currencycode: 'THB', bill_amount: amount, bill_country: 'TH', bill_customerip: '203.0.113.7', bill_email: 'b@example.com',
-        returnUrl: 'https://shop.example/r', serverUrl: 'https://shop.example/n', payer_account_no: '1234567890', payer_account_name: 'A B', payer_bank_code: 'Bangkok Bank',
+        merchantid: creds.merchantid,
+        password: creds.password,
+        payment_method: { type: 'THAI_DEBIT' },
+        trackid: `bank-${Math.random().toString(36).slice(2)}`,
+        bill_currencycode: 'THB',
+        bill_amount: amount,
+        bill_country: 'TH',
+        bill_customerip: '203.0.113.7',
+        bill_email: 'b@example.com',
+        returnUrl: 'https://shop.example/r',
+        serverUrl: 'https://shop.example/n',
+        payer_account_no: '1234567890',
+        payer_account_name: 'A B',
+        payer_bank_code: 'Bangkok Bank',
       });
       await services.complete.execute(init.body.transactionid, 'confirm');
       return init.body.transactionid;
@@ -61,8 +76,17 @@ for (const { dialect, skip } of await testDialects()) {
 
     test('the connector is asked first; a refusal writes nothing; a retry sends the same refund id; the reference is stored', async () => {
       const txid = await paid('300');
-      processor.refuse = new GatewayError('REFUND_NOT_ALLOWED', 'The bank refused the refund: the payer account is closed.');
-      const body = { merchantid: creds.merchantid, password: creds.password, transactionid: txid, bill_amount: '100', bill_currencycode: 'THB' };
+      processor.refuse = new GatewayError(
+        'REFUND_NOT_ALLOWED',
+        'The bank refused the refund: the payer account is closed.',
+      );
+      const body = {
+        merchantid: creds.merchantid,
+        password: creds.password,
+        transactionid: txid,
+        bill_amount: '100',
+        bill_currencycode: 'THB',
+      };
       const refused = await post({ app }, '/transaction/refund', body, { 'idempotency-key': 'rf-1' });
       assert.equal(refused.status, 409);
       assert.equal(refused.body.responsecode, '3003');
@@ -74,9 +98,23 @@ for (const { dialect, skip } of await testDialects()) {
       const ok = await post({ app }, '/transaction/refund', body, { 'idempotency-key': 'rf-1' });
       assert.equal(ok.status, 200, ok.raw);
       assert.equal(processor.asked.length, 2);
-      assert.equal(processor.asked[0]!.refundId, processor.asked[1]!.refundId, 'the same request keeps its refund id at the processor');
+      assert.equal(
+        processor.asked[0]!.refundId,
+        processor.asked[1]!.refundId,
+        'the same request keeps its refund id at the processor',
+      );
       assert.equal(processor.asked[1]!.refundId, ok.body.refundid);
-      assert.deepEqual({ ...processor.asked[1], refundId: undefined }, { refundId: undefined, transactionId: txid, merchantId: creds.merchantid, amountMinor: 1_000_000n, currency: 'THB', reason: null });
+      assert.deepEqual(
+        { ...processor.asked[1], refundId: undefined },
+        {
+          refundId: undefined,
+          transactionId: txid,
+          merchantId: creds.merchantid,
+          amountMinor: 1_000_000n,
+          currency: 'THB',
+          reason: null,
+        },
+      );
       const [stored] = await services.refunds.ofTransaction(txid);
       assert.equal(stored?.processor, 'recording-bank');
       assert.equal(stored?.processorReference, 'bank-2');
@@ -90,13 +128,46 @@ for (const { dialect, skip } of await testDialects()) {
     test('refused before the processor is asked: more than refundable, or a payment not SUCCESS', async () => {
       const before = processor.asked.length;
       const txid = await paid('100');
-      assert.equal((await post({ app }, '/transaction/refund', { merchantid: creds.merchantid, password: creds.password, transactionid: txid, bill_amount: '100.01', bill_currencycode: 'THB' })).body.responsecode, '3004');
+      assert.equal(
+        (
+          await post({ app }, '/transaction/refund', {
+            merchantid: creds.merchantid,
+            password: creds.password,
+            transactionid: txid,
+            bill_amount: '100.01',
+            bill_currencycode: 'THB',
+          })
+        ).body.responsecode,
+        '3004',
+      );
       const processing = await post({ app }, '/transaction/s2s', {
-        merchantid: creds.merchantid, password: creds.password, payment_method: { type: 'THAI_DEBIT' }, trackid: `open-${Math.random().toString(36).slice(2)}`,
-        bill_currencycode: 'THB', bill_amount: '100', bill_country: 'TH', bill_customerip: '203.0.113.7', bill_email: 'b@example.com',
-        returnUrl: 'https://shop.example/r', serverUrl: 'https://shop.example/n', payer_account_no: '1234567890', payer_account_name: 'A B', payer_bank_code: 'SCB',
+        merchantid: creds.merchantid,
+        password: creds.password,
+        payment_method: { type: 'THAI_DEBIT' },
+        trackid: `open-${Math.random().toString(36).slice(2)}`,
+        bill_currencycode: 'THB',
+        bill_amount: '100',
+        bill_country: 'TH',
+        bill_customerip: '203.0.113.7',
+        bill_email: 'b@example.com',
+        returnUrl: 'https://shop.example/r',
+        serverUrl: 'https://shop.example/n',
+        payer_account_no: '1234567890',
+        payer_account_name: 'A B',
+        payer_bank_code: 'SCB',
       });
-      assert.equal((await post({ app }, '/transaction/refund', { merchantid: creds.merchantid, password: creds.password, transactionid: processing.body.transactionid, bill_amount: '1', bill_currencycode: 'THB' })).body.responsecode, '3003');
+      assert.equal(
+        (
+          await post({ app }, '/transaction/refund', {
+            merchantid: creds.merchantid,
+            password: creds.password,
+            transactionid: processing.body.transactionid,
+            bill_amount: '1',
+            bill_currencycode: 'THB',
+          })
+        ).body.responsecode,
+        '3003',
+      );
       assert.equal(processor.asked.length, before);
     });
   });

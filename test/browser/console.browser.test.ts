@@ -15,9 +15,18 @@ import type { Page } from 'playwright-core';
 import { createConsoleServices } from '../../src/app/console-services.ts';
 import { deliveryWorker } from '../../src/delivery/delivery-worker.ts';
 import { OutboxRepo } from '../../src/store/outbox.repo.ts';
-import { browserSkipReason, launchBrowser, startListeningGateway, type Browser, type ListeningGateway } from './support.ts';
+import {
+  browserSkipReason,
+  launchBrowser,
+  startListeningGateway,
+  type Browser,
+  type ListeningGateway,
+} from './support.ts';
 
-const IMAGES = process.env.UPDATE_SCREENSHOTS === '1' ? new URL('../../docs/images/', import.meta.url) : pathToFileURL(`${mkdtempSync(join(tmpdir(), 'gw-shots-'))}/`);
+const IMAGES =
+  process.env.UPDATE_SCREENSHOTS === '1'
+    ? new URL('../../docs/images/', import.meta.url)
+    : pathToFileURL(`${mkdtempSync(join(tmpdir(), 'gw-shots-'))}/`);
 const MOBILE = { width: 360, height: 740 };
 const DESKTOP = { width: 1280, height: 860 };
 const OPERATOR_PASSWORD = 'operator password 1';
@@ -76,12 +85,26 @@ describe('web console in Chromium', { skip, timeout: 180_000 }, () => {
   before(async () => {
     mkdirSync(IMAGES, { recursive: true });
     receiver = await startReceiver();
-    gw = await startListeningGateway({ RETRY_LADDER: '0', DELIVERY_POLL_INTERVAL: '100ms' }, { workers: [deliveryWorker] });
+    gw = await startListeningGateway(
+      { RETRY_LADDER: '0', DELIVERY_POLL_INTERVAL: '100ms' },
+      { workers: [deliveryWorker] },
+    );
     const { services } = gw.gateway;
     const c = createConsoleServices(services.config, services.store, services.key, services.now);
     await c.accounts.createOperator({ username: 'somchai', password: OPERATOR_PASSWORD, totp: false });
-    shop = await services.manageMerchants.create({ id: 'siam-coffee', name: 'Siam Coffee Roasters', payoutCurrency: 'THB', payoutAccount: '4111111111119012', feeRate: '0.0175' });
-    other = await services.manageMerchants.create({ id: 'other-shop', name: 'Other Shop', payoutCurrency: 'THB', payoutAccount: '4111111111110000' });
+    shop = await services.manageMerchants.create({
+      id: 'siam-coffee',
+      name: 'Siam Coffee Roasters',
+      payoutCurrency: 'THB',
+      payoutAccount: '4111111111119012',
+      feeRate: '0.0175',
+    });
+    other = await services.manageMerchants.create({
+      id: 'other-shop',
+      name: 'Other Shop',
+      payoutCurrency: 'THB',
+      payoutAccount: '4111111111110000',
+    });
     shopConsolePassword = (await c.accounts.issueMerchantPassword('siam-coffee')).password;
     await services.directory.refresh();
     browser = await launchBrowser();
@@ -92,7 +115,11 @@ describe('web console in Chromium', { skip, timeout: 180_000 }, () => {
     await receiver?.close();
   });
 
-  async function initiate(creds: { merchantid: string; password: string }, trackid: string, amount: string): Promise<string> {
+  async function initiate(
+    creds: { merchantid: string; password: string },
+    trackid: string,
+    amount: string,
+  ): Promise<string> {
     const body = {
       merchantid: creds.merchantid,
       password: creds.password,
@@ -110,7 +137,11 @@ describe('web console in Chromium', { skip, timeout: 180_000 }, () => {
       payer_bank_code: 'SCB',
       productdesc: 'Order #187 · 2 bags of coffee beans',
     };
-    const response = await fetch(`${gw.gateway.url}/transaction/s2s`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const response = await fetch(`${gw.gateway.url}/transaction/s2s`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     const json = (await response.json()) as Record<string, string>;
     assert.equal(json.responsecode, '9', JSON.stringify(json));
     return json.transactionid!;
@@ -140,7 +171,10 @@ describe('web console in Chromium', { skip, timeout: 180_000 }, () => {
     await initiate(shop, 'order-188', '250.00');
     await services.complete.execute(transactionid, 'sandbox', { override: 'success' });
     const outbox = new OutboxRepo(services.store.db, services.store.dialect);
-    await until(async () => (await outbox.findByTransaction(transactionid))?.status === 'failed', 'the first delivery fails (HTTP 500)');
+    await until(
+      async () => (await outbox.findByTransaction(transactionid))?.status === 'failed',
+      'the first delivery fails (HTTP 500)',
+    );
 
     const page = await openPage(MOBILE);
     await page.goto(`${gw.gateway.url}/console/login?lang=th`);
@@ -157,7 +191,10 @@ describe('web console in Chromium', { skip, timeout: 180_000 }, () => {
     const rows = page.locator('main table tbody tr');
     assert.equal(await rows.count(), 1);
     await page.screenshot({ path: new URL('console-payments-desktop.png', IMAGES).pathname, fullPage: true });
-    await Promise.all([page.waitForURL(new RegExp(`/console/payments/${transactionid}$`)), page.click(`a[href$="/console/payments/${transactionid}"] >> nth=0`)]);
+    await Promise.all([
+      page.waitForURL(new RegExp(`/console/payments/${transactionid}$`)),
+      page.click(`a[href$="/console/payments/${transactionid}"] >> nth=0`),
+    ]);
     const attemptRows = page.locator('#notification table tbody tr');
     assert.equal(await attemptRows.count(), 1);
     assert.match(await attemptRows.first().innerText(), /HTTP 500/);
@@ -206,7 +243,10 @@ describe('web console in Chromium', { skip, timeout: 180_000 }, () => {
     await page.screenshot({ path: new URL('console-merchant-created-desktop.png', IMAGES).pathname, fullPage: true });
     await page.goto(`${gw.gateway.url}/console/merchants`);
     const listText = await page.innerText('main');
-    assert.ok(listText.includes('cm-crafts') && !listText.includes(secrets[1]!) && !listText.includes(secrets[2]!), 'listed, secrets not shown again');
+    assert.ok(
+      listText.includes('cm-crafts') && !listText.includes(secrets[1]!) && !listText.includes(secrets[2]!),
+      'listed, secrets not shown again',
+    );
 
     await page.goto(`${gw.gateway.url}/console/balances?merchant=siam-coffee`);
     await page.screenshot({ path: new URL('console-balances-desktop.png', IMAGES).pathname, fullPage: true });
@@ -230,7 +270,7 @@ describe('web console in Chromium', { skip, timeout: 180_000 }, () => {
     assert.match(await page.innerText('main'), /order-187/);
     assert.doesNotMatch(await page.innerText('main'), /other-1/);
     await page.screenshot({ path: new URL('console-payments-merchant-mobile.png', IMAGES).pathname, fullPage: true });
-    const width = await page.evaluate('document.documentElement.scrollWidth') as number;
+    const width = (await page.evaluate('document.documentElement.scrollWidth')) as number;
     assert.ok(width <= MOBILE.width, `no sideways scrolling of the page at 360 px (scrollWidth ${width})`);
 
     expecting404 = true;
@@ -239,7 +279,11 @@ describe('web console in Chromium', { skip, timeout: 180_000 }, () => {
     const unknown = await page.goto(`${gw.gateway.url}/console/payments/01900000-0000-7000-8000-000000000000`);
     assert.equal(unknown?.status(), 404);
     assert.doesNotMatch(await page.content(), new RegExp(foreign));
-    assert.equal((await page.goto(`${gw.gateway.url}/console/merchants`))?.status(), 404, 'operator pages are not there for merchants');
+    assert.equal(
+      (await page.goto(`${gw.gateway.url}/console/merchants`))?.status(),
+      404,
+      'operator pages are not there for merchants',
+    );
     expecting404 = false;
     await page.close();
   });

@@ -11,11 +11,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Page } from 'playwright-core';
-import { browserSkipReason, launchBrowser, startListeningGateway, startMerchantSite, type Browser, type ListeningGateway, type MerchantSite } from './support.ts';
+import {
+  browserSkipReason,
+  launchBrowser,
+  startListeningGateway,
+  startMerchantSite,
+  type Browser,
+  type ListeningGateway,
+  type MerchantSite,
+} from './support.ts';
 
 // UPDATE_SCREENSHOTS=1 refreshes the pictures in docs/images/; otherwise they go to a temp
 // directory, so an ordinary test run leaves the tracked images (and the work tree) alone.
-const IMAGES = process.env.UPDATE_SCREENSHOTS === '1' ? new URL('../../docs/images/', import.meta.url) : pathToFileURL(`${mkdtempSync(join(tmpdir(), 'gw-shots-'))}/`);
+const IMAGES =
+  process.env.UPDATE_SCREENSHOTS === '1'
+    ? new URL('../../docs/images/', import.meta.url)
+    : pathToFileURL(`${mkdtempSync(join(tmpdir(), 'gw-shots-'))}/`);
 const MOBILE = { width: 360, height: 740 };
 const DESKTOP = { width: 1280, height: 800 };
 
@@ -32,7 +43,11 @@ describe('hosted page in Chromium', { skip, timeout: 120_000 }, () => {
     merchant = await startMerchantSite();
     gw = await startListeningGateway();
     const services = gw.gateway.services;
-    creds = await services.manageMerchants.create({ name: 'Siam Coffee Roasters', payoutCurrency: 'THB', payoutAccount: '4111111111119012' });
+    creds = await services.manageMerchants.create({
+      name: 'Siam Coffee Roasters',
+      payoutCurrency: 'THB',
+      payoutAccount: '4111111111119012',
+    });
     await services.directory.refresh();
     browser = await launchBrowser();
   });
@@ -42,7 +57,9 @@ describe('hosted page in Chromium', { skip, timeout: 120_000 }, () => {
     await merchant?.close();
   });
 
-  async function initiate(overrides: Record<string, unknown>): Promise<{ redirectUrl: string; transactionid: string; trackid: string }> {
+  async function initiate(
+    overrides: Record<string, unknown>,
+  ): Promise<{ redirectUrl: string; transactionid: string; trackid: string }> {
     const body = {
       merchantid: creds.merchantid,
       password: creds.password,
@@ -61,10 +78,17 @@ describe('hosted page in Chromium', { skip, timeout: 120_000 }, () => {
       productdesc: 'Order #187 · 2 bags of coffee beans',
       ...overrides,
     };
-    const response = await fetch(`${gw.gateway.url}/transaction/s2s`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const response = await fetch(`${gw.gateway.url}/transaction/s2s`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     const json = (await response.json()) as Record<string, string>;
     assert.equal(json.responsecode, '9', JSON.stringify(json));
-    assert.ok(json.redirectUrl!.startsWith(`${gw.gateway.url}/transaction/Redirect?ID=`), 'the redirectUrl points at the listening server');
+    assert.ok(
+      json.redirectUrl!.startsWith(`${gw.gateway.url}/transaction/Redirect?ID=`),
+      'the redirectUrl points at the listening server',
+    );
     return { redirectUrl: json.redirectUrl!, transactionid: json.transactionid!, trackid: body.trackid };
   }
 
@@ -80,7 +104,10 @@ describe('hosted page in Chromium', { skip, timeout: 120_000 }, () => {
     return { page, problems };
   }
 
-  function assertReturned(landing: URL | undefined, expected: { result: string; responsecode: string; trackid: string; transactionid: string }): void {
+  function assertReturned(
+    landing: URL | undefined,
+    expected: { result: string; responsecode: string; trackid: string; transactionid: string },
+  ): void {
     assert.ok(landing, 'the customer reached the merchant');
     assert.equal(landing.pathname, '/return');
     assert.equal(landing.searchParams.get('order'), '187', "the merchant's own query is kept");
@@ -99,7 +126,10 @@ describe('hosted page in Chromium', { skip, timeout: 120_000 }, () => {
     assert.equal((await page.textContent('#amount'))?.trim(), '฿1,000.00');
     assert.equal(await page.locator('#qr svg[role="img"]').count(), 1);
     const qrBox = await page.locator('#qr svg').boundingBox();
-    assert.ok(qrBox && qrBox.width >= 200 && qrBox.x >= 0 && qrBox.x + qrBox.width <= MOBILE.width, `QR fits the phone screen: ${JSON.stringify(qrBox)}`);
+    assert.ok(
+      qrBox && qrBox.width >= 200 && qrBox.x >= 0 && qrBox.x + qrBox.width <= MOBILE.width,
+      `QR fits the phone screen: ${JSON.stringify(qrBox)}`,
+    );
     const body = await page.textContent('body');
     assert.match(body ?? '', /•••• 9012/);
     assert.match(body ?? '', /Siam Commercial Bank/);
@@ -113,7 +143,12 @@ describe('hosted page in Chromium', { skip, timeout: 120_000 }, () => {
     // Keyboard only: Tab reaches the confirm button, Enter submits it.
     await page.focus('#confirm');
     await Promise.all([page.waitForURL(`${merchant.url}/return?**`), page.keyboard.press('Enter')]);
-    assertReturned(new URL(page.url()), { result: 'CAPTURED', responsecode: '0', trackid: tx.trackid, transactionid: tx.transactionid });
+    assertReturned(new URL(page.url()), {
+      result: 'CAPTURED',
+      responsecode: '0',
+      trackid: tx.trackid,
+      transactionid: tx.transactionid,
+    });
     assert.deepEqual(problems, [], 'no CSP violations or script errors');
     await page.close();
   });
@@ -130,7 +165,12 @@ describe('hosted page in Chromium', { skip, timeout: 120_000 }, () => {
     await page.screenshot({ path: new URL('hosted-page-th-mobile.png', IMAGES).pathname, fullPage: true });
 
     await Promise.all([page.waitForURL(`${merchant.url}/return?**`), page.click('#cancel')]);
-    assertReturned(new URL(page.url()), { result: 'Not Successful', responsecode: '6', trackid: tx.trackid, transactionid: tx.transactionid });
+    assertReturned(new URL(page.url()), {
+      result: 'Not Successful',
+      responsecode: '6',
+      trackid: tx.trackid,
+      transactionid: tx.transactionid,
+    });
     assert.match(new URL(page.url()).searchParams.get('responsedescription') ?? '', /cancelled/);
     assert.deepEqual(problems, []);
 
@@ -152,7 +192,12 @@ describe('hosted page in Chromium', { skip, timeout: 120_000 }, () => {
     await page.screenshot({ path: new URL('hosted-page-desktop.png', IMAGES).pathname, fullPage: true });
 
     await Promise.all([page.waitForURL(`${merchant.url}/return?**`), page.click('#confirm')]);
-    assertReturned(new URL(page.url()), { result: 'Not Successful', responsecode: '6', trackid: tx.trackid, transactionid: tx.transactionid });
+    assertReturned(new URL(page.url()), {
+      result: 'Not Successful',
+      responsecode: '6',
+      trackid: tx.trackid,
+      transactionid: tx.transactionid,
+    });
     assert.match(new URL(page.url()).searchParams.get('responsedescription') ?? '', /declined/);
     assert.deepEqual(problems, []);
     await page.close();
@@ -164,7 +209,12 @@ describe('hosted page in Chromium', { skip, timeout: 120_000 }, () => {
     await page.goto(tx.redirectUrl);
     await gw.gateway.services.complete.execute(tx.transactionid, 'sandbox');
     await page.waitForURL(`${merchant.url}/return?**`, { timeout: 20_000 });
-    assertReturned(new URL(page.url()), { result: 'CAPTURED', responsecode: '0', trackid: tx.trackid, transactionid: tx.transactionid });
+    assertReturned(new URL(page.url()), {
+      result: 'CAPTURED',
+      responsecode: '0',
+      trackid: tx.trackid,
+      transactionid: tx.transactionid,
+    });
     assert.deepEqual(problems, []);
     await page.close();
   });

@@ -13,7 +13,13 @@ import type { Page } from 'playwright-core';
 import { testDialects } from '../support/dialects.ts';
 import { initiation } from '../support/running-gateway.ts';
 import { deliveryWorker } from '../../src/delivery/delivery-worker.ts';
-import { browserSkipReason, launchBrowser, startListeningGateway, type Browser, type ListeningGateway } from './support.ts';
+import {
+  browserSkipReason,
+  launchBrowser,
+  startListeningGateway,
+  type Browser,
+  type ListeningGateway,
+} from './support.ts';
 
 const skip = browserSkipReason();
 const SLOW_MS = 400;
@@ -40,7 +46,9 @@ class Shop {
         return; // never answers
       }
       if (path !== '/favicon.ico') this.log.push(`landing ${path}`);
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><title>Shop</title><h1>Thank you</h1>');
+      res
+        .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+        .end('<!doctype html><title>Shop</title><h1>Thank you</h1>');
     });
   }
   async start(): Promise<this> {
@@ -65,9 +73,16 @@ for (const { dialect, skip: storeSkip } of await testDialects()) {
     before(async () => {
       shop = await new Shop().start();
       failureSite = await new Shop().start();
-      gw = await startListeningGateway({ RETURN_WAIT_FOR_NOTIFICATION: '1500ms', DELIVERY_TIMEOUT: '20s', DELIVERY_LEASE: '30s' }, { dialect, workers: [deliveryWorker] });
+      gw = await startListeningGateway(
+        { RETURN_WAIT_FOR_NOTIFICATION: '1500ms', DELIVERY_TIMEOUT: '20s', DELIVERY_LEASE: '30s' },
+        { dialect, workers: [deliveryWorker] },
+      );
       const services = gw.gateway.services;
-      creds = await services.manageMerchants.create({ name: 'Siam Coffee Roasters', payoutCurrency: 'THB', payoutAccount: '4111111111119012' });
+      creds = await services.manageMerchants.create({
+        name: 'Siam Coffee Roasters',
+        payoutCurrency: 'THB',
+        payoutAccount: '4111111111119012',
+      });
       await services.directory.refresh();
       browser = await launchBrowser();
     });
@@ -86,13 +101,21 @@ for (const { dialect, skip: storeSkip } of await testDialects()) {
         lang: 'en',
         ...extra,
       };
-      const response = await fetch(`${gw.gateway.url}/transaction/s2s`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const response = await fetch(`${gw.gateway.url}/transaction/s2s`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       const json = (await response.json()) as Record<string, string>;
       assert.equal(json.responsecode, '9', JSON.stringify(json));
       return { redirectUrl: json.redirectUrl! };
     }
 
-    async function press(redirectUrl: string, button: '#confirm' | '#cancel', landingPrefix: string): Promise<{ page: Page; problems: string[] }> {
+    async function press(
+      redirectUrl: string,
+      button: '#confirm' | '#cancel',
+      landingPrefix: string,
+    ): Promise<{ page: Page; problems: string[] }> {
       const page = await browser.context.newPage();
       const problems: string[] = [];
       page.on('console', (m) => {
@@ -118,14 +141,20 @@ for (const { dialect, skip: storeSkip } of await testDialects()) {
       const tx = await initiate('/notify-hang');
       const { page } = await press(tx.redirectUrl, '#confirm', `${shop.url}/return`);
       assert.equal(new URL(page.url()).searchParams.get('result'), 'CAPTURED');
-      assert.deepEqual(shop.log, ['notification received', 'landing /return'], 'the notification is still unanswered when the customer arrives');
+      assert.deepEqual(
+        shop.log,
+        ['notification received', 'landing /return'],
+        'the notification is still unanswered when the customer arrives',
+      );
       await page.close();
     });
 
     test('Cancel sends the customer to returnUrl_on_failure on another origin, with the result appended', async () => {
       shop.log.length = 0;
       failureSite.log.length = 0;
-      const tx = await initiate('/notify-slow', { returnUrl_on_failure: `${failureSite.url}/checkout/pay?order=187&k2p-status=failed` });
+      const tx = await initiate('/notify-slow', {
+        returnUrl_on_failure: `${failureSite.url}/checkout/pay?order=187&k2p-status=failed`,
+      });
       const { page, problems } = await press(tx.redirectUrl, '#cancel', `${failureSite.url}/checkout/pay`);
       const landed = new URL(page.url());
       assert.equal(landed.searchParams.get('order'), '187');
@@ -133,7 +162,11 @@ for (const { dialect, skip: storeSkip } of await testDialects()) {
       assert.equal(landed.searchParams.get('result'), 'Not Successful');
       assert.equal(landed.searchParams.get('responsecode'), '6');
       assert.deepEqual(failureSite.log, ['landing /checkout/pay']);
-      assert.deepEqual(shop.log, ['notification received', 'notification answered'], 'the notification went to serverUrl first; returnUrl was not used');
+      assert.deepEqual(
+        shop.log,
+        ['notification received', 'notification answered'],
+        'the notification went to serverUrl first; returnUrl was not used',
+      );
       assert.deepEqual(problems, [], 'no CSP violation on the cross-origin redirect');
       await page.close();
     });

@@ -5,7 +5,15 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { decodeQrPng } from '../support/qr-decode.ts';
-import { browserSkipReason, launchBrowser, startListeningGateway, startMerchantSite, type Browser, type ListeningGateway, type MerchantSite } from './support.ts';
+import {
+  browserSkipReason,
+  launchBrowser,
+  startListeningGateway,
+  startMerchantSite,
+  type Browser,
+  type ListeningGateway,
+  type MerchantSite,
+} from './support.ts';
 
 const skip = browserSkipReason();
 
@@ -18,7 +26,11 @@ describe('Save QR and /docs in Chromium', { skip, timeout: 120_000 }, () => {
   before(async () => {
     merchant = await startMerchantSite();
     gw = await startListeningGateway();
-    creds = await gw.gateway.services.manageMerchants.create({ name: 'Siam Coffee Roasters', payoutCurrency: 'THB', payoutAccount: '4111111111119012' });
+    creds = await gw.gateway.services.manageMerchants.create({
+      name: 'Siam Coffee Roasters',
+      payoutCurrency: 'THB',
+      payoutAccount: '4111111111119012',
+    });
     await gw.gateway.services.directory.refresh();
     browser = await launchBrowser();
   });
@@ -68,7 +80,10 @@ describe('Save QR and /docs in Chromium', { skip, timeout: 120_000 }, () => {
     await page.goto(redirectUrl);
     assert.equal((await page.textContent('#test-banner'))?.trim(), 'TEST (sandbox) — no real money moves');
     assert.ok(await page.isVisible('#same-device'));
-    assert.match((await page.textContent('#deadline')) ?? '', /^Expires at \d{1,2} [A-Z][a-z]{2} \d{4}, \d{2}:\d{2} ICT$/);
+    assert.match(
+      (await page.textContent('#deadline')) ?? '',
+      /^Expires at \d{1,2} [A-Z][a-z]{2} \d{4}, \d{2}:\d{2} ICT$/,
+    );
 
     const shown = decodeQrPng(await page.locator('#qr svg').screenshot());
     assert.ok(shown.text, 'the QR on the page decodes');
@@ -88,11 +103,20 @@ describe('Save QR and /docs in Chromium', { skip, timeout: 120_000 }, () => {
     assert.match(answer?.headers()['content-security-policy'] ?? '', /script-src 'self'; style-src 'self'/);
     await page.waitForSelector('.opblock-summary-path', { timeout: 30_000 });
     const paths = await page.locator('.opblock-summary-path').allTextContents();
-    for (const path of ['/transaction/s2s', '/transaction/status', '/sandbox/transaction/complete', '/GatewayInstaPay/QueryPayoutBalance']) {
-      assert.ok(paths.some((p) => p.replace(/\u200b/g, '').includes(path)), `${path} in ${paths.join(', ')}`);
+    for (const path of [
+      '/transaction/s2s',
+      '/transaction/status',
+      '/sandbox/transaction/complete',
+      '/GatewayInstaPay/QueryPayoutBalance',
+    ]) {
+      assert.ok(
+        paths.some((p) => p.replace(/\u200b/g, '').includes(path)),
+        `${path} in ${paths.join(', ')}`,
+      );
     }
     assert.ok(requests.length > 2);
-    for (const url of requests) assert.ok(url.startsWith(gw.gateway.url) || url.startsWith('data:'), `only this origin: ${url}`);
+    for (const url of requests)
+      assert.ok(url.startsWith(gw.gateway.url) || url.startsWith('data:'), `only this origin: ${url}`);
     assert.deepEqual(problems, [], 'no CSP violations or script errors');
     await page.close();
   });

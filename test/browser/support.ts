@@ -19,7 +19,10 @@ export const CHROMIUM = '/usr/bin/chromium';
 /** Why the browser tests cannot run here, or false. In CI a missing browser is a failure, not a skip. */
 export function browserSkipReason(): string | false {
   if (existsSync(CHROMIUM)) return false;
-  if (process.env.CI === 'true') throw new Error(`CI=true but ${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium) so the browser tests run.`);
+  if (process.env.CI === 'true')
+    throw new Error(
+      `CI=true but ${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium) so the browser tests run.`,
+    );
   return `${CHROMIUM} is missing; install Debian's chromium (apt-get install -y chromium) to run the browser tests`;
 }
 
@@ -30,7 +33,15 @@ export async function launchBrowser(): Promise<Browser> {
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   return {
     context,
@@ -71,21 +82,41 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-export type ListeningGateway = { gateway: RunningGateway; testStore: TestStore; clock: { now: number }; close(): Promise<void> };
+export type ListeningGateway = {
+  gateway: RunningGateway;
+  testStore: TestStore;
+  clock: { now: number };
+  close(): Promise<void>;
+};
 
 /**
  * A gateway listening on 127.0.0.1 whose PUBLIC_BASE_URL is its real address, so the
  * redirectUrl it hands out is one a browser can open. The port is found first (the URL must
  * be configured before listening); if another test grabs it meanwhile, try again.
  */
-export async function startListeningGateway(env: Record<string, string> = {}, options: { dialect?: Dialect; workers?: WorkerFactory[] } = {}): Promise<ListeningGateway> {
+export async function startListeningGateway(
+  env: Record<string, string> = {},
+  options: { dialect?: Dialect; workers?: WorkerFactory[] } = {},
+): Promise<ListeningGateway> {
   const testStore = await createTestStore(options.dialect ?? 'sqlite');
   const clock = { now: Date.now() };
   for (let attempt = 1; ; attempt++) {
     const port = await freePort();
-    const config = testConfig({ DATABASE_URL: testStore.databaseUrl, HOST: '127.0.0.1', PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: 'warn', ...env });
+    const config = testConfig({
+      DATABASE_URL: testStore.databaseUrl,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+      LOG_LEVEL: 'warn',
+      ...env,
+    });
     try {
-      const gateway = await startGateway(config, { logger: createLogger(config.logLevel, new LogCapture()), store: testStore.store, now: () => clock.now, ...(options.workers && { workers: options.workers }) });
+      const gateway = await startGateway(config, {
+        logger: createLogger(config.logLevel, new LogCapture()),
+        store: testStore.store,
+        now: () => clock.now,
+        ...(options.workers && { workers: options.workers }),
+      });
       return {
         gateway,
         testStore,

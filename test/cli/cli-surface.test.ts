@@ -49,10 +49,17 @@ describe('CLI help and usage', () => {
     const unknown = await cli(['merchant', 'explode']);
     assert.equal(unknown.code, 2);
     assert.match(unknown.err, /Unknown command 'merchant explode'/);
-    const badFlag = await cli(['merchant', 'list', '--colour'], { DATABASE_URL: 'sqlite::memory:', GATEWAY_SECRET_KEY: TEST_SECRET_KEY_HEX });
+    const badFlag = await cli(['merchant', 'list', '--colour'], {
+      DATABASE_URL: 'sqlite::memory:',
+      GATEWAY_SECRET_KEY: TEST_SECRET_KEY_HEX,
+    });
     assert.equal(badFlag.code, 2);
     assert.match(badFlag.err, /Unknown option '--colour'/);
-    assert.match(badFlag.err, /Usage: npm run -s gateway -- merchant list \[--json\]/, 'the command\'s own usage follows');
+    assert.match(
+      badFlag.err,
+      /Usage: npm run -s gateway -- merchant list \[--json\]/,
+      "the command's own usage follows",
+    );
   });
 });
 
@@ -63,7 +70,22 @@ describe('CLI output for scripts and people', () => {
     const db = await createTestDatabase('sqlite');
     drop = db.drop;
     env = { DATABASE_URL: db.databaseUrl, GATEWAY_SECRET_KEY: TEST_SECRET_KEY_HEX };
-    const created = await cli(['merchant', 'create', '--name', 'Pipe Shop', '--payout-currency', 'THB', '--payout-account', '1234567890', '--id', 'pipe-shop', '--json'], env);
+    const created = await cli(
+      [
+        'merchant',
+        'create',
+        '--name',
+        'Pipe Shop',
+        '--payout-currency',
+        'THB',
+        '--payout-account',
+        '1234567890',
+        '--id',
+        'pipe-shop',
+        '--json',
+      ],
+      env,
+    );
     assert.equal(created.code, 0, created.err);
   });
   after(() => drop?.());
@@ -77,12 +99,22 @@ describe('CLI output for scripts and people', () => {
   });
 
   test('merchant disable/enable --json print one object each', async () => {
-    assert.deepEqual(JSON.parse((await cli(['merchant', 'disable', 'pipe-shop', '--json'], env)).out), { merchantid: 'pipe-shop', status: 'disabled' });
-    assert.deepEqual(JSON.parse((await cli(['merchant', 'enable', 'pipe-shop', '--json'], env)).out), { merchantid: 'pipe-shop', status: 'active' });
+    assert.deepEqual(JSON.parse((await cli(['merchant', 'disable', 'pipe-shop', '--json'], env)).out), {
+      merchantid: 'pipe-shop',
+      status: 'disabled',
+    });
+    assert.deepEqual(JSON.parse((await cli(['merchant', 'enable', 'pipe-shop', '--json'], env)).out), {
+      merchantid: 'pipe-shop',
+      status: 'active',
+    });
   });
 
   test('a closed stdout (`… | head`) ends the command quietly: exit 0, no stack trace', async () => {
-    const child = spawn(process.execPath, ['src/cli/index.ts', 'ledger', 'show', '--merchant', 'pipe-shop'], { cwd: ROOT, env: gatewayEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['src/cli/index.ts', 'ledger', 'show', '--merchant', 'pipe-shop'], {
+      cwd: ROOT,
+      env: gatewayEnv(env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     child.stdout.destroy(); // the reader is gone before the first line is written
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
@@ -92,16 +124,28 @@ describe('CLI output for scripts and people', () => {
   });
 
   const hasNpm = spawnSync('npm', ['--version'], { stdio: 'ignore' }).status === 0;
-  test('`npm run -s gateway -- … --json` prints only the JSON document on stdout', { skip: hasNpm ? false : 'npm is not on PATH' }, async () => {
-    const result = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
-      const child = spawn('npm', ['run', '-s', 'gateway', '--', 'merchant', 'list', '--json'], { cwd: ROOT, env: gatewayEnv(env), stdio: ['ignore', 'pipe', 'ignore'] });
-      let stdout = '';
-      child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-      child.once('exit', (code) => resolve({ code, stdout }));
-    });
-    assert.equal(result.code, 0);
-    assert.equal(JSON.parse(result.stdout).merchants[0].merchantid, 'pipe-shop', `stdout is one JSON document: ${result.stdout}`);
-  });
+  test(
+    '`npm run -s gateway -- … --json` prints only the JSON document on stdout',
+    { skip: hasNpm ? false : 'npm is not on PATH' },
+    async () => {
+      const result = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
+        const child = spawn('npm', ['run', '-s', 'gateway', '--', 'merchant', 'list', '--json'], {
+          cwd: ROOT,
+          env: gatewayEnv(env),
+          stdio: ['ignore', 'pipe', 'ignore'],
+        });
+        let stdout = '';
+        child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+        child.once('exit', (code) => resolve({ code, stdout }));
+      });
+      assert.equal(result.code, 0);
+      assert.equal(
+        JSON.parse(result.stdout).merchants[0].merchantid,
+        'pipe-shop',
+        `stdout is one JSON document: ${result.stdout}`,
+      );
+    },
+  );
 
   test('the CLI process itself: help on stdout, exit 0', async () => {
     const run = await runCliProcess(['delivery', 'list', '--help'], env);

@@ -25,9 +25,17 @@ async function cli(argv: string[], env: Record<string, string>) {
   return { code, out: out.join('\n'), err: err.join('\n') };
 }
 
-function withStdin(args: string[], env: Record<string, string>, input: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function withStdin(
+  args: string[],
+  env: Record<string, string>,
+  input: string,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(NODE, ['src/cli/index.ts', ...args], { cwd: ROOT, env: gatewayEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(NODE, ['src/cli/index.ts', ...args], {
+      cwd: ROOT,
+      env: gatewayEnv(env),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -42,13 +50,33 @@ for (const { dialect, skip } of await testDialects()) {
     let env: Record<string, string>;
     let drop: () => Promise<void>;
     let store: Store;
-    const consoleServices = () => createConsoleServices(loadConfig(env), store, Buffer.from(TEST_SECRET_KEY_HEX, 'hex'));
+    const consoleServices = () =>
+      createConsoleServices(loadConfig(env), store, Buffer.from(TEST_SECRET_KEY_HEX, 'hex'));
 
     before(async () => {
       const db = await createTestDatabase(dialect);
       drop = db.drop;
       env = { DATABASE_URL: db.databaseUrl, GATEWAY_SECRET_KEY: TEST_SECRET_KEY_HEX, CREATE_DEMO_MERCHANT: 'false' };
-      assert.equal((await cli(['merchant', 'create', '--name', 'Console Shop', '--payout-currency', 'THB', '--payout-account', '1234567890', '--id', 'console-shop'], env)).code, 0);
+      assert.equal(
+        (
+          await cli(
+            [
+              'merchant',
+              'create',
+              '--name',
+              'Console Shop',
+              '--payout-currency',
+              'THB',
+              '--payout-account',
+              '1234567890',
+              '--id',
+              'console-shop',
+            ],
+            env,
+          )
+        ).code,
+        0,
+      );
       store = openStore(db.databaseUrl);
     });
     after(async () => {
@@ -77,11 +105,18 @@ for (const { dialect, skip } of await testDialects()) {
       const secret = base32Decode(new URL(printed.otpauth_uri).searchParams.get('secret')!);
       const c = consoleServices();
       assert.equal((await c.accounts.loginOperator('bob', printed.password, '')).ok, false);
-      assert.equal((await c.accounts.loginOperator('bob', printed.password, hotp(secret, totpStep(Date.now())))).ok, true);
+      assert.equal(
+        (await c.accounts.loginOperator('bob', printed.password, hotp(secret, totpStep(Date.now())))).ok,
+        true,
+      );
     });
 
     test('operator create --password-stdin reads the password from stdin and prints none', async () => {
-      const run = await withStdin(['operator', 'create', '--username', 'carol', '--password-stdin'], env, 'carol chose this one\n');
+      const run = await withStdin(
+        ['operator', 'create', '--username', 'carol', '--password-stdin'],
+        env,
+        'carol chose this one\n',
+      );
       assert.equal(run.code, 0, run.stderr);
       assert.ok(!run.stdout.includes('carol chose this one'));
       assert.doesNotMatch(run.stdout, /password:/);
@@ -92,27 +127,42 @@ for (const { dialect, skip } of await testDialects()) {
     });
 
     test('operator disable / enable', async () => {
-      assert.deepEqual(JSON.parse((await cli(['operator', 'disable', 'alice', '--json'], env)).out), { username: 'alice', status: 'disabled' });
+      assert.deepEqual(JSON.parse((await cli(['operator', 'disable', 'alice', '--json'], env)).out), {
+        username: 'alice',
+        status: 'disabled',
+      });
       assert.match((await cli(['operator', 'list'], env)).out, /^alice\tdisabled/m);
-      assert.deepEqual(JSON.parse((await cli(['operator', 'enable', 'alice', '--json'], env)).out), { username: 'alice', status: 'active' });
+      assert.deepEqual(JSON.parse((await cli(['operator', 'enable', 'alice', '--json'], env)).out), {
+        username: 'alice',
+        status: 'active',
+      });
       const unknown = await cli(['operator', 'disable', 'nobody'], env);
       assert.equal(unknown.code, 1);
       assert.match(unknown.err, /No operator named 'nobody'/);
     });
 
     test('operator reset-password: a new generated password works, the old one does not, sessions end', async () => {
-      const created = JSON.parse((await cli(['operator', 'create', '--username', 'erin', '--json'], env)).out) as { password: string };
+      const created = JSON.parse((await cli(['operator', 'create', '--username', 'erin', '--json'], env)).out) as {
+        password: string;
+      };
       const c = consoleServices();
       const login = await c.accounts.loginOperator('erin', created.password, '');
       assert.ok(login.ok);
       const { token } = await c.sessions.start('operator', login.subject.id);
-      const reset = JSON.parse((await cli(['operator', 'reset-password', 'erin', '--json'], env)).out) as { username: string; password: string };
+      const reset = JSON.parse((await cli(['operator', 'reset-password', 'erin', '--json'], env)).out) as {
+        username: string;
+        password: string;
+      };
       assert.equal(reset.username, 'erin');
       assert.notEqual(reset.password, created.password);
       assert.equal((await c.accounts.loginOperator('erin', created.password, '')).ok, false);
       assert.equal((await c.accounts.loginOperator('erin', reset.password, '')).ok, true);
       assert.equal(await c.sessions.resolve(token), undefined, 'the old session ended');
-      const chosen = await withStdin(['operator', 'reset-password', 'erin', '--password-stdin'], env, 'erin picked a new one\n');
+      const chosen = await withStdin(
+        ['operator', 'reset-password', 'erin', '--password-stdin'],
+        env,
+        'erin picked a new one\n',
+      );
       assert.equal(chosen.code, 0, chosen.stderr);
       assert.ok(!chosen.stdout.includes('erin picked a new one'));
       assert.equal((await c.accounts.loginOperator('erin', 'erin picked a new one', '')).ok, true);
@@ -127,7 +177,16 @@ for (const { dialect, skip } of await testDialects()) {
       assert.equal((await cli(['merchant', 'set-console-password', 'nobody'], env)).code, 1);
       const audit = await consoleServices().repo.listAudit({ limit: 50 });
       const actions = audit.filter((e) => e.actorRole === 'cli').map((e) => `${e.action} ${e.target}`);
-      for (const a of ['operator.create alice', 'operator.create bob', 'operator.create carol', 'operator.disable alice', 'operator.enable alice', 'operator.reset_password erin', 'merchant.console_password console-shop']) assert.ok(actions.includes(a), a);
+      for (const a of [
+        'operator.create alice',
+        'operator.create bob',
+        'operator.create carol',
+        'operator.disable alice',
+        'operator.enable alice',
+        'operator.reset_password erin',
+        'merchant.console_password console-shop',
+      ])
+        assert.ok(actions.includes(a), a);
       assert.ok(!JSON.stringify(audit).includes(issued.password));
     });
   });

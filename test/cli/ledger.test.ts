@@ -16,16 +16,44 @@ for (const { dialect, skip } of await testDialects()) {
     const cli = async (...argv: string[]): Promise<Run> => {
       const out: string[] = [];
       const err: string[] = [];
-      const code = await runCli(argv, { out: (t) => out.push(t), err: (t) => err.push(t) }, { DATABASE_URL: testStore.databaseUrl, GATEWAY_SECRET_KEY: TEST_SECRET_KEY_HEX });
+      const code = await runCli(
+        argv,
+        { out: (t) => out.push(t), err: (t) => err.push(t) },
+        { DATABASE_URL: testStore.databaseUrl, GATEWAY_SECRET_KEY: TEST_SECRET_KEY_HEX },
+      );
       return { code, out: out.join('\n'), err: err.join('\n') };
     };
     const adjust = (direction: 'credit' | 'debit', amount: string, key: string, ...extra: string[]) =>
-      cli('ledger', direction, '--merchant', merchant, '--amount', amount, '--currency', 'THB', '--reason', 'test adjustment', '--idempotency-key', key, ...extra);
+      cli(
+        'ledger',
+        direction,
+        '--merchant',
+        merchant,
+        '--amount',
+        amount,
+        '--currency',
+        'THB',
+        '--reason',
+        'test adjustment',
+        '--idempotency-key',
+        key,
+        ...extra,
+      );
     const show = async () => JSON.parse((await cli('ledger', 'show', '--merchant', merchant, '--json')).out);
 
     before(async () => {
       testStore = await createTestStore(dialect);
-      const created = await cli('merchant', 'create', '--name', 'CLI Shop', '--payout-currency', 'THB', '--payout-account', '4111 1111 1111 9012', '--json');
+      const created = await cli(
+        'merchant',
+        'create',
+        '--name',
+        'CLI Shop',
+        '--payout-currency',
+        'THB',
+        '--payout-account',
+        '4111 1111 1111 9012',
+        '--json',
+      );
       assert.equal(created.code, 0, created.err);
       merchant = JSON.parse(created.out).merchantid;
     });
@@ -38,7 +66,15 @@ for (const { dialect, skip } of await testDialects()) {
       assert.match(human.out, /THB\s+0\.0000\s+0 posting\(s\)\s+\(payout account/);
       assert.match(human.out, /No entries\./);
       const json = await show();
-      assert.deepEqual(json.balances, [{ account: `merchant_payout:${merchant}:THB`, currency: 'THB', balance: '0.0000', postings: 0, payout_account: true }]);
+      assert.deepEqual(json.balances, [
+        {
+          account: `merchant_payout:${merchant}:THB`,
+          currency: 'THB',
+          balance: '0.0000',
+          postings: 0,
+          payout_account: true,
+        },
+      ]);
       assert.deepEqual(json.entries, []);
     });
 
@@ -49,20 +85,38 @@ for (const { dialect, skip } of await testDialects()) {
       assert.match(first.out, /THB balance of merchant \S+: 1500\.2500$/m);
       const again = await adjust('credit', '1500.25', 'cli-credit-1');
       assert.equal(again.code, 0, again.err);
-      assert.match(again.out, /^Already posted: idempotency key 'cli-credit-1' was used by entry [0-9a-f-]{36} at .* \(credit of 1500\.2500 THB\); nothing was posted again\.$/m);
+      assert.match(
+        again.out,
+        /^Already posted: idempotency key 'cli-credit-1' was used by entry [0-9a-f-]{36} at .* \(credit of 1500\.2500 THB\); nothing was posted again\.$/m,
+      );
       const json = await show();
       assert.equal(json.balances[0].balance, '1500.2500');
       assert.equal(json.entries.length, 1);
       assert.deepEqual(json.entries[0].postings, [
-        { line: 1, account: `merchant_payout:${merchant}:THB`, currency: 'THB', amount: '1500.2500', balance_after: '1500.2500' },
-        { line: 2, account: 'operator_adjustment:gateway:THB', currency: 'THB', amount: '-1500.2500', balance_after: '-1500.2500' },
+        {
+          line: 1,
+          account: `merchant_payout:${merchant}:THB`,
+          currency: 'THB',
+          amount: '1500.2500',
+          balance_after: '1500.2500',
+        },
+        {
+          line: 2,
+          account: 'operator_adjustment:gateway:THB',
+          currency: 'THB',
+          amount: '-1500.2500',
+          balance_after: '-1500.2500',
+        },
       ]);
     });
 
     test('reusing a key for a different request is refused with exit 1', async () => {
       const clash = await adjust('credit', '99', 'cli-credit-1');
       assert.equal(clash.code, 1);
-      assert.match(clash.err, /^Refused: The idempotency key 'cli-credit-1' was already used for a different request \(credit of 1500\.2500 THB/);
+      assert.match(
+        clash.err,
+        /^Refused: The idempotency key 'cli-credit-1' was already used for a different request \(credit of 1500\.2500 THB/,
+      );
       assert.equal((await show()).balances[0].balance, '1500.2500');
     });
 
@@ -71,7 +125,10 @@ for (const { dialect, skip } of await testDialects()) {
       const refused = await adjust('debit', '1500.2501', 'cli-debit-over');
       assert.equal(refused.code, 1);
       assert.equal(refused.out, '');
-      assert.equal(refused.err, 'Refused: A debit of 1500.2501 THB would make the THB payout balance negative (available 1500.2500 THB); nothing was posted.');
+      assert.equal(
+        refused.err,
+        'Refused: A debit of 1500.2501 THB would make the THB payout balance negative (available 1500.2500 THB); nothing was posted.',
+      );
       assert.deepEqual(await show(), before);
     });
 
@@ -95,10 +152,34 @@ for (const { dialect, skip } of await testDialects()) {
       const float = await adjust('credit', '1e3', 'cli-bad-1');
       assert.equal(float.code, 1);
       assert.match(float.err, /amount/);
-      const missing = await cli('ledger', 'credit', '--merchant', merchant, '--amount', '1', '--currency', 'THB', '--reason', 'x');
+      const missing = await cli(
+        'ledger',
+        'credit',
+        '--merchant',
+        merchant,
+        '--amount',
+        '1',
+        '--currency',
+        'THB',
+        '--reason',
+        'x',
+      );
       assert.equal(missing.code, 2);
       assert.match(missing.err, /--idempotency-key is required/);
-      const unknown = await cli('ledger', 'credit', '--merchant', 'NOBODY', '--amount', '1', '--currency', 'THB', '--reason', 'x', '--idempotency-key', 'k-nobody');
+      const unknown = await cli(
+        'ledger',
+        'credit',
+        '--merchant',
+        'NOBODY',
+        '--amount',
+        '1',
+        '--currency',
+        'THB',
+        '--reason',
+        'x',
+        '--idempotency-key',
+        'k-nobody',
+      );
       assert.equal(unknown.code, 1);
       assert.match(unknown.err, /No merchant with id 'NOBODY'/);
       assert.equal((await show()).entries.length, entries);

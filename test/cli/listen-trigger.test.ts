@@ -13,23 +13,41 @@ import { Receiver, sequence, answer } from '../e2e/delivery-helpers.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-type Listener = { child: ChildProcess; url: string; out: () => string; lines: () => any[]; stop(): Promise<number | null> };
+type Listener = {
+  child: ChildProcess;
+  url: string;
+  out: () => string;
+  lines: () => any[];
+  stop(): Promise<number | null>;
+};
 
 async function startListen(env: Record<string, string>, args: string[]): Promise<Listener> {
-  const child = spawn(process.execPath, ['src/cli/index.ts', 'listen', '--port', '0', ...args], { cwd: ROOT, env: gatewayEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['src/cli/index.ts', 'listen', '--port', '0', ...args], {
+    cwd: ROOT,
+    env: gatewayEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  await eventually(async () => /Listening for notifications on http:\/\//.test(err) || child.exitCode !== null, 15_000, 50);
+  await eventually(
+    async () => /Listening for notifications on http:\/\//.test(err) || child.exitCode !== null,
+    15_000,
+    50,
+  );
   const url = /Listening for notifications on (http:\/\/\S+) /.exec(err)?.[1];
   assert.ok(url, `listen did not start: ${err}`);
   return {
     child,
     url,
     out: () => out,
-    lines: () => out.split('\n').filter(Boolean).map((l) => JSON.parse(l)),
+    lines: () =>
+      out
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l)),
     async stop() {
       child.kill('SIGINT');
       return exited;
@@ -80,7 +98,11 @@ describe('gateway listen / trigger', () => {
     assert.equal(entry.webhook_id, entry.event.event_id);
 
     // The API sees the same final state, and the gateway counts the notification delivered.
-    const api = await httpPost(`${gw.url}/transaction/status`, { merchantid: gw.creds.merchantid, password: gw.creds.password, transactionid: id });
+    const api = await httpPost(`${gw.url}/transaction/status`, {
+      merchantid: gw.creds.merchantid,
+      password: gw.creds.password,
+      transactionid: id,
+    });
     assert.equal(api.body.error_code_tag, 'DECLINED');
     await eventually(async () => {
       const list = await runCliProcess(['delivery', 'list', '--merchant', gw.creds.merchantid, '--json'], gw.env);
@@ -92,21 +114,58 @@ describe('gateway listen / trigger', () => {
     const ts = Math.floor(Date.now() / 1000);
     const forged = await fetch(listen.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'webhook-id': 'evt_forged', 'webhook-timestamp': String(ts), 'webhook-signature': signWebhook(['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'], 'evt_forged', ts, body) },
+      headers: {
+        'content-type': 'application/json',
+        'webhook-id': 'evt_forged',
+        'webhook-timestamp': String(ts),
+        'webhook-signature': signWebhook(['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'], 'evt_forged', ts, body),
+      },
       body,
     });
     assert.equal(forged.status, 401);
     await eventually(async () => listen.lines().length >= 2, 5_000);
-    assert.deepEqual({ ...listen.lines()[1], received_at: 'x' }, {
-      received_at: 'x', verified: false, reason: 'no signature matched', webhook_id: 'evt_forged', merchantid: gw.creds.merchantid, event: JSON.parse(body), forwarded: null, answered: 401,
-    });
+    assert.deepEqual(
+      { ...listen.lines()[1], received_at: 'x' },
+      {
+        received_at: 'x',
+        verified: false,
+        reason: 'no signature matched',
+        webhook_id: 'evt_forged',
+        merchantid: gw.creds.merchantid,
+        event: JSON.parse(body),
+        forwarded: null,
+        answered: 401,
+      },
+    );
 
     // Correctly signed, but for another merchant than --merchant: refused.
-    const other = JSON.parse((await runCliProcess(['merchant', 'create', '--name', 'Other Shop', '--payout-currency', 'THB', '--payout-account', '1234567890', '--json'], gw.env)).stdout);
+    const other = JSON.parse(
+      (
+        await runCliProcess(
+          [
+            'merchant',
+            'create',
+            '--name',
+            'Other Shop',
+            '--payout-currency',
+            'THB',
+            '--payout-account',
+            '1234567890',
+            '--json',
+          ],
+          gw.env,
+        )
+      ).stdout,
+    );
     const otherBody = JSON.stringify({ ...entry.event, merchantid: other.merchantid });
     const signedByOther = await fetch(listen.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'webhook-id': 'evt_other', 'webhook-timestamp': String(ts), 'webhook-signature': signWebhook([other.webhook_secret], 'evt_other', ts, otherBody) },
+      headers: {
+        'content-type': 'application/json',
+        'webhook-id': 'evt_other',
+        'webhook-timestamp': String(ts),
+        'webhook-signature': signWebhook([other.webhook_secret], 'evt_other', ts, otherBody),
+      },
       body: otherBody,
     });
     assert.equal(signedByOther.status, 401);
@@ -145,7 +204,10 @@ describe('gateway listen / trigger', () => {
     const forwarded = receiver.requests.filter((r) => r.path === '/app/notify');
     assert.equal(forwarded.length, 2);
     // The app receives what the gateway sent: it can verify the signature itself.
-    assert.deepEqual(verifyWebhook(gw.creds.webhook_secret, forwarded[1]!.headers as Record<string, string>, forwarded[1]!.body), { ok: true });
+    assert.deepEqual(
+      verifyWebhook(gw.creds.webhook_secret, forwarded[1]!.headers as Record<string, string>, forwarded[1]!.body),
+      { ok: true },
+    );
     assert.equal(JSON.parse(forwarded[1]!.body.toString('utf8')).transactionid, id);
     await listen.stop();
   });
@@ -158,12 +220,20 @@ describe('gateway listen / trigger', () => {
     assert.equal(trigger.code, 0, trigger.stderr);
     assert.match(trigger.stdout, new RegExp(`Transaction ${id} is now CAPTURED`));
     await eventually(async () => listen.out().includes('\n'), 15_000);
-    assert.match(listen.out(), new RegExp(`✓ payment CAPTURED  1000\\.00 THB  trackid listen-3  transaction ${id} .*\\(signature verified\\)  → 200`));
+    assert.match(
+      listen.out(),
+      new RegExp(
+        `✓ payment CAPTURED  1000\\.00 THB  trackid listen-3  transaction ${id} .*\\(signature verified\\)  → 200`,
+      ),
+    );
     await listen.stop();
   });
 
   test('trigger refuses what it cannot do', async () => {
-    const unknown = await runCliProcess(['trigger', '01900000-0000-7000-8000-000000000000', '--outcome', 'success'], gw.env);
+    const unknown = await runCliProcess(
+      ['trigger', '01900000-0000-7000-8000-000000000000', '--outcome', 'success'],
+      gw.env,
+    );
     assert.equal(unknown.code, 1);
     assert.match(unknown.stderr, /No transaction/);
     const badOutcome = await runCliProcess(['trigger', 'x', '--outcome', 'maybe'], gw.env);
@@ -173,7 +243,11 @@ describe('gateway listen / trigger', () => {
     assert.equal((await runCliProcess(['trigger', id, '--outcome', 'cancelled'], gw.env)).code, 0);
     const again = await runCliProcess(['trigger', id, '--outcome', 'success'], gw.env);
     assert.equal(again.code, 1, 'a final payment stays final');
-    const live = await runCliProcess(['trigger', id, '--outcome', 'success'], { ...gw.env, GATEWAY_MODE: 'live', PUBLIC_BASE_URL: 'https://pay.example' });
+    const live = await runCliProcess(['trigger', id, '--outcome', 'success'], {
+      ...gw.env,
+      GATEWAY_MODE: 'live',
+      PUBLIC_BASE_URL: 'https://pay.example',
+    });
     assert.equal(live.code, 1);
     assert.match(live.stderr, /sandbox mode only/);
     const listenUnknown = await runCliProcess(['listen', '--merchant', 'nobody', '--port', '0'], gw.env);

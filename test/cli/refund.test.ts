@@ -3,7 +3,14 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { testDialects } from '../support/dialects.ts';
-import { addMerchant, post, startTestGateway, TEST_SECRET_KEY_HEX, type MerchantCredentials, type TestGateway } from '../support/test-gateway.ts';
+import {
+  addMerchant,
+  post,
+  startTestGateway,
+  TEST_SECRET_KEY_HEX,
+  type MerchantCredentials,
+  type TestGateway,
+} from '../support/test-gateway.ts';
 import { startPayment } from '../app/lifecycle-support.ts';
 import { runCli } from '../../src/cli/run-cli.ts';
 
@@ -19,7 +26,11 @@ for (const { dialect, skip } of await testDialects()) {
     const cli = async (...argv: string[]): Promise<Run> => {
       const out: string[] = [];
       const err: string[] = [];
-      const code = await runCli(argv, { out: (t) => out.push(t), err: (t) => err.push(t) }, { DATABASE_URL: gw.testStore.databaseUrl, GATEWAY_SECRET_KEY: TEST_SECRET_KEY_HEX });
+      const code = await runCli(
+        argv,
+        { out: (t) => out.push(t), err: (t) => err.push(t) },
+        { DATABASE_URL: gw.testStore.databaseUrl, GATEWAY_SECRET_KEY: TEST_SECRET_KEY_HEX },
+      );
       return { code, out: out.join('\n'), err: err.join('\n') };
     };
 
@@ -27,13 +38,27 @@ for (const { dialect, skip } of await testDialects()) {
       gw = await startTestGateway(dialect);
       creds = await addMerchant(gw);
       other = await addMerchant(gw);
-      for (const [c, amount, refunds] of [[creds, '100', ['10', '15.5']], [other, '200', ['200']]] as const) {
+      for (const [c, amount, refunds] of [
+        [creds, '100', ['10', '15.5']],
+        [other, '200', ['200']],
+      ] as const) {
         const p = await startPayment(gw, c, { bill_amount: amount });
-        await post(gw, '/sandbox/transaction/complete', { merchantid: c.merchantid, password: c.password, transactionid: p.transactionid });
+        await post(gw, '/sandbox/transaction/complete', {
+          merchantid: c.merchantid,
+          password: c.password,
+          transactionid: p.transactionid,
+        });
         if (c === creds) txid = p.transactionid;
         for (const amount of refunds) {
           gw.clock.now += 1000; // distinct created_at, so "newest first" is well defined
-          const res = await post(gw, '/transaction/refund', { merchantid: c.merchantid, password: c.password, transactionid: p.transactionid, bill_amount: amount, bill_currencycode: 'THB', reason: `r ${amount}` });
+          const res = await post(gw, '/transaction/refund', {
+            merchantid: c.merchantid,
+            password: c.password,
+            transactionid: p.transactionid,
+            bill_amount: amount,
+            bill_currencycode: 'THB',
+            reason: `r ${amount}`,
+          });
           assert.equal(res.status, 200, res.raw);
           refundIds.push(res.body.refundid);
         }
@@ -46,10 +71,19 @@ for (const { dialect, skip } of await testDialects()) {
       assert.equal(all.code, 0, all.err);
       const json = JSON.parse(all.out);
       assert.deepEqual(Object.keys(json), ['refunds', 'next_cursor']);
-      assert.deepEqual(json.refunds.map((r: { refundid: string }) => r.refundid), [...refundIds].reverse());
+      assert.deepEqual(
+        json.refunds.map((r: { refundid: string }) => r.refundid),
+        [...refundIds].reverse(),
+      );
       const mine = JSON.parse((await cli('refund', 'list', '--merchant', creds.merchantid, '--json')).out);
-      assert.deepEqual(mine.refunds.map((r: { amount: string }) => r.amount), ['15.50', '10.00']);
-      assert.deepEqual(mine.refunds.map((r: { refunded_after: string }) => r.refunded_after), ['25.50', '10.00']);
+      assert.deepEqual(
+        mine.refunds.map((r: { amount: string }) => r.amount),
+        ['15.50', '10.00'],
+      );
+      assert.deepEqual(
+        mine.refunds.map((r: { refunded_after: string }) => r.refunded_after),
+        ['25.50', '10.00'],
+      );
       const byTx = JSON.parse((await cli('refund', 'list', '--transaction', txid, '--json')).out);
       assert.equal(byTx.refunds.length, 2);
       assert.ok(byTx.refunds.every((r: { transactionid: string }) => r.transactionid === txid));
@@ -59,12 +93,18 @@ for (const { dialect, skip } of await testDialects()) {
       const human = await cli('refund', 'list', '--limit', '2');
       assert.equal(human.code, 0, human.err);
       const lines = human.out.split('\n');
-      assert.match(lines[0]!, /^REFUNDID\s+MERCHANTID\s+TRANSACTIONID\s+AMOUNT\s+CURRENCY\s+REFUNDED_AFTER\s+CREATED_AT\s+REASON/);
+      assert.match(
+        lines[0]!,
+        /^REFUNDID\s+MERCHANTID\s+TRANSACTIONID\s+AMOUNT\s+CURRENCY\s+REFUNDED_AFTER\s+CREATED_AT\s+REASON/,
+      );
       assert.equal(lines.length, 3);
       const cursor = /--cursor (\S+)/.exec(human.err)?.[1];
       assert.ok(cursor, human.err);
       const rest = JSON.parse((await cli('refund', 'list', '--limit', '2', '--cursor', cursor, '--json')).out);
-      assert.deepEqual(rest.refunds.map((r: { refundid: string }) => r.refundid), [refundIds[0]]);
+      assert.deepEqual(
+        rest.refunds.map((r: { refundid: string }) => r.refundid),
+        [refundIds[0]],
+      );
       assert.equal(rest.next_cursor, null);
       const bad = await cli('refund', 'list', '--limit', '0');
       assert.equal(bad.code, 2);

@@ -19,17 +19,24 @@ test('scrypt hashes: salted, self-describing, checked in constant time; junk nev
   assert.equal(await consolePasswordMatches('correct horse battery', a), true);
   assert.equal(await consolePasswordMatches('correct horse batterY', a), false);
   assert.equal(await consolePasswordMatches('correct horse battery', undefined), false);
-  assert.equal(await consolePasswordMatches('x', 'scrypt$40$8$1$AAAAAAAAAAA$BBB'), false, 'absurd parameters are refused, not run');
+  assert.equal(
+    await consolePasswordMatches('x', 'scrypt$40$8$1$AAAAAAAAAAA$BBB'),
+    false,
+    'absurd parameters are refused, not run',
+  );
 });
 
 test('audit details: secret-looking keys are redacted', () => {
-  assert.deepEqual(auditSafeDetails({ outcome: 'success', password: 'pw_x', webhook_secret: 'whsec', totp: '123456', n: 3 }), {
-    outcome: 'success',
-    password: '[redacted]',
-    webhook_secret: '[redacted]',
-    totp: '[redacted]',
-    n: 3,
-  });
+  assert.deepEqual(
+    auditSafeDetails({ outcome: 'success', password: 'pw_x', webhook_secret: 'whsec', totp: '123456', n: 3 }),
+    {
+      outcome: 'success',
+      password: '[redacted]',
+      webhook_secret: '[redacted]',
+      totp: '[redacted]',
+      n: 3,
+    },
+  );
 });
 
 for (const { dialect, skip } of await testDialects()) {
@@ -43,31 +50,67 @@ for (const { dialect, skip } of await testDialects()) {
     after(() => gw?.close());
 
     test('an operator with a chosen password logs in; wrong password and unknown name answer alike', async () => {
-      const created = await c.accounts.createOperator({ username: 'Alice', password: 'a long enough password', totp: false });
+      const created = await c.accounts.createOperator({
+        username: 'Alice',
+        password: 'a long enough password',
+        totp: false,
+      });
       assert.equal(created.username, 'alice');
       assert.equal(created.password, undefined, 'a chosen password is not echoed');
-      const row = await consoleDb(gw.services.store).selectFrom('console_operators').selectAll().where('username', '=', 'alice').executeTakeFirstOrThrow();
+      const row = await consoleDb(gw.services.store)
+        .selectFrom('console_operators')
+        .selectAll()
+        .where('username', '=', 'alice')
+        .executeTakeFirstOrThrow();
       assert.ok(!JSON.stringify(row).includes('a long enough password'), 'the password is not stored');
-      assert.deepEqual(await c.accounts.loginOperator('alice', 'a long enough password', ''), { ok: true, subject: { role: 'operator', id: created.id, name: 'alice' } });
-      assert.deepEqual(await c.accounts.loginOperator('alice', 'wrong password!!', ''), { ok: false, reason: 'credentials' });
-      assert.deepEqual(await c.accounts.loginOperator('nobody', 'a long enough password', ''), { ok: false, reason: 'credentials' });
+      assert.deepEqual(await c.accounts.loginOperator('alice', 'a long enough password', ''), {
+        ok: true,
+        subject: { role: 'operator', id: created.id, name: 'alice' },
+      });
+      assert.deepEqual(await c.accounts.loginOperator('alice', 'wrong password!!', ''), {
+        ok: false,
+        reason: 'credentials',
+      });
+      assert.deepEqual(await c.accounts.loginOperator('nobody', 'a long enough password', ''), {
+        ok: false,
+        reason: 'credentials',
+      });
       await assert.rejects(c.accounts.createOperator({ username: 'alice', totp: false }), /already exists/);
-      await assert.rejects(c.accounts.createOperator({ username: 'bob', password: 'short', totp: false }), /at least 12/);
+      await assert.rejects(
+        c.accounts.createOperator({ username: 'bob', password: 'short', totp: false }),
+        /at least 12/,
+      );
     });
 
     test('TOTP: required when enrolled, each code accepted once', async () => {
       const created = await c.accounts.createOperator({ username: 'totp-op', totp: true });
       assert.ok(created.password && created.otpauthUri);
       const secret = base32Decode(new URL(created.otpauthUri).searchParams.get('secret')!);
-      const row = await consoleDb(gw.services.store).selectFrom('console_operators').select('totp_secret_enc').where('username', '=', 'totp-op').executeTakeFirstOrThrow();
+      const row = await consoleDb(gw.services.store)
+        .selectFrom('console_operators')
+        .select('totp_secret_enc')
+        .where('username', '=', 'totp-op')
+        .executeTakeFirstOrThrow();
       assert.ok(row.totp_secret_enc?.startsWith('v1.'), 'the TOTP secret is sealed');
       const code = hotp(secret, totpStep(gw.clock.now));
       assert.equal((await c.accounts.loginOperator('totp-op', created.password, '')).ok, false, 'no code');
-      assert.equal((await c.accounts.loginOperator('totp-op', created.password, code === '000000' ? '111111' : '000000')).ok, false, 'wrong code');
+      assert.equal(
+        (await c.accounts.loginOperator('totp-op', created.password, code === '000000' ? '111111' : '000000')).ok,
+        false,
+        'wrong code',
+      );
       assert.equal((await c.accounts.loginOperator('totp-op', created.password, code)).ok, true);
-      assert.equal((await c.accounts.loginOperator('totp-op', created.password, code)).ok, false, 'the same code again');
+      assert.equal(
+        (await c.accounts.loginOperator('totp-op', created.password, code)).ok,
+        false,
+        'the same code again',
+      );
       gw.clock.now += 30_000;
-      assert.equal((await c.accounts.loginOperator('totp-op', created.password, hotp(secret, totpStep(gw.clock.now)))).ok, true, 'the next code works');
+      assert.equal(
+        (await c.accounts.loginOperator('totp-op', created.password, hotp(secret, totpStep(gw.clock.now)))).ok,
+        true,
+        'the next code works',
+      );
     });
 
     test('a disabled operator cannot log in and loses their sessions', async () => {
@@ -78,23 +121,37 @@ for (const { dialect, skip } of await testDialects()) {
       assert.ok(await c.sessions.resolve(token));
       await c.accounts.setOperatorStatus('carol', 'disabled');
       assert.equal(await c.sessions.resolve(token), undefined);
-      assert.deepEqual(await c.accounts.loginOperator('carol', 'carol password 1', ''), { ok: false, reason: 'disabled' });
+      assert.deepEqual(await c.accounts.loginOperator('carol', 'carol password 1', ''), {
+        ok: false,
+        reason: 'disabled',
+      });
       await c.accounts.setOperatorStatus('carol', 'active');
       assert.equal((await c.accounts.loginOperator('carol', 'carol password 1', '')).ok, true);
     });
 
-    test("merchants log in with their console password only, not the API password", async () => {
+    test('merchants log in with their console password only, not the API password', async () => {
       const creds = await addMerchant(gw);
-      assert.deepEqual(await c.accounts.loginMerchant(creds.merchantid, creds.password), { ok: false, reason: 'credentials' }, 'no console password yet');
+      assert.deepEqual(
+        await c.accounts.loginMerchant(creds.merchantid, creds.password),
+        { ok: false, reason: 'credentials' },
+        'no console password yet',
+      );
       const issued = await c.accounts.issueMerchantPassword(creds.merchantid);
       assert.notEqual(issued.password, creds.password);
       assert.equal((await c.accounts.loginMerchant(creds.merchantid, issued.password)).ok, true);
       assert.equal((await c.accounts.loginMerchant(creds.merchantid, creds.password)).ok, false);
       const again = await c.accounts.issueMerchantPassword(creds.merchantid);
-      assert.equal((await c.accounts.loginMerchant(creds.merchantid, issued.password)).ok, false, 'the old console password stops working');
+      assert.equal(
+        (await c.accounts.loginMerchant(creds.merchantid, issued.password)).ok,
+        false,
+        'the old console password stops working',
+      );
       assert.equal((await c.accounts.loginMerchant(creds.merchantid, again.password)).ok, true);
       await gw.services.manageMerchants.setStatus(creds.merchantid, 'disabled');
-      assert.deepEqual(await c.accounts.loginMerchant(creds.merchantid, again.password), { ok: false, reason: 'disabled' });
+      assert.deepEqual(await c.accounts.loginMerchant(creds.merchantid, again.password), {
+        ok: false,
+        reason: 'disabled',
+      });
       await assert.rejects(c.accounts.issueMerchantPassword('no-such-merchant'), /No merchant/);
     });
 
@@ -103,7 +160,10 @@ for (const { dialect, skip } of await testDialects()) {
       assert.ok(login.ok);
       const { token } = await c.sessions.start('operator', login.subject.id);
       const stored = await consoleDb(gw.services.store).selectFrom('console_sessions').select('id_hash').execute();
-      assert.ok(stored.every((s) => s.id_hash !== token), 'the token itself is not stored');
+      assert.ok(
+        stored.every((s) => s.id_hash !== token),
+        'the token itself is not stored',
+      );
       gw.clock.now += 29 * 60_000;
       assert.ok(await c.sessions.resolve(token), 'used within the idle timeout');
       gw.clock.now += 29 * 60_000;
@@ -122,7 +182,13 @@ for (const { dialect, skip } of await testDialects()) {
     });
 
     test('audit entries are stored with who, what, target and origin', async () => {
-      await c.audit.record({ role: 'operator', id: 'op_1' }, 'merchant.create', 'M123', { name: 'Shop', password: 'pw_secret' }, { remoteAddr: '127.0.0.1', requestId: 'req-1' });
+      await c.audit.record(
+        { role: 'operator', id: 'op_1' },
+        'merchant.create',
+        'M123',
+        { name: 'Shop', password: 'pw_secret' },
+        { remoteAddr: '127.0.0.1', requestId: 'req-1' },
+      );
       const [entry] = await c.repo.listAudit({ limit: 1 });
       assert.equal(entry?.action, 'merchant.create');
       assert.equal(entry?.actorId, 'op_1');

@@ -7,7 +7,14 @@ import assert from 'node:assert/strict';
 import { base32Decode, hotp, totpStep } from '../../src/domain/totp.ts';
 import { OutboxRepo } from '../../src/store/outbox.repo.ts';
 import { testDialects } from '../support/dialects.ts';
-import { addMerchant, initiationBody, post, startTestGateway, type MerchantCredentials, type TestGateway } from '../support/test-gateway.ts';
+import {
+  addMerchant,
+  initiationBody,
+  post,
+  startTestGateway,
+  type MerchantCredentials,
+  type TestGateway,
+} from '../support/test-gateway.ts';
 import { ConsoleClient, consoleOf, OPERATOR_PASSWORD } from './support.ts';
 
 for (const { dialect, skip } of await testDialects()) {
@@ -19,13 +26,21 @@ for (const { dialect, skip } of await testDialects()) {
     let paymentB: string;
 
     async function pay(creds: MerchantCredentials, overrides: Record<string, unknown> = {}): Promise<string> {
-      const r = await post(gw, '/transaction/s2s', initiationBody(creds, { trackid: `t-${Math.random().toString(36).slice(2, 10)}`, ...overrides }));
+      const r = await post(
+        gw,
+        '/transaction/s2s',
+        initiationBody(creds, { trackid: `t-${Math.random().toString(36).slice(2, 10)}`, ...overrides }),
+      );
       assert.equal(r.body.responsecode, '9', JSON.stringify(r.body));
       return r.body.transactionid as string;
     }
 
     before(async () => {
-      gw = await startTestGateway(dialect, { CONSOLE_LOGIN_LIMIT: '3', CONSOLE_LOGIN_WINDOW: '15m', TRUST_PROXY: 'loopback' });
+      gw = await startTestGateway(dialect, {
+        CONSOLE_LOGIN_LIMIT: '3',
+        CONSOLE_LOGIN_WINDOW: '15m',
+        TRUST_PROXY: 'loopback',
+      });
       const c = consoleOf(gw);
       await c.accounts.createOperator({ username: 'op', password: OPERATOR_PASSWORD, totp: false });
       shopA = await addMerchant(gw, { id: 'shop-a' });
@@ -39,12 +54,22 @@ for (const { dialect, skip } of await testDialects()) {
       const anon = new ConsoleClient(gw.app);
       const page = await anon.get('/console/payments?state=FAILED');
       assert.equal(page.status, 303);
-      assert.equal(page.location, `/console/login?next=${encodeURIComponent('/console/payments?state=FAILED')}`, 'a first visit is not told its session ended');
+      assert.equal(
+        page.location,
+        `/console/login?next=${encodeURIComponent('/console/payments?state=FAILED')}`,
+        'a first visit is not told its session ended',
+      );
       await anon.get(page.location!);
       assert.doesNotMatch(anon.last!.body, /เซสชันหมดอายุ/, 'no "session ended" notice on a first visit');
       const next = /name="next" value="([^"]*)"/.exec(anon.last!.body)![1];
       assert.equal(next, '/console/payments?state=FAILED');
-      const login = await anon.post('/console/login', { csrf: anon.csrf(), role: 'operator', username: 'op', password: OPERATOR_PASSWORD, next: next! });
+      const login = await anon.post('/console/login', {
+        csrf: anon.csrf(),
+        role: 'operator',
+        username: 'op',
+        password: OPERATOR_PASSWORD,
+        next: next!,
+      });
       assert.equal(login.location, '/console/payments?state=FAILED');
       const forged = await new ConsoleClient(gw.app).post(`/console/payments/${paymentB}/resend`, { csrf: 'x' });
       assert.equal(forged.status, 303);
@@ -56,7 +81,11 @@ for (const { dialect, skip } of await testDialects()) {
       const login = await b.login('operator', 'op', OPERATOR_PASSWORD);
       assert.equal(login.status, 303);
       const cookie = [login.headers['set-cookie']].flat().find((c) => String(c).startsWith('gw_console='));
-      assert.match(String(cookie), /; Path=\/console; SameSite=Strict; HttpOnly$/, 'no Secure flag in sandbox over http');
+      assert.match(
+        String(cookie),
+        /; Path=\/console; SameSite=Strict; HttpOnly$/,
+        'no Secure flag in sandbox over http',
+      );
       const page = await b.get('/console/payments');
       assert.equal(page.status, 200);
       const csp = String(page.headers['content-security-policy']);
@@ -70,29 +99,63 @@ for (const { dialect, skip } of await testDialects()) {
 
     test('failed logins are throttled per client address and per account (429 before any hashing); the window ends it', async () => {
       const fromA = new ConsoleClient(gw.app, { 'x-forwarded-for': '192.0.2.9' });
-      for (let i = 0; i < 3; i++) assert.equal((await fromA.login('operator', 'op-throttle', 'wrong password 123')).status, 401);
+      for (let i = 0; i < 3; i++)
+        assert.equal((await fromA.login('operator', 'op-throttle', 'wrong password 123')).status, 401);
       const locked = await fromA.login('operator', 'op-throttle', 'wrong password 123');
       assert.equal(locked.status, 429);
       assert.equal(locked.headers['retry-after'], '60');
       // The same account from another address: locked (per account).
-      assert.equal((await new ConsoleClient(gw.app, { 'x-forwarded-for': '192.0.2.10' }).login('operator', 'op-throttle', 'anything at all')).status, 429);
+      assert.equal(
+        (
+          await new ConsoleClient(gw.app, { 'x-forwarded-for': '192.0.2.10' }).login(
+            'operator',
+            'op-throttle',
+            'anything at all',
+          )
+        ).status,
+        429,
+      );
       // Another account from the same address: locked (per address), even with the right password.
-      assert.equal((await new ConsoleClient(gw.app, { 'x-forwarded-for': '192.0.2.9' }).login('operator', 'op', OPERATOR_PASSWORD)).status, 429);
+      assert.equal(
+        (await new ConsoleClient(gw.app, { 'x-forwarded-for': '192.0.2.9' }).login('operator', 'op', OPERATOR_PASSWORD))
+          .status,
+        429,
+      );
       // Anyone else is unaffected.
-      assert.equal((await new ConsoleClient(gw.app, { 'x-forwarded-for': '192.0.2.11' }).login('operator', 'op', OPERATOR_PASSWORD)).status, 303);
+      assert.equal(
+        (
+          await new ConsoleClient(gw.app, { 'x-forwarded-for': '192.0.2.11' }).login(
+            'operator',
+            'op',
+            OPERATOR_PASSWORD,
+          )
+        ).status,
+        303,
+      );
       gw.clock.now += 15 * 60_000;
-      assert.equal((await new ConsoleClient(gw.app, { 'x-forwarded-for': '192.0.2.9' }).login('operator', 'op', OPERATOR_PASSWORD)).status, 303, 'the window passed');
+      assert.equal(
+        (await new ConsoleClient(gw.app, { 'x-forwarded-for': '192.0.2.9' }).login('operator', 'op', OPERATOR_PASSWORD))
+          .status,
+        303,
+        'the window passed',
+      );
       const audit = await consoleOf(gw).repo.listAudit({ limit: 50, action: 'login.failed' });
       const failures = audit.filter((e) => e.target === 'operator:op-throttle');
       assert.equal(failures.length, 3, 'each failure audited once; throttled attempts are not');
       assert.ok(failures.every((e) => e.actorRole === 'anonymous' && e.remoteAddr === '192.0.2.9'));
-      assert.ok(audit.every((e) => !JSON.stringify(e).includes('wrong password')), 'no password in the audit log');
+      assert.ok(
+        audit.every((e) => !JSON.stringify(e).includes('wrong password')),
+        'no password in the audit log',
+      );
     });
 
     test('CSRF: a login or action without the token, with a token of another session, or cross-site is refused (403) and changes nothing', async () => {
       const b = new ConsoleClient(gw.app);
       await b.get('/console/login');
-      assert.equal((await b.post('/console/login', { role: 'operator', username: 'op', password: OPERATOR_PASSWORD })).status, 403);
+      assert.equal(
+        (await b.post('/console/login', { role: 'operator', username: 'op', password: OPERATOR_PASSWORD })).status,
+        403,
+      );
       await b.login('operator', 'op', OPERATOR_PASSWORD);
       const eve = new ConsoleClient(gw.app);
       await eve.login('operator', 'op', OPERATOR_PASSWORD);
@@ -102,11 +165,26 @@ for (const { dialect, skip } of await testDialects()) {
       const own = b.csrf();
       const before = await consoleOf(gw).repo.listAudit({ limit: 100, action: 'payment.complete' });
       assert.equal((await b.post(`/console/payments/${paymentB}/complete`, { outcome: 'success' })).status, 403);
-      assert.equal((await b.post(`/console/payments/${paymentB}/complete`, { outcome: 'success', csrf: evesToken })).status, 403);
-      assert.equal((await b.post(`/console/payments/${paymentB}/complete`, { outcome: 'success', csrf: own }, { 'sec-fetch-site': 'cross-site' })).status, 403);
+      assert.equal(
+        (await b.post(`/console/payments/${paymentB}/complete`, { outcome: 'success', csrf: evesToken })).status,
+        403,
+      );
+      assert.equal(
+        (
+          await b.post(
+            `/console/payments/${paymentB}/complete`,
+            { outcome: 'success', csrf: own },
+            { 'sec-fetch-site': 'cross-site' },
+          )
+        ).status,
+        403,
+      );
       const tx = await gw.services.transactions.findById(shopB.merchantid, paymentB);
       assert.equal(tx?.status, 'PROCESSING', 'nothing changed');
-      assert.equal((await consoleOf(gw).repo.listAudit({ limit: 100, action: 'payment.complete' })).length, before.length);
+      assert.equal(
+        (await consoleOf(gw).repo.listAudit({ limit: 100, action: 'payment.complete' })).length,
+        before.length,
+      );
     });
 
     test('sessions end after CONSOLE_IDLE_TIMEOUT without a request, and at logout', async () => {
@@ -119,7 +197,11 @@ for (const { dialect, skip } of await testDialects()) {
       gw.clock.now += 30 * 60_000;
       const idle = await b.get('/console/payments');
       assert.equal(idle.status, 303, 'idle for 30 minutes: logged out');
-      assert.equal(idle.location, `/console/login?ended=1&next=${encodeURIComponent('/console/payments')}`, 'told the session ended');
+      assert.equal(
+        idle.location,
+        `/console/login?ended=1&next=${encodeURIComponent('/console/payments')}`,
+        'told the session ended',
+      );
       assert.match((await b.get(idle.location!)).body, /เซสชันหมดอายุ/, 'the login form says so (Thai by default)');
 
       await b.login('operator', 'op', OPERATOR_PASSWORD);
@@ -137,7 +219,10 @@ for (const { dialect, skip } of await testDialects()) {
       const secret = base32Decode(new URL(created.otpauthUri!).searchParams.get('secret')!);
       const b = new ConsoleClient(gw.app);
       assert.equal((await b.login('operator', 'twofa', created.password!, '')).status, 401);
-      assert.equal((await b.login('operator', 'twofa', created.password!, hotp(secret, totpStep(gw.clock.now)))).status, 303);
+      assert.equal(
+        (await b.login('operator', 'twofa', created.password!, hotp(secret, totpStep(gw.clock.now)))).status,
+        303,
+      );
     });
 
     test("a merchant sees only its own payments: another merchant's payment is the same 404 as an unknown one, in lists and actions", async () => {
@@ -174,11 +259,18 @@ for (const { dialect, skip } of await testDialects()) {
       const ids: string[] = [];
       for (let i = 0; i < 55; i++) {
         gw.clock.now += 1000;
-        ids.push(await pay(shop, { trackid: `s-${String(i).padStart(3, '0')}`, bill_amount: i === 7 ? '123.45' : '100.00', bill_email: i === 9 ? 'Find.Me@Example.com' : 'buyer@example.com' }));
+        ids.push(
+          await pay(shop, {
+            trackid: `s-${String(i).padStart(3, '0')}`,
+            bill_amount: i === 7 ? '123.45' : '100.00',
+            bill_email: i === 9 ? 'Find.Me@Example.com' : 'buyer@example.com',
+          }),
+        );
       }
       const b = new ConsoleClient(gw.app);
       await b.login('operator', 'op', OPERATOR_PASSWORD);
-      const idsOn = (body: string) => [...body.matchAll(/href="\/console\/payments\/([0-9a-f-]{36})">[0-9a-f-]{36}</g)].map((m) => m[1]!);
+      const idsOn = (body: string) =>
+        [...body.matchAll(/href="\/console\/payments\/([0-9a-f-]{36})">[0-9a-f-]{36}</g)].map((m) => m[1]!);
       const first = await b.get('/console/payments?merchant=shop-search');
       const page1 = idsOn(first.body);
       assert.equal(page1.length, 50);
@@ -194,7 +286,10 @@ for (const { dialect, skip } of await testDialects()) {
       assert.deepEqual(idsOn((await b.get('/console/payments?merchant=shop-search&amount=123.45')).body), [ids[7]]);
       assert.equal(idsOn((await b.get('/console/payments?merchant=shop-search&state=SUCCESS')).body).length, 0);
       const today = new Date(gw.clock.now + 7 * 3_600_000).toISOString().slice(0, 10);
-      assert.equal(idsOn((await b.get(`/console/payments?merchant=shop-search&from=${today}&to=${today}`)).body).length, 50);
+      assert.equal(
+        idsOn((await b.get(`/console/payments?merchant=shop-search&from=${today}&to=${today}`)).body).length,
+        50,
+      );
       assert.equal(idsOn((await b.get('/console/payments?merchant=shop-search&to=2000-01-01')).body).length, 0);
       const bad = await b.get('/console/payments?amount=12.345&from=2026-02-30');
       assert.equal(bad.status, 400);
@@ -206,7 +301,11 @@ for (const { dialect, skip } of await testDialects()) {
       await gw.services.complete.execute(id, 'sandbox', { override: 'success' });
       const outbox = new OutboxRepo(gw.services.store.db, gw.services.store.dialect);
       const event = (await outbox.findByTransaction(id))!;
-      await gw.services.store.db.updateTable('outbox_events').set({ status: 'failed', last_error: 'HTTP 500' }).where('id', '=', event.id).execute();
+      await gw.services.store.db
+        .updateTable('outbox_events')
+        .set({ status: 'failed', last_error: 'HTTP 500' })
+        .where('id', '=', event.id)
+        .execute();
       const b = new ConsoleClient(gw.app);
       await b.login('operator', 'op', OPERATOR_PASSWORD);
       await b.get(`/console/payments/${id}`);
@@ -234,7 +333,10 @@ for (const { dialect, skip } of await testDialects()) {
       assert.equal(tx?.errorCodeTag, 'CANCELLED');
       const detail = await b.get(done.location!);
       assert.match(detail.body, /CANCELLED/);
-      assert.ok(!detail.body.includes('action="/console/payments/' + id + '/complete"'), 'no completion form once final');
+      assert.ok(
+        !detail.body.includes('action="/console/payments/' + id + '/complete"'),
+        'no completion form once final',
+      );
       const [entry] = await consoleOf(gw).repo.listAudit({ limit: 1, action: 'payment.complete' });
       assert.equal(entry?.actorRole, 'merchant');
       assert.equal(entry?.actorId, 'shop-a');
@@ -266,10 +368,22 @@ describe('console cookies in live mode', () => {
       await consoleOf(gw).accounts.createOperator({ username: 'op', password: OPERATOR_PASSWORD, totp: false });
       const b = new ConsoleClient(gw.app);
       const form = await b.get('/console/login');
-      assert.match(String([form.headers['set-cookie']].flat().find((c) => String(c).startsWith('gw_csrf='))), /; Secure/);
-      const login = await b.post('/console/login', { csrf: b.csrf(), role: 'operator', username: 'op', password: OPERATOR_PASSWORD, next: '' });
+      assert.match(
+        String([form.headers['set-cookie']].flat().find((c) => String(c).startsWith('gw_csrf='))),
+        /; Secure/,
+      );
+      const login = await b.post('/console/login', {
+        csrf: b.csrf(),
+        role: 'operator',
+        username: 'op',
+        password: OPERATOR_PASSWORD,
+        next: '',
+      });
       assert.equal(login.status, 303);
-      assert.match(String([login.headers['set-cookie']].flat().find((c) => String(c).startsWith('gw_console='))), /; HttpOnly; Secure$/);
+      assert.match(
+        String([login.headers['set-cookie']].flat().find((c) => String(c).startsWith('gw_console='))),
+        /; HttpOnly; Secure$/,
+      );
       const page = await b.get('/console/payments');
       assert.equal(page.status, 200);
       assert.ok(!page.body.includes('/complete"'), 'no sandbox tools in live mode');
@@ -283,7 +397,12 @@ describe('console cookies in live mode', () => {
     try {
       const b = new ConsoleClient(gw.app);
       await b.get('/console/login');
-      const big = await b.post('/console/login', { csrf: b.csrf(), username: 'x'.repeat(5000), password: 'y', role: 'operator' });
+      const big = await b.post('/console/login', {
+        csrf: b.csrf(),
+        username: 'x'.repeat(5000),
+        password: 'y',
+        role: 'operator',
+      });
       assert.equal(big.status, 413);
       assert.match(String(big.headers['content-type']), /^text\/html/);
       assert.match(big.body, /That input is not valid|ข้อมูลไม่ถูกต้อง/);
@@ -316,14 +435,30 @@ describe('behind a reverse proxy that mounts the gateway under a path', () => {
       const b = new ConsoleClient(gw.app);
       // The proxy strips /pay: the gateway sees /console/…
       const bounced = await b.get('/console/deliveries?status=all');
-      assert.equal(bounced.location, `/pay/console/login?next=${encodeURIComponent('/pay/console/deliveries?status=all')}`);
+      assert.equal(
+        bounced.location,
+        `/pay/console/login?next=${encodeURIComponent('/pay/console/deliveries?status=all')}`,
+      );
       const form = await b.get('/console/login?next=%2Fpay%2Fconsole%2Fdeliveries%3Fstatus%3Dall');
       assert.match(form.body, /<form method="post" action="\/pay\/console\/login">/);
-      const login = await b.post('/console/login', { csrf: b.csrf(), role: 'operator', username: 'op', password: OPERATOR_PASSWORD, next: '/pay/console/deliveries?status=all' });
+      const login = await b.post('/console/login', {
+        csrf: b.csrf(),
+        role: 'operator',
+        username: 'op',
+        password: OPERATOR_PASSWORD,
+        next: '/pay/console/deliveries?status=all',
+      });
       assert.equal(login.location, '/pay/console/deliveries?status=all');
-      assert.match(String([login.headers['set-cookie']].flat().find((c) => String(c).startsWith('gw_console='))), /; Path=\/pay\/console;/);
+      assert.match(
+        String([login.headers['set-cookie']].flat().find((c) => String(c).startsWith('gw_console='))),
+        /; Path=\/pay\/console;/,
+      );
       const page = await b.get('/console/payments?state=FAILED');
-      assert.match(page.body, /href="\/pay\/console\/payments\?state=FAILED&amp;lang=(en|th)"/, 'the language switch keeps the prefix');
+      assert.match(
+        page.body,
+        /href="\/pay\/console\/payments\?state=FAILED&amp;lang=(en|th)"/,
+        'the language switch keeps the prefix',
+      );
       assert.match(page.body, /action="\/pay\/console\/logout"/);
     } finally {
       await gw.close();

@@ -5,7 +5,14 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { OutboxRepo } from '../../src/store/outbox.repo.ts';
 import { testDialects } from '../support/dialects.ts';
-import { addMerchant, initiationBody, post, startTestGateway, type MerchantCredentials, type TestGateway } from '../support/test-gateway.ts';
+import {
+  addMerchant,
+  initiationBody,
+  post,
+  startTestGateway,
+  type MerchantCredentials,
+  type TestGateway,
+} from '../support/test-gateway.ts';
 import { ConsoleClient, consoleOf, OPERATOR_PASSWORD } from './support.ts';
 
 for (const { dialect, skip } of await testDialects()) {
@@ -17,7 +24,11 @@ for (const { dialect, skip } of await testDialects()) {
     let merchantA: ConsoleClient;
 
     async function paid(creds: MerchantCredentials, amount: string): Promise<string> {
-      const r = await post(gw, '/transaction/s2s', initiationBody(creds, { trackid: `t-${Math.random().toString(36).slice(2, 10)}`, bill_amount: amount }));
+      const r = await post(
+        gw,
+        '/transaction/s2s',
+        initiationBody(creds, { trackid: `t-${Math.random().toString(36).slice(2, 10)}`, bill_amount: amount }),
+      );
       await gw.services.complete.execute(r.body.transactionid, 'sandbox', { override: 'success' });
       return r.body.transactionid as string;
     }
@@ -42,7 +53,11 @@ for (const { dialect, skip } of await testDialects()) {
       const outbox = new OutboxRepo(gw.services.store.db, gw.services.store.dialect);
       for (const id of [a, b]) {
         const e = (await outbox.findByTransaction(id))!;
-        await gw.services.store.db.updateTable('outbox_events').set({ status: 'failed', last_error: 'HTTP 503 from merchant' }).where('id', '=', e.id).execute();
+        await gw.services.store.db
+          .updateTable('outbox_events')
+          .set({ status: 'failed', last_error: 'HTTP 503 from merchant' })
+          .where('id', '=', e.id)
+          .execute();
       }
       const pending = await paid(shopA, '101.00');
       const page = await operator.get('/console/deliveries');
@@ -56,7 +71,10 @@ for (const { dialect, skip } of await testDialects()) {
       const narrowed = await operator.get('/console/deliveries?status=failed&merchant=shop-b');
       assert.ok(narrowed.body.includes(b) && !narrowed.body.includes(a), 'operators can narrow to one merchant');
       const forced = await merchantA.get('/console/deliveries?merchant=shop-b');
-      assert.ok(forced.body.includes(a) && !forced.body.includes(b), 'a merchant naming another merchant still sees only its own');
+      assert.ok(
+        forced.body.includes(a) && !forced.body.includes(b),
+        'a merchant naming another merchant still sees only its own',
+      );
     });
 
     test('balances: exact amounts; CSV export has every posting, exact, oldest first; a merchant cannot read another ledger', async () => {
@@ -68,11 +86,18 @@ for (const { dialect, skip } of await testDialects()) {
       const csv = await merchantA.get('/console/balances/postings.csv');
       assert.equal(csv.status, 200);
       assert.match(String(csv.headers['content-type']), /^text\/csv/);
-      assert.match(String(csv.headers['content-disposition']), /^attachment; filename="merchant_payout_shop-a_THB-\d{4}-\d{2}-\d{2}\.csv"$/);
+      assert.match(
+        String(csv.headers['content-disposition']),
+        /^attachment; filename="merchant_payout_shop-a_THB-\d{4}-\d{2}-\d{2}\.csv"$/,
+      );
       const lines = csv.body.trimEnd().split('\r\n');
       assert.equal(lines[0], 'account_seq,created_at,entry_id,kind,transactionid,reason,currency,amount,balance_after');
       const rows = lines.slice(1).map((l) => l.split(','));
-      assert.deepEqual(rows.map((r) => r[0]), rows.map((_, i) => String(i + 1)), 'every posting, oldest first');
+      assert.deepEqual(
+        rows.map((r) => r[0]),
+        rows.map((_, i) => String(i + 1)),
+        'every posting, oldest first',
+      );
       const [last, prev] = [rows.at(-1)!, rows.at(-2)!];
       assert.equal(prev[7], '982.5000');
       assert.equal(last[7], '327.4967');
@@ -83,10 +108,20 @@ for (const { dialect, skip } of await testDialects()) {
         assert.equal(BigInt(r[8]!.replace('.', '')), running);
       }
       const page = await merchantA.get('/console/balances');
-      assert.ok(page.body.includes(`${(Number(running / 10_000n)).toLocaleString('en-US')}.${String(running % 10_000n).padStart(4, '0')} THB`));
+      assert.ok(
+        page.body.includes(
+          `${Number(running / 10_000n).toLocaleString('en-US')}.${String(running % 10_000n).padStart(4, '0')} THB`,
+        ),
+      );
       // Naming another merchant or its account changes nothing for a merchant.
-      const forced = await merchantA.get('/console/balances/postings.csv?merchant=shop-b&account=merchant_payout:shop-b:THB');
-      assert.equal(forced.body, (await merchantA.get('/console/balances/postings.csv')).body, "still the merchant's own postings");
+      const forced = await merchantA.get(
+        '/console/balances/postings.csv?merchant=shop-b&account=merchant_payout:shop-b:THB',
+      );
+      assert.equal(
+        forced.body,
+        (await merchantA.get('/console/balances/postings.csv')).body,
+        "still the merchant's own postings",
+      );
       assert.ok(!forced.body.includes('shop-b'));
       assert.match(String(forced.headers['content-disposition']), /shop-a/);
       const [entry] = await consoleOf(gw).repo.listAudit({ limit: 1, action: 'ledger.export_csv' });
@@ -101,11 +136,25 @@ for (const { dialect, skip } of await testDialects()) {
       assert.match(page.body, /<input id="refund_amount" name="amount"[^>]*value="1000\.00"/);
       const csrf = merchantA.csrf();
       const key = /name="refund_key" value="([^"]+)"/.exec(page.body)![1]!;
-      const done = await merchantA.post(`/console/payments/${id}/refund`, { csrf, refund_key: key, amount: '300.00', reason: 'one bag arrived damaged' });
+      const done = await merchantA.post(`/console/payments/${id}/refund`, {
+        csrf,
+        refund_key: key,
+        amount: '300.00',
+        reason: 'one bag arrived damaged',
+      });
       assert.equal(done.status, 303);
       const refundId = /refund=(rfd_[A-Za-z0-9_-]+)/.exec(done.location!)![1]!;
-      const again = await merchantA.post(`/console/payments/${id}/refund`, { csrf, refund_key: key, amount: '300.00', reason: 'one bag arrived damaged' });
-      assert.equal(/refund=(rfd_[A-Za-z0-9_-]+)/.exec(again.location!)![1], refundId, 'the same form twice is one refund');
+      const again = await merchantA.post(`/console/payments/${id}/refund`, {
+        csrf,
+        refund_key: key,
+        amount: '300.00',
+        reason: 'one bag arrived damaged',
+      });
+      assert.equal(
+        /refund=(rfd_[A-Za-z0-9_-]+)/.exec(again.location!)![1],
+        refundId,
+        'the same form twice is one refund',
+      );
       const refunds = await gw.services.refunds.ofTransaction(id);
       assert.equal(refunds.length, 1);
       assert.equal(refunds[0]!.amountMinor, 3_000_000n);
@@ -117,32 +166,62 @@ for (const { dialect, skip } of await testDialects()) {
       assert.match(detail.body, / · refund · /, 'the refund ledger entry is listed');
       assert.match(detail.body, /-300\.0000 THB/);
 
-      const tooMuch = await merchantA.post(`/console/payments/${id}/refund`, { csrf: merchantA.csrf(), refund_key: 'console-other', amount: '700.01' });
+      const tooMuch = await merchantA.post(`/console/payments/${id}/refund`, {
+        csrf: merchantA.csrf(),
+        refund_key: 'console-other',
+        amount: '700.01',
+      });
       assert.equal(tooMuch.status, 409);
       assert.match(tooMuch.body, /more than the 700\.00 THB still refundable/);
       assert.ok(tooMuch.body.includes(`href="/console/payments/${id}"`), 'leads back to the payment');
       assert.equal((await gw.services.refunds.ofTransaction(id)).length, 1, 'nothing changed');
-      assert.equal((await merchantA.post(`/console/payments/${id}/refund`, { refund_key: 'console-x', amount: '1.00' })).status, 403, 'no CSRF token');
+      assert.equal(
+        (await merchantA.post(`/console/payments/${id}/refund`, { refund_key: 'console-x', amount: '1.00' })).status,
+        403,
+        'no CSRF token',
+      );
       await merchantA.get(`/console/payments/${id}`);
-      assert.equal((await merchantA.post(`/console/payments/${other}/refund`, { csrf: merchantA.csrf(), refund_key: 'console-y', amount: '1.00' })).status, 404, "another merchant's payment");
+      assert.equal(
+        (
+          await merchantA.post(`/console/payments/${other}/refund`, {
+            csrf: merchantA.csrf(),
+            refund_key: 'console-y',
+            amount: '1.00',
+          })
+        ).status,
+        404,
+        "another merchant's payment",
+      );
       assert.equal((await gw.services.refunds.ofTransaction(other)).length, 0);
 
       // The refund's notification can be resent from the payment page; another payment's event cannot.
       const outbox = new OutboxRepo(gw.services.store.db, gw.services.store.dialect);
       const refundEvent = (await outbox.findByRefund(refundId))!;
       await merchantA.get(`/console/payments/${id}`);
-      const resent = await merchantA.post(`/console/payments/${id}/resend`, { csrf: merchantA.csrf(), event: refundEvent.id });
+      const resent = await merchantA.post(`/console/payments/${id}/resend`, {
+        csrf: merchantA.csrf(),
+        event: refundEvent.id,
+      });
       assert.equal(resent.location, `/console/payments/${id}?done=resent&series=2#refunds`);
       assert.equal((await outbox.findById(refundEvent.id))!.series, 2);
       const foreignEvent = (await outbox.findByTransaction(other))!;
       await merchantA.get(`/console/payments/${id}`);
-      assert.equal((await merchantA.post(`/console/payments/${id}/resend`, { csrf: merchantA.csrf(), event: foreignEvent.id })).status, 404);
+      assert.equal(
+        (await merchantA.post(`/console/payments/${id}/resend`, { csrf: merchantA.csrf(), event: foreignEvent.id }))
+          .status,
+        404,
+      );
       assert.equal((await outbox.findById(foreignEvent.id))!.series, 1);
 
       const [entry] = await consoleOf(gw).repo.listAudit({ limit: 1, action: 'payment.refund' });
       assert.equal(entry?.target, id);
       assert.equal(entry?.actorId, 'shop-a');
-      assert.deepEqual(entry?.details, { refundid: refundId, amount: '300.00', currency: 'THB', reason: 'one bag arrived damaged' });
+      assert.deepEqual(entry?.details, {
+        refundid: refundId,
+        amount: '300.00',
+        currency: 'THB',
+        reason: 'one bag arrived damaged',
+      });
     });
 
     test('operators pick a merchant for balances; an unknown merchant is a 404', async () => {
@@ -155,7 +234,14 @@ for (const { dialect, skip } of await testDialects()) {
     test('create a merchant: secrets shown once, usable at once, audited without secrets', async () => {
       const list = await operator.get('/console/merchants');
       assert.equal(list.status, 200);
-      const created = await operator.post('/console/merchants', { csrf: operator.csrf(), name: 'Chiang Mai Crafts', payout_currency: 'THB', payout_account: '1234 5678 9012', id: 'cm-crafts', fee_rate: '0.02' });
+      const created = await operator.post('/console/merchants', {
+        csrf: operator.csrf(),
+        name: 'Chiang Mai Crafts',
+        payout_currency: 'THB',
+        payout_account: '1234 5678 9012',
+        id: 'cm-crafts',
+        fee_rate: '0.02',
+      });
       assert.equal(created.status, 200);
       assert.equal(created.headers['cache-control'], 'no-store');
       const password = /<dt>password<\/dt><dd><div class="secret">([^<]+)</.exec(created.body)![1]!;
@@ -170,7 +256,12 @@ for (const { dialect, skip } of await testDialects()) {
       assert.equal(entry?.target, 'cm-crafts');
       assert.ok(!JSON.stringify(entry).includes(password) && !JSON.stringify(entry).includes(secret));
 
-      const bad = await operator.post('/console/merchants', { csrf: operator.csrf(), name: 'X', payout_currency: 'THB', payout_account: 'abc' });
+      const bad = await operator.post('/console/merchants', {
+        csrf: operator.csrf(),
+        name: 'X',
+        payout_currency: 'THB',
+        payout_account: 'abc',
+      });
       assert.equal(bad.status, 400);
       assert.match(bad.body, /payout-account/);
     });
@@ -179,13 +270,24 @@ for (const { dialect, skip } of await testDialects()) {
       await operator.get('/console/merchants');
       const rotated = await operator.post('/console/merchants/shop-b/rotate-password', { csrf: operator.csrf() });
       const password = /<div class="secret">(pw_[^<]+)</.exec(rotated.body)![1]!;
-      assert.equal((await post(gw, '/transaction/s2s', initiationBody({ merchantid: 'shop-b', password }))).body.responsecode, '9');
-      assert.equal((await post(gw, '/transaction/s2s', initiationBody(shopB))).status, 401, 'the old password stops working');
+      assert.equal(
+        (await post(gw, '/transaction/s2s', initiationBody({ merchantid: 'shop-b', password }))).body.responsecode,
+        '9',
+      );
+      assert.equal(
+        (await post(gw, '/transaction/s2s', initiationBody(shopB))).status,
+        401,
+        'the old password stops working',
+      );
 
       await operator.get('/console/merchants');
       const webhook = await operator.post('/console/merchants/shop-b/rotate-webhook-secret', { csrf: operator.csrf() });
       assert.match(webhook.body, /<div class="secret">whsec_/);
-      assert.notEqual((await gw.services.merchants.findById('shop-b'))!.previousWebhookSecretSealed, null, 'the old secret keeps signing for the overlap');
+      assert.notEqual(
+        (await gw.services.merchants.findById('shop-b'))!.previousWebhookSecretSealed,
+        null,
+        'the old secret keeps signing for the overlap',
+      );
 
       await operator.get('/console/merchants');
       const issued = await operator.post('/console/merchants/shop-b/console-password', { csrf: operator.csrf() });
@@ -198,12 +300,27 @@ for (const { dialect, skip } of await testDialects()) {
       assert.equal(disabled.status, 200);
       assert.equal((await gw.services.merchants.findById('shop-b'))!.status, 'disabled');
       assert.equal((await shopBConsole.get('/console/payments')).status, 303, "the merchant's console session ended");
-      assert.equal((await post(gw, '/transaction/s2s', initiationBody({ merchantid: 'shop-b', password }))).status, 403);
+      assert.equal(
+        (await post(gw, '/transaction/s2s', initiationBody({ merchantid: 'shop-b', password }))).status,
+        403,
+      );
 
-      const actions = (await consoleOf(gw).repo.listAudit({ limit: 20 })).filter((e) => e.target === 'shop-b').map((e) => e.action);
-      for (const a of ['merchant.rotate_password', 'merchant.rotate_webhook_secret', 'merchant.console_password', 'merchant.disable']) assert.ok(actions.includes(a), a);
+      const actions = (await consoleOf(gw).repo.listAudit({ limit: 20 }))
+        .filter((e) => e.target === 'shop-b')
+        .map((e) => e.action);
+      for (const a of [
+        'merchant.rotate_password',
+        'merchant.rotate_webhook_secret',
+        'merchant.console_password',
+        'merchant.disable',
+      ])
+        assert.ok(actions.includes(a), a);
       assert.equal((await operator.post('/console/merchants/shop-b/enable', { csrf: 'forged' })).status, 403);
-      assert.equal((await gw.services.merchants.findById('shop-b'))!.status, 'disabled', 'a forged form changes nothing');
+      assert.equal(
+        (await gw.services.merchants.findById('shop-b'))!.status,
+        'disabled',
+        'a forged form changes nothing',
+      );
     });
 
     test('the audit log page lists who did what from where; merchants cannot open it', async () => {
@@ -215,7 +332,17 @@ for (const { dialect, skip } of await testDialects()) {
       const filtered = await operator.get('/console/audit?action=merchant.disable');
       assert.ok(filtered.body.includes('merchant.disable') && !filtered.body.includes('merchant.create'));
       assert.equal((await merchantA.get('/console/audit')).status, 404);
-      assert.equal((await merchantA.post('/console/merchants', { csrf: 'x', name: 'n', payout_currency: 'THB', payout_account: '12345678' })).status, 404);
+      assert.equal(
+        (
+          await merchantA.post('/console/merchants', {
+            csrf: 'x',
+            name: 'n',
+            payout_currency: 'THB',
+            payout_account: '12345678',
+          })
+        ).status,
+        404,
+      );
     });
   });
 }

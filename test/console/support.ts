@@ -35,9 +35,18 @@ export class ConsoleClient {
   }
 
   async get(url: string, headers: Record<string, string> = {}): Promise<Page> {
-    const r = await this.#app.inject({ method: 'GET', url, headers: { ...this.headers, ...this.#cookieHeader(), ...headers } });
+    const r = await this.#app.inject({
+      method: 'GET',
+      url,
+      headers: { ...this.headers, ...this.#cookieHeader(), ...headers },
+    });
     this.#store(r.headers['set-cookie']);
-    this.last = { status: r.statusCode, headers: r.headers, body: r.body, location: r.headers.location as string | undefined };
+    this.last = {
+      status: r.statusCode,
+      headers: r.headers,
+      body: r.body,
+      location: r.headers.location as string | undefined,
+    };
     return this.last;
   }
 
@@ -45,11 +54,21 @@ export class ConsoleClient {
     const r = await this.#app.inject({
       method: 'POST',
       url,
-      headers: { ...this.headers, 'content-type': 'application/x-www-form-urlencoded', ...this.#cookieHeader(), ...headers },
+      headers: {
+        ...this.headers,
+        'content-type': 'application/x-www-form-urlencoded',
+        ...this.#cookieHeader(),
+        ...headers,
+      },
       payload: new URLSearchParams(fields).toString(),
     });
     this.#store(r.headers['set-cookie']);
-    this.last = { status: r.statusCode, headers: r.headers, body: r.body, location: r.headers.location as string | undefined };
+    this.last = {
+      status: r.statusCode,
+      headers: r.headers,
+      body: r.body,
+      location: r.headers.location as string | undefined,
+    };
     return this.last;
   }
 

@@ -45,7 +45,10 @@ function send(options: http.RequestOptions): Promise<{ status: number } | { erro
 // A resolver that answers like an attacker-controlled DNS zone would.
 function fakeDns(answers: string[]): Resolver {
   return (_host, _opts, cb) =>
-    cb(null, answers.map((address): LookupAddress => ({ address, family: address.includes(':') ? 6 : 4 })));
+    cb(
+      null,
+      answers.map((address): LookupAddress => ({ address, family: address.includes(':') ? 6 : 4 })),
+    );
 }
 
 test('sandbox: http://localhost:<port> is delivered', async () => {
@@ -67,11 +70,14 @@ test('live: http://localhost:<port> is refused up front and again at connect tim
 
 test('live: literal 127.0.0.1 is refused', async () => {
   const url = `http://127.0.0.1:${port}/hook`;
-  assert.throws(() => guardedRequestOptions(url, live), (err: unknown) => {
-    assert.ok(err instanceof OutboundPolicyError);
-    assert.equal(err.code, 'EOUTBOUNDPOLICY');
-    return true;
-  });
+  assert.throws(
+    () => guardedRequestOptions(url, live),
+    (err: unknown) => {
+      assert.ok(err instanceof OutboundPolicyError);
+      assert.equal(err.code, 'EOUTBOUNDPOLICY');
+      return true;
+    },
+  );
   assert.throws(() => assertLiteralHostAllowed(url, live), OutboundPolicyError);
   assert.throws(() => assertLiteralHostAllowed(`http://[::ffff:127.0.0.1]:${port}/`, live), OutboundPolicyError);
   assert.doesNotThrow(() => assertLiteralHostAllowed(url, sandbox));

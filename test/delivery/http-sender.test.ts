@@ -17,7 +17,8 @@ type Seen = { socket: number; nth: number; body: string; id: string | undefined 
 class Endpoint {
   readonly seen: Seen[] = [];
   /** What to do with the n-th request on a connection (default: answer 200). */
-  onRequest: (nth: number, req: http.IncomingMessage, res: http.ServerResponse) => void = (_n, _req, res) => res.end('ok');
+  onRequest: (nth: number, req: http.IncomingMessage, res: http.ServerResponse) => void = (_n, _req, res) =>
+    res.end('ok');
   readonly #server: http.Server;
   readonly #sockets = new Map<Socket, { id: number; requests: number }>();
   port = 0;
@@ -29,7 +30,12 @@ class Endpoint {
       req.on('end', () => {
         const state = this.#sockets.get(req.socket)!;
         state.requests++;
-        this.seen.push({ socket: state.id, nth: state.requests, body: Buffer.concat(chunks).toString(), id: req.headers['webhook-id'] as string | undefined });
+        this.seen.push({
+          socket: state.id,
+          nth: state.requests,
+          body: Buffer.concat(chunks).toString(),
+          id: req.headers['webhook-id'] as string | undefined,
+        });
         this.onRequest(state.requests, req, res);
       });
     });
@@ -57,7 +63,13 @@ class Endpoint {
 const sandbox: OutboundPolicy = { mode: 'sandbox', allowHttp: true, allowList: [] };
 
 function notification(url: string, id: string, fresh = false) {
-  return { url, body: Buffer.from(`{"event_id":"${id}"}`), headers: { 'content-type': 'application/json', 'webhook-id': id }, timeoutMs: 2000, fresh };
+  return {
+    url,
+    body: Buffer.from(`{"event_id":"${id}"}`),
+    headers: { 'content-type': 'application/json', 'webhook-id': id },
+    timeoutMs: 2000,
+    fresh,
+  };
 }
 
 /** DNS answers from a table the test can change; counts lookups. */
@@ -106,13 +118,23 @@ describe('notification sender: keep-alive connections', () => {
   test('a pooled connection serves only its own host name: a refused name with the same address is still refused', async () => {
     const dns = tableDns({ 'good.example': '127.0.0.1', 'evil.example': '127.0.0.1' });
     // Live mode refuses loopback; the allow-list trusts good.example by name only.
-    sender = new NotificationSender({ policy: { mode: 'live', allowHttp: true, allowList: ['good.example'] }, resolver: dns.resolver });
+    sender = new NotificationSender({
+      policy: { mode: 'live', allowHttp: true, allowList: ['good.example'] },
+      resolver: dns.resolver,
+    });
     const good = await sender.send(notification(`http://good.example:${endpoint.port}/hook`, 'evt_good'));
     assert.equal(good.kind === 'response' && good.status, 200);
     const evil = await sender.send(notification(`http://evil.example:${endpoint.port}/hook`, 'evt_evil'));
     assert.equal(evil.kind, 'error');
-    assert.match(evil.kind === 'error' ? evil.error : '', /^refused by the outbound policy: evil\.example.*127\.0\.0\.1 is loopback/);
-    assert.deepEqual(endpoint.seen.map((s) => s.id), ['evt_good'], 'nothing went over the pooled connection for the refused name');
+    assert.match(
+      evil.kind === 'error' ? evil.error : '',
+      /^refused by the outbound policy: evil\.example.*127\.0\.0\.1 is loopback/,
+    );
+    assert.deepEqual(
+      endpoint.seen.map((s) => s.id),
+      ['evt_good'],
+      'nothing went over the pooled connection for the refused name',
+    );
     sender.close();
   });
 
@@ -120,7 +142,10 @@ describe('notification sender: keep-alive connections', () => {
     const table: Record<string, string> = { 'shop.example': '127.0.0.1' };
     const dns = tableDns(table);
     // 127.0.0.1 is allow-listed by address; 10.0.0.1 (private) is refused in live mode.
-    sender = new NotificationSender({ policy: { mode: 'live', allowHttp: true, allowList: ['127.0.0.1'] }, resolver: dns.resolver });
+    sender = new NotificationSender({
+      policy: { mode: 'live', allowHttp: true, allowList: ['127.0.0.1'] },
+      resolver: dns.resolver,
+    });
     const url = `http://shop.example:${endpoint.port}/hook`;
     assert.equal((await sender.send(notification(url, 'evt_a'))).kind, 'response');
     assert.equal((await sender.send(notification(url, 'evt_b'))).kind, 'response');
@@ -131,8 +156,14 @@ describe('notification sender: keep-alive connections', () => {
     await new Promise((resolve) => setTimeout(resolve, 50)); // the client sees the close
     const rebound = await sender.send(notification(url, 'evt_c'));
     assert.equal(rebound.kind, 'error');
-    assert.match(rebound.kind === 'error' ? rebound.error : '', /^refused by the outbound policy: .*10\.0\.0\.1 is private/);
-    assert.deepEqual(endpoint.seen.map((s) => s.id), ['evt_a', 'evt_b']);
+    assert.match(
+      rebound.kind === 'error' ? rebound.error : '',
+      /^refused by the outbound policy: .*10\.0\.0\.1 is private/,
+    );
+    assert.deepEqual(
+      endpoint.seen.map((s) => s.id),
+      ['evt_a', 'evt_b'],
+    );
     sender.close();
   });
 
@@ -154,7 +185,7 @@ describe('notification sender: keep-alive connections', () => {
     sender.close();
   });
 
-  test('a reset on a new connection is the endpoint\'s answer: reported, not retried', async () => {
+  test("a reset on a new connection is the endpoint's answer: reported, not retried", async () => {
     sender = new NotificationSender({ policy: sandbox });
     endpoint.onRequest = (_n, req) => req.socket.destroy();
     const outcome = await sender.send(notification(`http://127.0.0.1:${endpoint.port}/hook`, 'evt_reset', true));

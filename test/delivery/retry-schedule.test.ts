@@ -1,7 +1,14 @@
 // The retry rules (contract §5): ladder, jitter, Retry-After, success and failure.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MAX_RETRY_AFTER_MS, describeFailure, nextTransition, parseRetryAfter, withJitter, type ScheduleOptions } from '../../src/delivery/retry-schedule.ts';
+import {
+  MAX_RETRY_AFTER_MS,
+  describeFailure,
+  nextTransition,
+  parseRetryAfter,
+  withJitter,
+  type ScheduleOptions,
+} from '../../src/delivery/retry-schedule.ts';
 import { loadConfig, DEFAULT_RETRY_LADDER, parseDuration } from '../../src/config.ts';
 
 const NOW = 1_800_000_000_000;
@@ -31,20 +38,41 @@ test('the configured ladder comes from RETRY_LADDER', () => {
 
 test('any 2xx is delivered; 3xx, 4xx, 5xx and network errors are failures with a readable reason', () => {
   for (const status of [200, 201, 202, 204, 299]) {
-    assert.deepEqual(nextTransition({ kind: 'response', status, retryAfter: undefined }, 1, NOW, exact), { status: 'delivered', deliveredAt: NOW });
+    assert.deepEqual(nextTransition({ kind: 'response', status, retryAfter: undefined }, 1, NOW, exact), {
+      status: 'delivered',
+      deliveredAt: NOW,
+    });
   }
   for (const status of [301, 302, 307, 400, 404, 410, 500, 502]) {
     assert.equal(nextTransition({ kind: 'response', status, retryAfter: undefined }, 1, NOW, exact).status, 'pending');
   }
-  assert.equal(describeFailure({ kind: 'response', status: 302, retryAfter: undefined }), 'HTTP 302: redirects are not followed');
-  assert.equal(describeFailure({ kind: 'error', error: 'timeout: no answer within 10000 ms' }), 'timeout: no answer within 10000 ms');
+  assert.equal(
+    describeFailure({ kind: 'response', status: 302, retryAfter: undefined }),
+    'HTTP 302: redirects are not followed',
+  );
+  assert.equal(
+    describeFailure({ kind: 'error', error: 'timeout: no answer within 10000 ms' }),
+    'timeout: no answer within 10000 ms',
+  );
 });
 
 test('jitter stays within ± the percentage and never goes negative', () => {
-  assert.equal(withJitter(1000, 10, () => 0), 900);
-  assert.equal(withJitter(1000, 10, () => 0.999999), 1000 + 100 - 0);
-  assert.equal(withJitter(0, 50, () => 0), 0);
-  assert.equal(withJitter(5000, 0, () => 0), 5000);
+  assert.equal(
+    withJitter(1000, 10, () => 0),
+    900,
+  );
+  assert.equal(
+    withJitter(1000, 10, () => 0.999999),
+    1000 + 100 - 0,
+  );
+  assert.equal(
+    withJitter(0, 50, () => 0),
+    0,
+  );
+  assert.equal(
+    withJitter(5000, 0, () => 0),
+    5000,
+  );
   for (let i = 0; i < 1000; i++) {
     const v = withJitter(300_000, 20, Math.random);
     assert.ok(v >= 240_000 && v <= 360_000);
@@ -57,7 +85,8 @@ test('Retry-After: delta seconds, HTTP dates, garbage ignored, capped', () => {
   assert.equal(parseRetryAfter(new Date(NOW + 90_000).toUTCString(), NOW), 90_000);
   assert.equal(parseRetryAfter(new Date(NOW - 90_000).toUTCString(), NOW), 0);
   assert.equal(parseRetryAfter('99999999', NOW), MAX_RETRY_AFTER_MS);
-  for (const junk of [undefined, '', '-5', '1.5', 'soon', '5 minutes', '2030-01-01']) assert.equal(parseRetryAfter(junk, NOW), undefined, String(junk));
+  for (const junk of [undefined, '', '-5', '1.5', 'soon', '5 minutes', '2030-01-01'])
+    assert.equal(parseRetryAfter(junk, NOW), undefined, String(junk));
 });
 
 test('Retry-After only counts on 429 and 503, only delays, and never adds an attempt', () => {

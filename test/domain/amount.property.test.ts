@@ -7,7 +7,14 @@ import fc from 'fast-check';
 import { validateInitiation } from '../../src/domain/initiation-request.ts';
 import { isGatewayError } from '../../src/domain/errors.ts';
 import { testDialects } from '../support/dialects.ts';
-import { addMerchant, initiationBody, post, startTestGateway, type MerchantCredentials, type TestGateway } from '../support/test-gateway.ts';
+import {
+  addMerchant,
+  initiationBody,
+  post,
+  startTestGateway,
+  type MerchantCredentials,
+  type TestGateway,
+} from '../support/test-gateway.ts';
 
 const MIN_CENTS = 10_000n; // 100.00 THB
 const MAX_CENTS = 200_000_000n; // 2,000,000.00 THB
@@ -72,7 +79,10 @@ describe('bill_amount through the validation rules (no store)', () => {
   test('property: every allowed string spelling is read as exactly its cents', () => {
     fc.assert(
       fc.property(amountArb, fc.nat(3), fc.nat(3), fc.boolean(), (a, lead, trail, drop) => {
-        const input = validateInitiation(initiationBody(creds, { bill_amount: stringSpelling(a, lead, trail, drop) }), limits);
+        const input = validateInitiation(
+          initiationBody(creds, { bill_amount: stringSpelling(a, lead, trail, drop) }),
+          limits,
+        );
         assert.equal(input.amountMinor, a.cents * 100n);
       }),
       { numRuns: 3000 },
@@ -108,17 +118,29 @@ describe('bill_amount through the validation rules (no store)', () => {
   test('property: a string that is not plain digits with an optional fraction is never an amount', () => {
     const plain = /^\d+(\.\d+)?$/;
     const noise = fc.oneof(
-      fc.string({ unit: fc.constantFrom(...'0123456789.+-eE ,_\t\n١๑１x') , minLength: 1, maxLength: 12 }),
+      fc.string({ unit: fc.constantFrom(...'0123456789.+-eE ,_\t\n١๑１x'), minLength: 1, maxLength: 12 }),
       fc.string({ minLength: 1, maxLength: 12 }),
-      amountArb.chain((a) => fc.constantFrom(` ${a.canonical}`, `${a.canonical} `, `+${a.canonical}`, `-${a.canonical}`, `${a.canonical}e0`, `${a.canonical}.`)),
+      amountArb.chain((a) =>
+        fc.constantFrom(
+          ` ${a.canonical}`,
+          `${a.canonical} `,
+          `+${a.canonical}`,
+          `-${a.canonical}`,
+          `${a.canonical}e0`,
+          `${a.canonical}.`,
+        ),
+      ),
     );
     fc.assert(
-      fc.property(noise.filter((s) => !plain.test(s) && s.trim() !== ''), (text) => {
-        assert.throws(
-          () => validateInitiation(initiationBody(creds, { bill_amount: text }), limits),
-          (e: unknown) => isGatewayError(e) && e.tag === 'INVALID_FIELD' && e.message.includes("'bill_amount'"),
-        );
-      }),
+      fc.property(
+        noise.filter((s) => !plain.test(s) && s.trim() !== ''),
+        (text) => {
+          assert.throws(
+            () => validateInitiation(initiationBody(creds, { bill_amount: text }), limits),
+            (e: unknown) => isGatewayError(e) && e.tag === 'INVALID_FIELD' && e.message.includes("'bill_amount'"),
+          );
+        },
+      ),
       { numRuns: 3000 },
     );
   });
@@ -131,7 +153,14 @@ for (const { dialect, skip } of await testDialects()) {
     let serial = 0;
     const nextTrackid = () => `amount-${++serial}`;
     const countRows = async () =>
-      Number((await gw.services.store.db.selectFrom('transactions').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+      Number(
+        (
+          await gw.services.store.db
+            .selectFrom('transactions')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
 
     before(async () => {
       gw = await startTestGateway(dialect);
@@ -146,7 +175,11 @@ for (const { dialect, skip } of await testDialects()) {
     }
 
     async function printedAmount(transactionid: string): Promise<unknown> {
-      const status = await post(gw, '/transaction/status', { merchantid: merchant.merchantid, password: merchant.password, transactionid });
+      const status = await post(gw, '/transaction/status', {
+        merchantid: merchant.merchantid,
+        password: merchant.password,
+        transactionid,
+      });
       assert.equal(status.status, 200);
       return status.body.bill_amount;
     }

@@ -19,7 +19,10 @@ describe('parseDecimal', () => {
   test('beyond float precision stays exact', () => {
     // 2^53 + 1 and a 30-digit amount cannot be held by a double; bigint keeps every digit.
     assert.equal(parseDecimal('9007199254740993.01')?.minor, 90_071_992_547_409_930_100n);
-    assert.equal(parseDecimal('123456789012345678901234567890.12')?.minor, 1_234_567_890_123_456_789_012_345_678_901_200n);
+    assert.equal(
+      parseDecimal('123456789012345678901234567890.12')?.minor,
+      1_234_567_890_123_456_789_012_345_678_901_200n,
+    );
   });
 
   test('more than four significant fraction digits is reported, never rounded into an amount', () => {
@@ -28,7 +31,26 @@ describe('parseDecimal', () => {
   });
 
   test('anything but ^\\d+(\\.\\d+)?$ is refused', () => {
-    for (const bad of ['', ' 1', '1 ', '+1', '-1', '1e3', '1E3', '1.', '.5', '1,000', '1.2.3', '0x10', 'NaN', 'Infinity', '١٢٣', '๑๒๓', '１２３', '1_000']) {
+    for (const bad of [
+      '',
+      ' 1',
+      '1 ',
+      '+1',
+      '-1',
+      '1e3',
+      '1E3',
+      '1.',
+      '.5',
+      '1,000',
+      '1.2.3',
+      '0x10',
+      'NaN',
+      'Infinity',
+      '١٢٣',
+      '๑๒๓',
+      '１２３',
+      '1_000',
+    ]) {
       assert.equal(parseDecimal(bad), null, JSON.stringify(bad));
     }
   });
@@ -164,7 +186,8 @@ describe('mulDivHalfEven', () => {
         const exact = minor * numerator; // the true value is exact / denominator
         const distanceTwice = 2n * (exact - result * denominator); // 2 × (true − result) × denominator
         assert.ok(distanceTwice <= denominator && distanceTwice >= -denominator, 'within half a unit');
-        if (distanceTwice === denominator || distanceTwice === -denominator) assert.equal(result % 2n, 0n, 'ties go to even');
+        if (distanceTwice === denominator || distanceTwice === -denominator)
+          assert.equal(result % 2n, 0n, 'ties go to even');
       }),
       { numRuns: 2000 },
     );

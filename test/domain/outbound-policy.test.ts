@@ -1,11 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  checkResolvedAddress,
-  checkUrl,
-  classifyAddress,
-  validatePolicy,
-} from '../../src/domain/outbound-policy.ts';
+import { checkResolvedAddress, checkUrl, classifyAddress, validatePolicy } from '../../src/domain/outbound-policy.ts';
 import type { AddressClass, OutboundPolicy } from '../../src/domain/outbound-policy.ts';
 
 const live: OutboundPolicy = { mode: 'live', allowHttp: false, allowList: [] };
@@ -208,7 +203,10 @@ test('allow-listing a host does not waive the https requirement', () => {
 });
 
 test('validatePolicy reports unusable entries', () => {
-  assert.deepEqual(validatePolicy({ mode: 'live', allowHttp: false, allowList: ['10.0.0.0/8', '!*.x.example', 'ok.example'] }), []);
+  assert.deepEqual(
+    validatePolicy({ mode: 'live', allowHttp: false, allowList: ['10.0.0.0/8', '!*.x.example', 'ok.example'] }),
+    [],
+  );
   const problems = validatePolicy({
     mode: 'live',
     allowHttp: false,

@@ -72,7 +72,11 @@ describe('buildThaiQrPayload: hand-computed payload', () => {
     const body =
       '000201' +
       '010212' +
-      '3064' + '0016A000000677010112' + '0115010555512345601' + '0210INV2024001' + '0307ORDER42' +
+      '3064' +
+      '0016A000000677010112' +
+      '0115010555512345601' +
+      '0210INV2024001' +
+      '0307ORDER42' +
       '5303764' +
       '5406150.50' +
       '5802TH' +
@@ -97,12 +101,32 @@ describe('buildThaiQrPayload: hand-computed payload', () => {
 });
 
 describe('buildThaiQrPayload: round trip', () => {
-  const cases: Array<{ amountMinor: bigint; text: string; reference1: string; reference2?: string; merchantName?: string }> = [
+  const cases: Array<{
+    amountMinor: bigint;
+    text: string;
+    reference1: string;
+    reference2?: string;
+    merchantName?: string;
+  }> = [
     { amountMinor: THB(100n), text: '100.00', reference1: 'A1' },
     { amountMinor: THB(150n, 50n), text: '150.50', reference1: 'INV0001', reference2: 'CUST9', merchantName: 'Shop' },
-    { amountMinor: THB(9999n, 99n), text: '9999.99', reference1: '12345678901234567890', reference2: 'ABCDEFGHIJKLMNOPQRST' },
-    { amountMinor: THB(10000n), text: '10000.00', reference1: 'Z', merchantName: 'A Very Long Merchant Name Indeed Co Ltd' },
-    { amountMinor: THB(2000000n), text: '2000000.00', reference1: thaiQrReferenceFor('0198a3c4-5e6f-7abc-9def-0123456789ab') },
+    {
+      amountMinor: THB(9999n, 99n),
+      text: '9999.99',
+      reference1: '12345678901234567890',
+      reference2: 'ABCDEFGHIJKLMNOPQRST',
+    },
+    {
+      amountMinor: THB(10000n),
+      text: '10000.00',
+      reference1: 'Z',
+      merchantName: 'A Very Long Merchant Name Indeed Co Ltd',
+    },
+    {
+      amountMinor: THB(2000000n),
+      text: '2000000.00',
+      reference1: thaiQrReferenceFor('0198a3c4-5e6f-7abc-9def-0123456789ab'),
+    },
     { amountMinor: THB(0n, 1n), text: '0.01', reference1: 'ONESATANG' },
   ];
 
@@ -113,7 +137,11 @@ describe('buildThaiQrPayload: round trip', () => {
 
       const expectedName = c.merchantName === undefined ? undefined : sanitiseMerchantName(c.merchantName);
       const expectedTags = ['00', '01', '30', '53', '54', '58', ...(expectedName ? ['59'] : []), '63'];
-      assert.deepEqual(top.map((f) => f.tag), expectedTags, 'tag order');
+      assert.deepEqual(
+        top.map((f) => f.tag),
+        expectedTags,
+        'tag order',
+      );
 
       const f = Object.fromEntries(top.map((x) => [x.tag, x.value]));
       assert.equal(f['00'], '01');
@@ -146,7 +174,12 @@ describe('buildThaiQrPayload: round trip', () => {
   it('sanitises the merchant name to ≤25 printable ASCII chars', () => {
     assert.equal(sanitiseMerchantName('Café Ñoño ร้านกาแฟ Bangkok Branch Number 1'), 'Cafe Nono Bangkok Branch');
     assert.equal(sanitiseMerchantName('Shop\n\t"<x>"'), 'Shop"<x>"');
-    const payload = buildThaiQrPayload({ billerId: BILLER, reference1: 'R1', amountMinor: THB(1n), merchantName: 'ร้านกาแฟ' });
+    const payload = buildThaiQrPayload({
+      billerId: BILLER,
+      reference1: 'R1',
+      amountMinor: THB(1n),
+      merchantName: 'ร้านกาแฟ',
+    });
     // Nothing ASCII left: tag 59 is omitted rather than emitted empty.
     assert.equal(verifyThaiQrPayload(payload).fields['59'], undefined);
     assert.equal(verifyThaiQrPayload(payload).ok, true);
@@ -185,7 +218,12 @@ describe('buildThaiQrPayload: input validation', () => {
 });
 
 describe('parseTlv / verifyThaiQrPayload', () => {
-  const good = buildThaiQrPayload({ billerId: BILLER, reference1: 'INV1', amountMinor: THB(250n), merchantName: 'Shop' });
+  const good = buildThaiQrPayload({
+    billerId: BILLER,
+    reference1: 'INV1',
+    amountMinor: THB(250n),
+    merchantName: 'Shop',
+  });
 
   it('throws on truncated or non-numeric TLV', () => {
     assert.throws(() => parseTlv('0002'), /declares length 2/);
@@ -263,7 +301,13 @@ describe('thaiQrReferenceFor', () => {
   });
 
   it('rejects ids that are not UUIDv7', () => {
-    for (const bad of ['', 'not-a-uuid', '0198a3c45e6f7abc9def0123456789ab', '0198a3c4-5e6f-4abc-9def-0123456789ab', '0198a3c4-5e6f-7abc-cdef-0123456789ab']) {
+    for (const bad of [
+      '',
+      'not-a-uuid',
+      '0198a3c45e6f7abc9def0123456789ab',
+      '0198a3c4-5e6f-4abc-9def-0123456789ab',
+      '0198a3c4-5e6f-7abc-cdef-0123456789ab',
+    ]) {
       assert.throws(() => thaiQrReferenceFor(bad), /UUIDv7/, bad);
     }
   });
@@ -285,7 +329,9 @@ describe('renderQrSvg', () => {
   it('escapes the label and encodes different payloads differently', async () => {
     const svg = await renderQrSvg(payload, 'A "quoted" <b>&');
     assert.match(svg, /aria-label="A &quot;quoted&quot; &lt;b&gt;&amp;"/);
-    const other = await renderQrSvg(buildThaiQrPayload({ billerId: BILLER, reference1: 'INV2', amountMinor: THB(100n) }));
+    const other = await renderQrSvg(
+      buildThaiQrPayload({ billerId: BILLER, reference1: 'INV2', amountMinor: THB(100n) }),
+    );
     assert.notEqual(other.replace(/aria-label="[^"]*"/, ''), svg.replace(/aria-label="[^"]*"/, ''));
   });
 });

@@ -42,7 +42,9 @@ test('generated secrets are whsec_ + base64 of 32 bytes and agree with the refer
 });
 
 test('keys on the decoded bytes, not the ASCII of the secret', () => {
-  const asciiKeyed = 'v1,' + createHmac('sha256', VECTOR.secret).update(`${VECTOR.id}.${VECTOR.timestamp}.${VECTOR.body}`).digest('base64');
+  const asciiKeyed =
+    'v1,' +
+    createHmac('sha256', VECTOR.secret).update(`${VECTOR.id}.${VECTOR.timestamp}.${VECTOR.body}`).digest('base64');
   assert.notEqual(signWebhook([VECTOR.secret], VECTOR.id, VECTOR.timestamp, VECTOR.body), asciiKeyed);
 });
 
@@ -50,7 +52,13 @@ test('rotation: one v1 entry per secret, either secret verifies', () => {
   const oldSecret = generateWebhookSecret();
   const newSecret = generateWebhookSecret();
   const header = signWebhook([newSecret, oldSecret], 'evt_rot', 1700000000, 'body');
-  assert.equal(header, [referenceSign(newSecret, 'evt_rot', 1700000000, 'body'), referenceSign(oldSecret, 'evt_rot', 1700000000, 'body')].join(' '));
+  assert.equal(
+    header,
+    [
+      referenceSign(newSecret, 'evt_rot', 1700000000, 'body'),
+      referenceSign(oldSecret, 'evt_rot', 1700000000, 'body'),
+    ].join(' '),
+  );
   const headers = headersFor('evt_rot', 1700000000, header);
   const now = { nowSeconds: 1700000000 };
   assert.equal(verifyWebhook(oldSecret, headers, 'body', now).ok, true);
@@ -62,7 +70,10 @@ test('ignores unknown versions and junk entries but still finds v1', () => {
   const headers = headersFor(VECTOR.id, VECTOR.timestamp, `v2,abc v1a,zzz nonsense ${VECTOR.signature}`);
   assert.equal(verifyWebhook(VECTOR.secret, headers, VECTOR.body, at).ok, true);
   const onlyV2 = headersFor(VECTOR.id, VECTOR.timestamp, VECTOR.signature.replace('v1,', 'v2,'));
-  assert.deepEqual(verifyWebhook(VECTOR.secret, onlyV2, VECTOR.body, at), { ok: false, reason: 'no v1 signature present' });
+  assert.deepEqual(verifyWebhook(VECTOR.secret, onlyV2, VECTOR.body, at), {
+    ok: false,
+    reason: 'no v1 signature present',
+  });
 });
 
 test('rejects tampering with body, id, timestamp or signature', () => {
@@ -86,7 +97,12 @@ test('rejects tampering with body, id, timestamp or signature', () => {
 test('timestamp tolerance applies in both directions', () => {
   const headers = headersFor(VECTOR.id, VECTOR.timestamp, VECTOR.signature);
   const verify = (nowSeconds: number, toleranceSeconds?: number) =>
-    verifyWebhook(VECTOR.secret, headers, VECTOR.body, toleranceSeconds === undefined ? { nowSeconds } : { nowSeconds, toleranceSeconds });
+    verifyWebhook(
+      VECTOR.secret,
+      headers,
+      VECTOR.body,
+      toleranceSeconds === undefined ? { nowSeconds } : { nowSeconds, toleranceSeconds },
+    );
   assert.equal(verify(VECTOR.timestamp + 300).ok, true);
   assert.equal(verify(VECTOR.timestamp - 300).ok, true);
   assert.deepEqual(verify(VECTOR.timestamp + 301), { ok: false, reason: 'timestamp too old' });
@@ -98,9 +114,17 @@ test('timestamp tolerance applies in both directions', () => {
 });
 
 test('header handling: case-insensitive, arrays, missing and malformed', () => {
-  const upper = { 'Webhook-Id': VECTOR.id, 'WEBHOOK-TIMESTAMP': String(VECTOR.timestamp), 'Webhook-Signature': VECTOR.signature };
+  const upper = {
+    'Webhook-Id': VECTOR.id,
+    'WEBHOOK-TIMESTAMP': String(VECTOR.timestamp),
+    'Webhook-Signature': VECTOR.signature,
+  };
   assert.equal(verifyWebhook(VECTOR.secret, upper, VECTOR.body, at).ok, true);
-  const arrays = { 'webhook-id': [VECTOR.id], 'webhook-timestamp': [String(VECTOR.timestamp)], 'webhook-signature': ['v1,bogus', VECTOR.signature] };
+  const arrays = {
+    'webhook-id': [VECTOR.id],
+    'webhook-timestamp': [String(VECTOR.timestamp)],
+    'webhook-signature': ['v1,bogus', VECTOR.signature],
+  };
   assert.equal(verifyWebhook(VECTOR.secret, arrays, VECTOR.body, at).ok, true);
   const twoIds = { ...arrays, 'webhook-id': [VECTOR.id, 'msg_x'] };
   assert.equal(verifyWebhook(VECTOR.secret, twoIds, VECTOR.body, at).ok, false);
@@ -109,7 +133,10 @@ test('header handling: case-insensitive, arrays, missing and malformed', () => {
     const result = verifyWebhook(VECTOR.secret, { ...full, [name]: undefined }, VECTOR.body, at);
     assert.deepEqual(result, { ok: false, reason: `missing ${name} header` });
   }
-  assert.equal(verifyWebhook(VECTOR.secret, { ...full, 'webhook-timestamp': '1614265330.5' }, VECTOR.body, at).ok, false);
+  assert.equal(
+    verifyWebhook(VECTOR.secret, { ...full, 'webhook-timestamp': '1614265330.5' }, VECTOR.body, at).ok,
+    false,
+  );
   assert.equal(verifyWebhook('whsec_not*base64', full, VECTOR.body, at).ok, false);
 });
 
@@ -138,7 +165,11 @@ test('the client package verifyNotification: tolerance option, several secrets, 
   assert.deepEqual(verifyNotification([other, secret], headers, body), { ok: true }, 'any of several secrets');
   assert.deepEqual(verifyNotification([other], headers, body), { ok: false, reason: 'no signature matched' });
   assert.deepEqual(verifyNotification([], headers, body), { ok: false, reason: 'no secret given' });
-  assert.equal(verifyNotification([other, 'whsec_@@'], headers, body).ok, false, 'a malformed secret is a configuration error');
+  assert.equal(
+    verifyNotification([other, 'whsec_@@'], headers, body).ok,
+    false,
+    'a malformed secret is a configuration error',
+  );
   assert.deepEqual(verifyNotification(secret, new Headers(headers), body), { ok: true }, 'a fetch Headers object');
 });
 

@@ -41,7 +41,11 @@ describe('extra listeners on the API port (LISTEN_SOCKETS=16)', { skip }, () => 
     const port = portOf(gw);
     const before = gw.gateway.acceptors!.accepted();
     assert.equal(before.length, 15);
-    const answers = await Promise.all(Array.from({ length: 200 }, () => exchange(port, 'GET /healthz HTTP/1.1\r\nHost: gw\r\nConnection: close\r\n\r\n')));
+    const answers = await Promise.all(
+      Array.from({ length: 200 }, () =>
+        exchange(port, 'GET /healthz HTTP/1.1\r\nHost: gw\r\nConnection: close\r\n\r\n'),
+      ),
+    );
     for (const answer of answers) assert.match(answer, /^HTTP\/1\.1 200/);
     const accepted = gw.gateway.acceptors!.accepted().map((n, i) => n - before[i]!);
     const byExtras = accepted.reduce((a, b) => a + b, 0);
@@ -54,8 +58,14 @@ describe('extra listeners on the API port (LISTEN_SOCKETS=16)', { skip }, () => 
     const port = portOf(gw);
     const creds = await addMerchant({ services: gw.gateway.services } as never);
     const body = JSON.stringify(initiationBody(creds, { trackid: 'via-acceptor' }));
-    const answers = await Promise.all(Array.from({ length: 32 }, () =>
-      exchange(port, `POST /transaction/s2s HTTP/1.1\r\nHost: gw\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`)));
+    const answers = await Promise.all(
+      Array.from({ length: 32 }, () =>
+        exchange(
+          port,
+          `POST /transaction/s2s HTTP/1.1\r\nHost: gw\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+        ),
+      ),
+    );
     for (const answer of answers) assert.match(answer, /^HTTP\/1\.1 200/);
     assert.equal(answers.filter((a) => /idempotent-replayed: true/i.test(a)).length, 31, 'one created, 31 replays');
   });
@@ -70,18 +80,29 @@ describe('MAX_CONNECTIONS counts the connections of every listener (MAX_CONNECTI
 
   test('with five open, further connections are closed unanswered, whichever socket accepts them', async () => {
     const port = portOf(gw);
-    const held = await Promise.all(Array.from({ length: 5 }, () => new Promise<net.Socket>((resolve) => {
-      const s = net.connect(port, '127.0.0.1', () => resolve(s));
-      s.on('error', () => {});
-    })));
+    const held = await Promise.all(
+      Array.from(
+        { length: 5 },
+        () =>
+          new Promise<net.Socket>((resolve) => {
+            const s = net.connect(port, '127.0.0.1', () => resolve(s));
+            s.on('error', () => {});
+          }),
+      ),
+    );
     try {
       await new Promise((r) => setTimeout(r, 200));
       // Ten more: with 16 sockets, several surely land on extra listeners.
-      const refused = await Promise.all(Array.from({ length: 10 }, () => exchange(port, 'GET /healthz HTTP/1.1\r\nHost: gw\r\n\r\n').catch(() => '')));
+      const refused = await Promise.all(
+        Array.from({ length: 10 }, () => exchange(port, 'GET /healthz HTTP/1.1\r\nHost: gw\r\n\r\n').catch(() => '')),
+      );
       for (const answer of refused) assert.equal(answer, '', 'a connection over the cap got an answer');
       held.pop()!.destroy();
       await new Promise((r) => setTimeout(r, 200));
-      assert.match(await exchange(port, 'GET /healthz HTTP/1.1\r\nHost: gw\r\nConnection: close\r\n\r\n'), /^HTTP\/1\.1 200/);
+      assert.match(
+        await exchange(port, 'GET /healthz HTTP/1.1\r\nHost: gw\r\nConnection: close\r\n\r\n'),
+        /^HTTP\/1\.1 200/,
+      );
     } finally {
       for (const s of held) s.destroy();
     }
@@ -108,7 +129,9 @@ test('stop() waits for a request in flight on a connection an extra listener acc
   let answer = '';
   socket.setEncoding('utf8').on('data', (chunk: string) => (answer += chunk));
   const closed = new Promise((resolve) => socket.once('close', resolve));
-  socket.write(`POST /transaction/s2s HTTP/1.1\r\nHost: gw\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 10)}`);
+  socket.write(
+    `POST /transaction/s2s HTTP/1.1\r\nHost: gw\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 10)}`,
+  );
   await new Promise((r) => setTimeout(r, 50));
   const stopped = gw.close();
   await new Promise((r) => setTimeout(r, 100));
@@ -118,9 +141,15 @@ test('stop() waits for a request in flight on a connection an extra listener acc
 });
 
 /** The error code startGateway fails with; a gateway that starts instead is stopped and the test fails. */
-async function startFailure(config: ReturnType<typeof testConfig>, testStore: Awaited<ReturnType<typeof createTestStore>>): Promise<string | undefined> {
+async function startFailure(
+  config: ReturnType<typeof testConfig>,
+  testStore: Awaited<ReturnType<typeof createTestStore>>,
+): Promise<string | undefined> {
   try {
-    const started = await startGateway(config, { logger: createLogger('warn', new LogCapture()), store: testStore.store });
+    const started = await startGateway(config, {
+      logger: createLogger('warn', new LogCapture()),
+      store: testStore.store,
+    });
     await started.stop();
     return 'started';
   } catch (error) {
@@ -132,7 +161,11 @@ test('by default 512 sockets listen on the API port, all serving', { skip }, asy
   const gw = await startListeningGateway();
   try {
     assert.equal(gw.gateway.acceptors!.accepted().length, 511);
-    const answers = await Promise.all(Array.from({ length: 64 }, () => exchange(portOf(gw), 'GET /healthz HTTP/1.1\r\nHost: gw\r\nConnection: close\r\n\r\n')));
+    const answers = await Promise.all(
+      Array.from({ length: 64 }, () =>
+        exchange(portOf(gw), 'GET /healthz HTTP/1.1\r\nHost: gw\r\nConnection: close\r\n\r\n'),
+      ),
+    );
     for (const answer of answers) assert.match(answer, /^HTTP\/1\.1 200/);
   } finally {
     await gw.close();
@@ -143,31 +176,48 @@ test('LISTEN_SOCKETS=1: one listener, no extra sockets', async () => {
   const gw = await startListeningGateway({ LISTEN_SOCKETS: '1' });
   try {
     assert.equal(gw.gateway.acceptors, undefined);
-    assert.match(await exchange(portOf(gw), 'GET /healthz HTTP/1.1\r\nHost: gw\r\nConnection: close\r\n\r\n'), /^HTTP\/1\.1 200/);
+    assert.match(
+      await exchange(portOf(gw), 'GET /healthz HTTP/1.1\r\nHost: gw\r\nConnection: close\r\n\r\n'),
+      /^HTTP\/1\.1 200/,
+    );
   } finally {
     await gw.close();
   }
 });
 
-test('a port another process listens on is refused (EADDRINUSE), as with one listener: no silent sharing', { skip }, async () => {
-  const other = net.createServer();
-  await new Promise<void>((resolve) => other.listen({ host: '127.0.0.1', port: 0 }, resolve));
-  const port = (other.address() as net.AddressInfo).port;
-  const testStore = await createTestStore('sqlite');
-  try {
-    const config = testConfig({ DATABASE_URL: testStore.databaseUrl, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn' });
-    assert.equal(await startFailure(config, testStore), 'EADDRINUSE');
-  } finally {
-    other.close();
-    await testStore.cleanup();
-  }
-});
+test(
+  'a port another process listens on is refused (EADDRINUSE), as with one listener: no silent sharing',
+  { skip },
+  async () => {
+    const other = net.createServer();
+    await new Promise<void>((resolve) => other.listen({ host: '127.0.0.1', port: 0 }, resolve));
+    const port = (other.address() as net.AddressInfo).port;
+    const testStore = await createTestStore('sqlite');
+    try {
+      const config = testConfig({
+        DATABASE_URL: testStore.databaseUrl,
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        LOG_LEVEL: 'warn',
+      });
+      assert.equal(await startFailure(config, testStore), 'EADDRINUSE');
+    } finally {
+      other.close();
+      await testStore.cleanup();
+    }
+  },
+);
 
 test('a second gateway on the same port is refused while the first listens on its 512 sockets', { skip }, async () => {
   const first = await startListeningGateway();
   const testStore = await createTestStore('sqlite');
   try {
-    const config = testConfig({ DATABASE_URL: testStore.databaseUrl, HOST: '127.0.0.1', PORT: String(portOf(first)), LOG_LEVEL: 'warn' });
+    const config = testConfig({
+      DATABASE_URL: testStore.databaseUrl,
+      HOST: '127.0.0.1',
+      PORT: String(portOf(first)),
+      LOG_LEVEL: 'warn',
+    });
     assert.equal(await startFailure(config, testStore), 'EADDRINUSE');
   } finally {
     await testStore.cleanup();
@@ -176,7 +226,8 @@ test('a second gateway on the same port is refused while the first listens on it
 });
 
 test('LISTEN_SOCKETS takes at most 1/8 of the open-file limit (/proc/self/limits), at least one', () => {
-  const limits = (soft: number) => `Limit                     Soft Limit           Hard Limit           Units\nMax processes             96365                96365                processes\nMax open files            ${soft}                ${soft}                files\n`;
+  const limits = (soft: number) =>
+    `Limit                     Soft Limit           Hard Limit           Units\nMax processes             96365                96365                processes\nMax open files            ${soft}                ${soft}                files\n`;
   assert.equal(listenSocketCount(512, limits(20000)), 512);
   assert.equal(listenSocketCount(512, limits(4096)), 512);
   assert.equal(listenSocketCount(512, limits(1024)), 128);

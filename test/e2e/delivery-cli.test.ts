@@ -25,7 +25,11 @@ for (const { dialect, skip } of await testDialects()) {
     before(async () => {
       receiver = await Receiver.start();
       d = await startDeliveryGateway(dialect, { RETRY_LADDER: '0,20ms' });
-      env = { DATABASE_URL: d.gw.testStore.databaseUrl, GATEWAY_SECRET_KEY: TEST_SECRET_KEY_HEX, CREATE_DEMO_MERCHANT: 'false' };
+      env = {
+        DATABASE_URL: d.gw.testStore.databaseUrl,
+        GATEWAY_SECRET_KEY: TEST_SECRET_KEY_HEX,
+        CREATE_DEMO_MERCHANT: 'false',
+      };
       creds = await addMerchant(d.gw);
       const url = receiver.on('/hook', (res) => res.writeHead(healthy ? 200 : 503).end(healthy ? 'ok' : 'maintenance'));
       const payment = await completePayment(d.gw, creds, url);
@@ -49,9 +53,19 @@ for (const { dialect, skip } of await testDialects()) {
       assert.equal(rows[0].last_error, 'HTTP 503');
       assert.equal(rows[0].merchantid, creds.merchantid);
 
-      assert.equal(JSON.parse((await cli('delivery', 'list', '--status', 'failed', '--merchant', creds.merchantid, '--json')).out).deliveries.length, 1);
-      assert.deepEqual(JSON.parse((await cli('delivery', 'list', '--status', 'delivered', '--json')).out), { deliveries: [], next_cursor: null });
-      assert.deepEqual(JSON.parse((await cli('delivery', 'list', '--merchant', 'someone-else', '--json')).out), { deliveries: [], next_cursor: null });
+      assert.equal(
+        JSON.parse((await cli('delivery', 'list', '--status', 'failed', '--merchant', creds.merchantid, '--json')).out)
+          .deliveries.length,
+        1,
+      );
+      assert.deepEqual(JSON.parse((await cli('delivery', 'list', '--status', 'delivered', '--json')).out), {
+        deliveries: [],
+        next_cursor: null,
+      });
+      assert.deepEqual(JSON.parse((await cli('delivery', 'list', '--merchant', 'someone-else', '--json')).out), {
+        deliveries: [],
+        next_cursor: null,
+      });
 
       const human = await cli('delivery', 'list', '--status', 'failed');
       assert.match(human.out, /^EVENT_ID\tSTATUS\t/, 'a header row names the columns');
@@ -65,7 +79,9 @@ for (const { dialect, skip } of await testDialects()) {
       assert.equal(first.deliveries.length, 1);
       assert.equal(first.next_cursor, null, 'one notification in this store: no further page');
       assert.equal((await cli('delivery', 'list', '--cursor', 'nonsense')).code, 2);
-      const past = JSON.parse((await cli('delivery', 'list', '--cursor', `0.${first.deliveries[0].event_id}`, '--json')).out);
+      const past = JSON.parse(
+        (await cli('delivery', 'list', '--cursor', `0.${first.deliveries[0].event_id}`, '--json')).out,
+      );
       assert.deepEqual(past, { deliveries: [], next_cursor: null }, 'nothing is older than created_at 0');
     });
 
@@ -103,7 +119,14 @@ for (const { dialect, skip } of await testDialects()) {
       const event = JSON.parse((await cli('delivery', 'show', eventId, '--json')).out);
       assert.equal(event.status, 'delivered');
       assert.equal(event.series, 2);
-      assert.deepEqual(event.attempt_log.map((a: { series: number; http_status: number }) => [a.series, a.http_status]), [[1, 503], [1, 503], [2, 200]]);
+      assert.deepEqual(
+        event.attempt_log.map((a: { series: number; http_status: number }) => [a.series, a.http_status]),
+        [
+          [1, 503],
+          [1, 503],
+          [2, 200],
+        ],
+      );
       assert.equal((await cli('delivery', 'resend')).code, 2, 'event id is required');
     });
   });

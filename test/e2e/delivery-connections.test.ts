@@ -7,10 +7,24 @@ import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { testDialects } from '../support/dialects.ts';
 import { addMerchant, type MerchantCredentials } from '../support/test-gateway.ts';
-import { Receiver, answer, completePayment, eventOf, independentSignature, signaturesOf, startDeliveryGateway, type DeliveryGateway } from './delivery-helpers.ts';
+import {
+  Receiver,
+  answer,
+  completePayment,
+  eventOf,
+  independentSignature,
+  signaturesOf,
+  startDeliveryGateway,
+  type DeliveryGateway,
+} from './delivery-helpers.ts';
 
 /** An endpoint that drops the second request on every connection unanswered, as a server closing an idle keep-alive connection would. */
-async function closingEndpoint(): Promise<{ url: string; ids: string[]; dropped: () => number; close: () => Promise<void> }> {
+async function closingEndpoint(): Promise<{
+  url: string;
+  ids: string[];
+  dropped: () => number;
+  close: () => Promise<void>;
+}> {
   const ids: string[] = [];
   const perSocket = new Map<Socket, number>();
   let dropped = 0;
@@ -83,7 +97,10 @@ for (const { dialect, skip } of await testDialects()) {
         const merchant = await addMerchant(d.gw);
         const url = receiver.on('/hook/rotating', answer(200));
         await completePayment(d.gw, merchant, url);
-        await receiver.waitFor(() => receiver.to('/hook/rotating').length === 1, 'the notification before the rotation');
+        await receiver.waitFor(
+          () => receiver.to('/hook/rotating').length === 1,
+          'the notification before the rotation',
+        );
         const before = receiver.to('/hook/rotating')[0]!;
         assert.deepEqual(signaturesOf(before).length, 1);
 
@@ -94,7 +111,10 @@ for (const { dialect, skip } of await testDialects()) {
         const got = receiver.to('/hook/rotating')[1]!;
         const id = (await eventOf(d.outbox, paid.transactionid)).id;
         const ts = String(got.headers['webhook-timestamp']);
-        assert.deepEqual(signaturesOf(got), [independentSignature(rotated.webhook_secret, id, ts, got.body), independentSignature(merchant.webhook_secret, id, ts, got.body)]);
+        assert.deepEqual(signaturesOf(got), [
+          independentSignature(rotated.webhook_secret, id, ts, got.body),
+          independentSignature(merchant.webhook_secret, id, ts, got.body),
+        ]);
       } finally {
         await receiver.close();
       }

@@ -74,13 +74,20 @@ for (const { dialect, skip } of await testDialects()) {
       type Listed = { deliveries: Array<{ status: string; event_id: string }> };
       const beforeRestart = (await cliJson<Listed>(env, ['delivery', 'list', '--json', '--limit', '1000'])).deliveries;
       assert.equal(beforeRestart.length, PAYMENTS, 'every final state has its outbox event');
-      assert.ok(beforeRestart.every((e) => e.status === 'pending'), 'nothing was delivered before the crash');
+      assert.ok(
+        beforeRestart.every((e) => e.status === 'pending'),
+        'nothing was delivered before the crash',
+      );
       assert.equal(deliveredTx.size, 0);
 
       healthy = true;
       const second = await startGatewayProcess(env);
       running.push(second);
-      await receiver.waitFor(() => transactions.every((t) => deliveredTx.has(t)), 'every event delivered after the restart', 30_000);
+      await receiver.waitFor(
+        () => transactions.every((t) => deliveredTx.has(t)),
+        'every event delivered after the restart',
+        30_000,
+      );
 
       // The store agrees once the restarted gateway has recorded its last attempts.
       let events = beforeRestart;
@@ -88,8 +95,16 @@ for (const { dialect, skip } of await testDialects()) {
         await new Promise((resolve) => setTimeout(resolve, 100));
         events = (await cliJson<Listed>(env, ['delivery', 'list', '--json', '--limit', '1000'])).deliveries;
       }
-      assert.deepEqual(events.filter((e) => e.status !== 'delivered'), []);
-      const shown = await cliJson<{ attempt_log: Array<{ http_status: number | null }>; status: string }>(env, ['delivery', 'show', events[0]!.event_id, '--json']);
+      assert.deepEqual(
+        events.filter((e) => e.status !== 'delivered'),
+        [],
+      );
+      const shown = await cliJson<{ attempt_log: Array<{ http_status: number | null }>; status: string }>(env, [
+        'delivery',
+        'show',
+        events[0]!.event_id,
+        '--json',
+      ]);
       assert.equal(shown.status, 'delivered');
       assert.equal(shown.attempt_log.at(-1)!.http_status, 200);
 

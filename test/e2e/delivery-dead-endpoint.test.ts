@@ -10,7 +10,15 @@ import type { AddressInfo } from 'node:net';
 import { testDialects } from '../support/dialects.ts';
 import { addMerchant, type MerchantCredentials } from '../support/test-gateway.ts';
 import { UNREACHABLE_HOLD_MS } from '../../src/delivery/delivery-worker.ts';
-import { Receiver, answer, completePayment, eventOf, startDeliveryGateway, type DeliveryGateway, type Payment } from './delivery-helpers.ts';
+import {
+  Receiver,
+  answer,
+  completePayment,
+  eventOf,
+  startDeliveryGateway,
+  type DeliveryGateway,
+  type Payment,
+} from './delivery-helpers.ts';
 
 const PER_HOST = 2;
 const DEAD_EVENTS = 16;
@@ -33,7 +41,10 @@ for (const { dialect, skip } of await testDialects()) {
     let creds: MerchantCredentials;
     before(async () => {
       receiver = await Receiver.start();
-      d = await startDeliveryGateway(dialect, { DELIVERY_PER_HOST_CONCURRENCY: String(PER_HOST), DELIVERY_CONCURRENCY: '8' });
+      d = await startDeliveryGateway(dialect, {
+        DELIVERY_PER_HOST_CONCURRENCY: String(PER_HOST),
+        DELIVERY_CONCURRENCY: '8',
+      });
       creds = await addMerchant(d.gw);
     });
     after(async () => {
@@ -53,7 +64,11 @@ for (const { dialect, skip } of await testDialects()) {
       };
 
       const healthy = await completePayment(d.gw, creds, receiver.on('/hook/alive', answer(204)));
-      await receiver.waitFor(() => receiver.to('/hook/alive').length === 1, 'the healthy endpoint’s notification', 3000);
+      await receiver.waitFor(
+        () => receiver.to('/hook/alive').length === 1,
+        'the healthy endpoint’s notification',
+        3000,
+      );
 
       // Without the hold the refusals come back at once and the attempts run as fast as they can
       // be recorded; with it, at most PER_HOST start per hold (timers never fire early, so a slow
@@ -66,7 +81,8 @@ for (const { dialect, skip } of await testDialects()) {
 
       // Nothing is skipped: every dead event climbs its whole ladder and ends failed.
       const deadline = Date.now() + 30_000;
-      while ((await attempts()) < DEAD_EVENTS * LADDER_ATTEMPTS && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+      while ((await attempts()) < DEAD_EVENTS * LADDER_ATTEMPTS && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 100));
       for (const p of payments) {
         const event = await eventOf(d.outbox, p.transactionid);
         assert.equal(event.attempts, LADDER_ATTEMPTS);

@@ -4,7 +4,14 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { testDialects } from '../support/dialects.ts';
 import { addMerchant } from '../support/test-gateway.ts';
-import { Receiver, answer, completePayment, slow, startDeliveryGateway, type DeliveryGateway } from './delivery-helpers.ts';
+import {
+  Receiver,
+  answer,
+  completePayment,
+  slow,
+  startDeliveryGateway,
+  type DeliveryGateway,
+} from './delivery-helpers.ts';
 
 for (const { dialect, skip } of await testDialects()) {
   describe(`delivery fairness [${dialect}]`, { skip }, () => {
@@ -41,13 +48,16 @@ for (const { dialect, skip } of await testDialects()) {
 
       const completedAt = Date.now();
       const fast = await completePayment(d.gw, b, fastUrl);
-      await fastShop.waitFor(() => fastShop.requests.length === 1, 'the other merchant\'s notification', 4000);
+      await fastShop.waitFor(() => fastShop.requests.length === 1, "the other merchant's notification", 4000);
       const delay = fastShop.requests[0]!.at - completedAt;
       maxOpen = Math.max(maxOpen, openNow());
 
       assert.equal(JSON.parse(fastShop.requests[0]!.body.toString()).transactionid, fast.transactionid);
       assert.ok(delay < 1000, `delivered ${delay} ms after completion`);
-      assert.ok(slowShop.requests.every((r) => r.open), 'it went out while every slow send was still waiting for its answer');
+      assert.ok(
+        slowShop.requests.every((r) => r.open),
+        'it went out while every slow send was still waiting for its answer',
+      );
       assert.equal(slowShop.requests.length, 2, 'the slow origin never had more than its 2 slots');
       assert.ok(maxOpen <= 2);
     });

@@ -8,7 +8,13 @@ import { createLogger } from '../../src/logger.ts';
 import { DeliveryWorker, type DeliveryWorkerOptions } from '../../src/delivery/delivery-worker.ts';
 import { OutboxRepo, type OutboxEvent } from '../../src/store/outbox.repo.ts';
 import type { Dialect } from '../../src/store/open-store.ts';
-import { initiationBody, post, startTestGateway, type MerchantCredentials, type TestGateway } from '../support/test-gateway.ts';
+import {
+  initiationBody,
+  post,
+  startTestGateway,
+  type MerchantCredentials,
+  type TestGateway,
+} from '../support/test-gateway.ts';
 
 export type Received = { path: string; headers: http.IncomingHttpHeaders; body: Buffer; at: number; open: boolean };
 
@@ -55,7 +61,13 @@ export class Receiver {
         const path = (req.url ?? '').split('?')[0]!;
         const n = (this.#counts.get(path) ?? 0) + 1;
         this.#counts.set(path, n);
-        const record: Received = { path, headers: req.headers, body: Buffer.concat(chunks), at: Date.now(), open: true };
+        const record: Received = {
+          path,
+          headers: req.headers,
+          body: Buffer.concat(chunks),
+          at: Date.now(),
+          open: true,
+        };
         this.requests.push(record);
         res.on('close', () => {
           record.open = false;
@@ -128,7 +140,9 @@ function assertSecretShape(secret: string): void {
 
 /** The signatures in a webhook-signature header. */
 export function signaturesOf(received: Received): string[] {
-  return String(received.headers['webhook-signature'] ?? '').split(' ').filter(Boolean);
+  return String(received.headers['webhook-signature'] ?? '')
+    .split(' ')
+    .filter(Boolean);
 }
 
 export type DeliveryGateway = {
@@ -149,7 +163,11 @@ export const FAST_DELIVERY_ENV = {
   DELIVERY_JITTER_PERCENT: '0',
 };
 
-export async function startDeliveryGateway(dialect: Dialect, env: Record<string, string> = {}, options: DeliveryWorkerOptions = {}): Promise<DeliveryGateway> {
+export async function startDeliveryGateway(
+  dialect: Dialect,
+  env: Record<string, string> = {},
+  options: DeliveryWorkerOptions = {},
+): Promise<DeliveryGateway> {
   const gw = await startTestGateway(dialect, { ...FAST_DELIVERY_ENV, ...env });
   // The test gateway's clock is frozen by default; retries on a ladder need it to move.
   let offset = 0;
@@ -188,7 +206,11 @@ export async function completePayment(
   options: { amount?: string; outcome?: string } = {},
 ): Promise<Payment> {
   const trackid = `dlv-${process.pid}-${++trackSeq}`;
-  const init = await post(gw, '/transaction/s2s', initiationBody(creds, { trackid, serverUrl, bill_amount: options.amount ?? '1000' }));
+  const init = await post(
+    gw,
+    '/transaction/s2s',
+    initiationBody(creds, { trackid, serverUrl, bill_amount: options.amount ?? '1000' }),
+  );
   if (init.status !== 200) throw new Error(`initiation failed: ${init.raw}`);
   const done = await post(gw, '/sandbox/transaction/complete', {
     merchantid: creds.merchantid,

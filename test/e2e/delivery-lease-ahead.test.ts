@@ -10,7 +10,17 @@ import { addMerchant, startTestGateway, type MerchantCredentials } from '../supp
 import { createLogger } from '../../src/logger.ts';
 import { DeliveryWorker } from '../../src/delivery/delivery-worker.ts';
 import { OutboxRepo } from '../../src/store/outbox.repo.ts';
-import { FAST_DELIVERY_ENV, Receiver, answer, completePayment, eventOf, slow, startDeliveryGateway, type Behaviour, type DeliveryGateway } from './delivery-helpers.ts';
+import {
+  FAST_DELIVERY_ENV,
+  Receiver,
+  answer,
+  completePayment,
+  eventOf,
+  slow,
+  startDeliveryGateway,
+  type Behaviour,
+  type DeliveryGateway,
+} from './delivery-helpers.ts';
 
 for (const { dialect, skip } of await testDialects()) {
   describe(`delivery lease-ahead [${dialect}]`, { skip }, () => {
@@ -19,7 +29,12 @@ for (const { dialect, skip } of await testDialects()) {
     let creds: MerchantCredentials;
     before(async () => {
       receiver = await Receiver.start();
-      d = await startDeliveryGateway(dialect, { DELIVERY_CONCURRENCY: '8', DELIVERY_PER_HOST_CONCURRENCY: '2', DELIVERY_TIMEOUT: '10s', DELIVERY_LEASE: '30s' });
+      d = await startDeliveryGateway(dialect, {
+        DELIVERY_CONCURRENCY: '8',
+        DELIVERY_PER_HOST_CONCURRENCY: '2',
+        DELIVERY_TIMEOUT: '10s',
+        DELIVERY_LEASE: '30s',
+      });
       creds = await addMerchant(d.gw);
     });
     after(async () => {
@@ -36,10 +51,18 @@ for (const { dialect, skip } of await testDialects()) {
       const url = receiver.on('/hook/backlog', tracked);
       const payments = [];
       for (let i = 0; i < 24; i++) payments.push(await completePayment(d.gw, creds, url));
-      await receiver.waitFor(() => receiver.to('/hook/backlog').length >= payments.length, 'every notification', 30_000);
+      await receiver.waitFor(
+        () => receiver.to('/hook/backlog').length >= payments.length,
+        'every notification',
+        30_000,
+      );
       await d.worker.idle();
       const ids = receiver.to('/hook/backlog').map((r) => JSON.parse(r.body.toString()).transactionid as string);
-      assert.deepEqual([...ids].sort(), payments.map((p) => p.transactionid).sort(), 'each payment notified exactly once');
+      assert.deepEqual(
+        [...ids].sort(),
+        payments.map((p) => p.transactionid).sort(),
+        'each payment notified exactly once',
+      );
       assert.ok(maxOpen >= 1 && maxOpen <= 2, `at most 2 open at once (saw ${maxOpen})`);
       for (const p of payments) assert.equal((await eventOf(d.outbox, p.transactionid)).status, 'delivered');
     });
@@ -55,19 +78,32 @@ for (const { dialect, skip } of await testDialects()) {
       await d.worker.stop();
       assert.equal(receiver.to('/hook/held').length, 2, 'nothing queued was sent after stop');
       const after = await Promise.all(payments.map((p) => eventOf(d.outbox, p.transactionid)));
-      assert.deepEqual(after.map((e) => e.leaseOwner), payments.map(() => null), 'no lease is left behind');
+      assert.deepEqual(
+        after.map((e) => e.leaseOwner),
+        payments.map(() => null),
+        'no lease is left behind',
+      );
       assert.equal(after.filter((e) => e.status === 'delivered').length, 2);
-      assert.equal(after.filter((e) => e.status === 'pending').length, 4, 'the rest wait in the outbox for the next start');
+      assert.equal(
+        after.filter((e) => e.status === 'pending').length,
+        4,
+        'the rest wait in the outbox for the next start',
+      );
     });
   });
 }
 
 for (const { dialect, skip } of await testDialects()) {
   describe(`delivery refills a backlog without the poll [${dialect}]`, { skip }, () => {
-    test('a backlog several times an origin\'s depth drains completely, each event once, within its per-host cap, with the poll 10 minutes away', async () => {
+    test("a backlog several times an origin's depth drains completely, each event once, within its per-host cap, with the poll 10 minutes away", async () => {
       const receiver = await Receiver.start();
       // No worker yet: the backlog builds up first.
-      const gw = await startTestGateway(dialect, { ...FAST_DELIVERY_ENV, DELIVERY_POLL_INTERVAL: '10m', DELIVERY_CONCURRENCY: '4', DELIVERY_PER_HOST_CONCURRENCY: '2' });
+      const gw = await startTestGateway(dialect, {
+        ...FAST_DELIVERY_ENV,
+        DELIVERY_POLL_INTERVAL: '10m',
+        DELIVERY_CONCURRENCY: '4',
+        DELIVERY_PER_HOST_CONCURRENCY: '2',
+      });
       const worker = new DeliveryWorker(gw.services, createLogger('silent'));
       try {
         const creds = await addMerchant(gw);
@@ -82,7 +118,11 @@ for (const { dialect, skip } of await testDialects()) {
         await receiver.waitFor(() => receiver.to('/hook/drain').length >= payments.length, 'the whole backlog', 30_000);
         await worker.idle();
         const ids = receiver.to('/hook/drain').map((r) => JSON.parse(r.body.toString()).transactionid as string);
-        assert.deepEqual([...ids].sort(), payments.map((p) => p.transactionid).sort(), 'each payment notified exactly once');
+        assert.deepEqual(
+          [...ids].sort(),
+          payments.map((p) => p.transactionid).sort(),
+          'each payment notified exactly once',
+        );
         assert.ok(maxOpen <= 2, `at most 2 open at once (saw ${maxOpen})`);
         const outbox = new OutboxRepo(gw.services.store.db, gw.services.store.dialect);
         for (const p of payments) assert.equal((await eventOf(outbox, p.transactionid)).status, 'delivered');

@@ -15,7 +15,9 @@ const KILL_AFTER = 150;
 const PARALLEL = 6;
 
 const postgres = (await testDialects()).find((c) => c.dialect === 'postgres');
-const skip = postgres ? postgres.skip : 'TEST_DATABASE excludes PostgreSQL (several instances need a shared PostgreSQL; SQLite is one process by design)';
+const skip = postgres
+  ? postgres.skip
+  : 'TEST_DATABASE excludes PostgreSQL (several instances need a shared PostgreSQL; SQLite is one process by design)';
 
 describe('three gateway instances on one PostgreSQL database [postgres]', { skip }, () => {
   let receiver: Receiver;
@@ -102,17 +104,24 @@ describe('three gateway instances on one PostgreSQL database [postgres]', { skip
       // The survivors record their last attempts right after the answers.
       let pending = PAYMENTS;
       for (let i = 0; i < 50 && pending > 0; i++) {
-        const { rows } = await db.query<{ n: string }>(`select count(*) as n from outbox_events where status <> 'delivered'`);
+        const { rows } = await db.query<{ n: string }>(
+          `select count(*) as n from outbox_events where status <> 'delivered'`,
+        );
         pending = Number(rows[0]!.n);
         if (pending > 0) await new Promise((resolve) => setTimeout(resolve, 100));
       }
       assert.equal(pending, 0);
       const { rows: total } = await db.query<{ n: string }>('select count(*) as n from outbox_events');
       assert.equal(Number(total[0]!.n), PAYMENTS);
-      const { rows: workers } = await db.query<{ instance_id: string; n: string }>('select instance_id, count(*) as n from delivery_attempts group by instance_id');
+      const { rows: workers } = await db.query<{ instance_id: string; n: string }>(
+        'select instance_id, count(*) as n from delivery_attempts group by instance_id',
+      );
       assert.ok(workers.length >= 2, `attempts came from ${workers.length} instance(s): the work was shared`);
       const victim = `/${instances[1]!.child.pid}/`;
-      assert.ok(workers.some((w) => w.instance_id.includes(victim)), 'the killed instance was delivering before it died');
+      assert.ok(
+        workers.some((w) => w.instance_id.includes(victim)),
+        'the killed instance was delivering before it died',
+      );
     } finally {
       await db.end();
     }

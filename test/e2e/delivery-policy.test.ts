@@ -7,7 +7,13 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { LookupAddress } from 'node:dns';
 import { testDialects } from '../support/dialects.ts';
-import { addMerchant, startTestGateway, testConfig, type MerchantCredentials, type TestGateway } from '../support/test-gateway.ts';
+import {
+  addMerchant,
+  startTestGateway,
+  testConfig,
+  type MerchantCredentials,
+  type TestGateway,
+} from '../support/test-gateway.ts';
 import { createServices } from '../../src/app/services.ts';
 import { createLogger } from '../../src/logger.ts';
 import { DeliveryWorker, type DeliveryWorkerOptions } from '../../src/delivery/delivery-worker.ts';
@@ -16,7 +22,8 @@ import { OutboxRepo } from '../../src/store/outbox.repo.ts';
 import { FAST_DELIVERY_ENV, Receiver, answer, completePayment } from './delivery-helpers.ts';
 
 // Answers like an attacker's DNS zone: a harmless-looking name that points at loopback.
-const rebindingDns: Resolver = (_host, _opts, cb) => cb(null, [{ address: '127.0.0.1', family: 4 } satisfies LookupAddress]);
+const rebindingDns: Resolver = (_host, _opts, cb) =>
+  cb(null, [{ address: '127.0.0.1', family: 4 } satisfies LookupAddress]);
 
 for (const { dialect, skip } of await testDialects()) {
   describe(`outbound policy at delivery time [${dialect}]`, { skip }, () => {
@@ -58,7 +65,11 @@ for (const { dialect, skip } of await testDialects()) {
     async function eventFor(target: string): Promise<string> {
       const payment = await completePayment(gw, creds, receiver.on('/placeholder', answer(200)));
       const event = (await outbox.findByTransaction(payment.transactionid))!;
-      await gw.services.store.db.updateTable('outbox_events').set({ target_url: target }).where('id', '=', event.id).execute();
+      await gw.services.store.db
+        .updateTable('outbox_events')
+        .set({ target_url: target })
+        .where('id', '=', event.id)
+        .execute();
       return event.id;
     }
 
@@ -79,7 +90,9 @@ for (const { dialect, skip } of await testDialects()) {
         metadata: 'http://169.254.169.254/latest/meta-data/',
         metadataV6: 'http://[fd00:ec2::254]/latest/meta-data/',
       };
-      const ids = Object.fromEntries(await Promise.all(Object.entries(targets).map(async ([name, url]) => [name, await eventFor(url)] as const)));
+      const ids = Object.fromEntries(
+        await Promise.all(Object.entries(targets).map(async ([name, url]) => [name, await eventFor(url)] as const)),
+      );
       const before = receiver.requests.length;
       await deliverAll('live');
 

@@ -29,18 +29,37 @@ export async function cliJson<T = any>(env: Record<string, string>, args: string
 export type Creds = { merchantid: string; password: string; webhook_secret: string };
 
 export function createMerchant(env: Record<string, string>, name: string): Promise<Creds> {
-  return cliJson<Creds>(env, ['merchant', 'create', '--name', name, '--payout-currency', 'THB', '--payout-account', '1234567890', '--json']);
+  return cliJson<Creds>(env, [
+    'merchant',
+    'create',
+    '--name',
+    name,
+    '--payout-currency',
+    'THB',
+    '--payout-account',
+    '1234567890',
+    '--json',
+  ]);
 }
 
 async function postJson(url: string, body: unknown): Promise<Record<string, any>> {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   const json = (await response.json()) as Record<string, any>;
   if (response.status !== 200) throw new Error(`${url} answered ${response.status}: ${JSON.stringify(json)}`);
   return json;
 }
 
 /** Initiation through the API, then sandbox completion; returns the transaction id. */
-export async function payThrough(gatewayUrl: string, creds: Creds, serverUrl: string, trackid: string): Promise<string> {
+export async function payThrough(
+  gatewayUrl: string,
+  creds: Creds,
+  serverUrl: string,
+  trackid: string,
+): Promise<string> {
   const init = await postJson(`${gatewayUrl}/transaction/s2s`, {
     merchantid: creds.merchantid,
     password: creds.password,
@@ -57,6 +76,10 @@ export async function payThrough(gatewayUrl: string, creds: Creds, serverUrl: st
     payer_account_name: 'Test Payer',
     payer_bank_code: '014',
   });
-  await postJson(`${gatewayUrl}/sandbox/transaction/complete`, { merchantid: creds.merchantid, password: creds.password, transactionid: init.transactionid });
+  await postJson(`${gatewayUrl}/sandbox/transaction/complete`, {
+    merchantid: creds.merchantid,
+    password: creds.password,
+    transactionid: init.transactionid,
+  });
   return init.transactionid as string;
 }

@@ -10,10 +10,18 @@ import { testDialects } from '../support/dialects.ts';
 import { createTestDatabase } from '../support/test-store.ts';
 import { Receiver } from './delivery-helpers.ts';
 import { createMerchant, gatewayEnv, payThrough } from './delivery-process.ts';
-import { eventually, killLeftoverGateways, runCliProcess, startDeliverProcess, startGatewayProcess } from '../support/gateway-process.ts';
+import {
+  eventually,
+  killLeftoverGateways,
+  runCliProcess,
+  startDeliverProcess,
+  startGatewayProcess,
+} from '../support/gateway-process.ts';
 
 const postgres = (await testDialects()).find((c) => c.dialect === 'postgres');
-const skip = postgres ? postgres.skip : 'TEST_DATABASE excludes PostgreSQL (a separate delivery process needs a shared PostgreSQL; SQLite is one process by design)';
+const skip = postgres
+  ? postgres.skip
+  : 'TEST_DATABASE excludes PostgreSQL (a separate delivery process needs a shared PostgreSQL; SQLite is one process by design)';
 
 describe('delivery in its own process [postgres]', { skip }, () => {
   let receiver: Receiver;
@@ -54,7 +62,14 @@ describe('delivery in its own process [postgres]', { skip }, () => {
     // Its own /metrics counts the attempts it made.
     const metricsUrl = /Metrics on (http:\/\/\S+)/.exec(deliver.stdout())?.[1];
     assert.ok(metricsUrl, deliver.stdout());
-    await eventually(async () => /gateway_notification_attempts_total\{outcome="delivered",result="2xx"\} 1\b/.test(await (await fetch(metricsUrl)).text()), 5_000, 100);
+    await eventually(
+      async () =>
+        /gateway_notification_attempts_total\{outcome="delivered",result="2xx"\} 1\b/.test(
+          await (await fetch(metricsUrl)).text(),
+        ),
+      5_000,
+      100,
+    );
 
     // A new payment: the API process's NOTIFY wakes `deliver` long before its 10-minute poll.
     const started = Date.now();

@@ -6,7 +6,16 @@ import { testDialects } from '../support/dialects.ts';
 import { addMerchant, type MerchantCredentials } from '../support/test-gateway.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import { resendDelivery } from '../../src/delivery/resend.ts';
-import { Receiver, answer, completePayment, eventOf, sequence, slow, startDeliveryGateway, type DeliveryGateway } from './delivery-helpers.ts';
+import {
+  Receiver,
+  answer,
+  completePayment,
+  eventOf,
+  sequence,
+  slow,
+  startDeliveryGateway,
+  type DeliveryGateway,
+} from './delivery-helpers.ts';
 
 for (const { dialect, skip } of await testDialects()) {
   describe(`delivery wake-ups and graceful stop [${dialect}]`, { skip }, () => {
@@ -36,21 +45,30 @@ for (const { dialect, skip } of await testDialects()) {
       await receiver.waitFor(() => receiver.to('/hook/retry').length === 2, 'the retry', 3000);
     });
 
-    test('a resend from another process wakes the worker (PostgreSQL: NOTIFY; SQLite: only the poll)', { skip: dialect === 'sqlite' ? 'SQLite has no cross-process signal: a CLI resend is found by the poll (DELIVERY_POLL_INTERVAL)' : false }, async () => {
-      const url = receiver.on('/hook/notify', sequence(answer(500), answer(500), answer(200)));
-      const payment = await completePayment(d.gw, creds, url);
-      await receiver.waitFor(() => receiver.to('/hook/notify').length === 2, 'two failed attempts', 3000);
-      await d.worker.idle();
-      const event = await eventOf(d.outbox, payment.transactionid);
-      assert.equal(event.status, 'failed');
-      const other = openStore(d.gw.testStore.databaseUrl); // as the CLI does: its own connections
-      try {
-        await resendDelivery(other, event.id, d.gw.clock.now);
-      } finally {
-        await other.close();
-      }
-      await receiver.waitFor(() => receiver.to('/hook/notify').length === 3, 'the resent notification', 3000);
-    });
+    test(
+      'a resend from another process wakes the worker (PostgreSQL: NOTIFY; SQLite: only the poll)',
+      {
+        skip:
+          dialect === 'sqlite'
+            ? 'SQLite has no cross-process signal: a CLI resend is found by the poll (DELIVERY_POLL_INTERVAL)'
+            : false,
+      },
+      async () => {
+        const url = receiver.on('/hook/notify', sequence(answer(500), answer(500), answer(200)));
+        const payment = await completePayment(d.gw, creds, url);
+        await receiver.waitFor(() => receiver.to('/hook/notify').length === 2, 'two failed attempts', 3000);
+        await d.worker.idle();
+        const event = await eventOf(d.outbox, payment.transactionid);
+        assert.equal(event.status, 'failed');
+        const other = openStore(d.gw.testStore.databaseUrl); // as the CLI does: its own connections
+        try {
+          await resendDelivery(other, event.id, d.gw.clock.now);
+        } finally {
+          await other.close();
+        }
+        await receiver.waitFor(() => receiver.to('/hook/notify').length === 3, 'the resent notification', 3000);
+      },
+    );
 
     test('stop() lets an in-flight send finish and be recorded, releases leases, and takes no new work', async () => {
       // The test before waits for its notification to arrive, not for its send to be recorded:
@@ -69,7 +87,11 @@ for (const { dialect, skip } of await testDialects()) {
       const later = await completePayment(d.gw, creds, url);
       await d.worker.wake();
       assert.equal(receiver.to('/hook/stop').length, 1, 'a stopped worker sends nothing');
-      assert.equal((await eventOf(d.outbox, later.transactionid)).status, 'pending', 'it stays in the outbox for the next start');
+      assert.equal(
+        (await eventOf(d.outbox, later.transactionid)).status,
+        'pending',
+        'it stays in the outbox for the next start',
+      );
     });
   });
 }

@@ -22,8 +22,20 @@ import {
 } from './delivery-helpers.ts';
 
 const CONTRACT_FIELDS = [
-  'type', 'result', 'responsecode', 'trackid', 'merchantid', 'transactionid', 'token', 'bill_amount',
-  'bill_currencycode', 'payment_method', 'error_code_tag', 'error_text', 'event_id', 'created_at',
+  'type',
+  'result',
+  'responsecode',
+  'trackid',
+  'merchantid',
+  'transactionid',
+  'token',
+  'bill_amount',
+  'bill_currencycode',
+  'payment_method',
+  'error_code_tag',
+  'error_text',
+  'event_id',
+  'created_at',
 ].sort();
 
 for (const { dialect, skip } of await testDialects()) {
@@ -77,7 +89,9 @@ for (const { dialect, skip } of await testDialects()) {
       const timestamp = String(got!.headers['webhook-timestamp']);
       assert.match(timestamp, /^\d+$/);
       assert.ok(Math.abs(Number(timestamp) - d.gw.clock.now / 1000) < 30, 'timestamp is Unix seconds of the attempt');
-      assert.deepEqual(signaturesOf(got!), [independentSignature(creds.webhook_secret, event.id, timestamp, got!.body)]);
+      assert.deepEqual(signaturesOf(got!), [
+        independentSignature(creds.webhook_secret, event.id, timestamp, got!.body),
+      ]);
       const signatureHeaders = Object.keys(got!.headers).filter((h) => /sign|hmac/i.test(h));
       assert.deepEqual(signatureHeaders, ['webhook-signature'], 'no other signature header');
 
@@ -92,23 +106,27 @@ for (const { dialect, skip } of await testDialects()) {
       assert.ok(attempts[0]!.latencyMs >= 0);
     });
 
-    test('SQLite: the claim’s lease and the attempt are store jobs, committed in groups (no fsync of their own)', { skip: dialect !== 'sqlite' && 'SQLite only' }, async () => {
-      const jobs = d.gw.services.store.sqliteJobs!;
-      const run = jobs.run;
-      const names: string[] = [];
-      // A spy, not a stub: every job still runs on the writer thread.
-      (jobs as { run: typeof run }).run = (name, args) => (names.push(name), run(name, args));
-      try {
-        const url = receiver.on('/hook/jobs', answer(200));
-        await completePayment(d.gw, creds, url);
-        await receiver.waitFor(() => receiver.to('/hook/jobs').length === 1, 'the notification');
-        await d.worker.idle();
-      } finally {
-        (jobs as { run: typeof run }).run = run;
-      }
-      assert.ok(names.includes('leaseOutboxEvents'), `jobs run: ${names.join(', ')}`);
-      assert.ok(names.includes('recordAttempts'), `jobs run: ${names.join(', ')}`);
-    });
+    test(
+      'SQLite: the claim’s lease and the attempt are store jobs, committed in groups (no fsync of their own)',
+      { skip: dialect !== 'sqlite' && 'SQLite only' },
+      async () => {
+        const jobs = d.gw.services.store.sqliteJobs!;
+        const run = jobs.run;
+        const names: string[] = [];
+        // A spy, not a stub: every job still runs on the writer thread.
+        (jobs as { run: typeof run }).run = (name, args) => (names.push(name), run(name, args));
+        try {
+          const url = receiver.on('/hook/jobs', answer(200));
+          await completePayment(d.gw, creds, url);
+          await receiver.waitFor(() => receiver.to('/hook/jobs').length === 1, 'the notification');
+          await d.worker.idle();
+        } finally {
+          (jobs as { run: typeof run }).run = run;
+        }
+        assert.ok(names.includes('leaseOutboxEvents'), `jobs run: ${names.join(', ')}`);
+        assert.ok(names.includes('recordAttempts'), `jobs run: ${names.join(', ')}`);
+      },
+    );
 
     test('a completion tells the worker where its notification goes: the event is claimed without reading it back', async () => {
       const originsOf = OutboxClaimsRepo.prototype.originsOf;
@@ -144,7 +162,10 @@ for (const { dialect, skip } of await testDialects()) {
 
     test('500, timeout, connection reset and 302 are retried with the same id and byte-identical body', async () => {
       const redirected = receiver.on('/hook/elsewhere', answer(200));
-      const url = receiver.on('/hook/flaky', sequence(answer(500, {}, 'boom'), hang, reset, answer(302, { location: redirected }), answer(204, {}, '')));
+      const url = receiver.on(
+        '/hook/flaky',
+        sequence(answer(500, {}, 'boom'), hang, reset, answer(302, { location: redirected }), answer(204, {}, '')),
+      );
       const payment = await completePayment(d.gw, creds, url);
       await receiver.waitFor(() => receiver.to('/hook/flaky').length === 5, 'five attempts');
       await d.worker.idle();
@@ -160,26 +181,42 @@ for (const { dialect, skip } of await testDialects()) {
       assert.equal(receiver.to('/hook/elsewhere').length, 0, 'the redirect was not followed');
 
       const attempts = await d.outbox.attempts(event.id);
-      assert.deepEqual(attempts.map((a) => a.httpStatus), [500, null, null, 302, 204]);
+      assert.deepEqual(
+        attempts.map((a) => a.httpStatus),
+        [500, null, null, 302, 204],
+      );
       assert.equal(attempts[0]!.responseExcerpt, 'boom');
       assert.match(attempts[1]!.error!, /timeout/);
       assert.match(attempts[2]!.error!, /ECONNRESET|socket hang up/);
       assert.match(attempts[3]!.error!, /redirect/);
       assert.equal(attempts[4]!.error, null);
-      assert.deepEqual(attempts.map((a) => a.attemptNo), [1, 2, 3, 4, 5]);
+      assert.deepEqual(
+        attempts.map((a) => a.attemptNo),
+        [1, 2, 3, 4, 5],
+      );
       assert.equal(event.status, 'delivered');
       assert.equal(event.attempts, 5);
     });
 
     test('Retry-After on 503 (seconds) and 429 (HTTP date) pushes the next attempt out', async () => {
-      const url = receiver.on('/hook/busy', sequence(answer(503, { 'retry-after': '120' }), answer(429, { 'retry-after': new Date(d.gw.clock.now + 600_000).toUTCString() }), answer(200)));
+      const url = receiver.on(
+        '/hook/busy',
+        sequence(
+          answer(503, { 'retry-after': '120' }),
+          answer(429, { 'retry-after': new Date(d.gw.clock.now + 600_000).toUTCString() }),
+          answer(200),
+        ),
+      );
       const payment = await completePayment(d.gw, creds, url);
       await receiver.waitFor(() => receiver.to('/hook/busy').length === 1, 'the first attempt');
       await d.worker.idle();
       let event = await eventOf(d.outbox, payment.transactionid);
       let [first] = await d.outbox.attempts(event.id);
       assert.equal(event.status, 'pending');
-      assert.ok(event.nextAttemptAt - first!.startedAt >= 120_000, `next attempt ${event.nextAttemptAt - first!.startedAt} ms later, want >= 120 s`);
+      assert.ok(
+        event.nextAttemptAt - first!.startedAt >= 120_000,
+        `next attempt ${event.nextAttemptAt - first!.startedAt} ms later, want >= 120 s`,
+      );
 
       // Not due yet: waking the worker sends nothing (the 20 ms rung alone would have).
       await d.worker.wake();
@@ -194,7 +231,10 @@ for (const { dialect, skip } of await testDialects()) {
       const second = (await d.outbox.attempts(event.id))[1]!;
       assert.equal(second.httpStatus, 429);
       // The date was 600 s after the first attempt; the second came ~121 s later, so ~479 s remain.
-      assert.ok(event.nextAttemptAt - second.startedAt >= 470_000, `next attempt ${event.nextAttemptAt - second.startedAt} ms later`);
+      assert.ok(
+        event.nextAttemptAt - second.startedAt >= 470_000,
+        `next attempt ${event.nextAttemptAt - second.startedAt} ms later`,
+      );
 
       d.advance(600_000);
       await d.worker.wake();
@@ -224,13 +264,19 @@ for (const { dialect, skip } of await testDialects()) {
       await receiver.waitFor(() => receiver.to('/hook/rotation').length === 2, 'the second notification');
       const b = receiver.to('/hook/rotation')[1]!;
       const id2 = (await eventOf(d.outbox, afterOverlap.transactionid)).id;
-      assert.deepEqual(signaturesOf(b), [independentSignature(rotated.webhook_secret, id2, String(b.headers['webhook-timestamp']), b.body)]);
+      assert.deepEqual(signaturesOf(b), [
+        independentSignature(rotated.webhook_secret, id2, String(b.headers['webhook-timestamp']), b.body),
+      ]);
     });
 
     test('rotating a secret sealed under another key drops it, and notifications flow signed with the new one', async () => {
       const stale = await addMerchant(d.gw);
       // A merchant row written under another GATEWAY_SECRET_KEY: this key cannot open its secret.
-      await d.gw.services.merchants.update(stale.merchantid, { webhookSecretSealed: sealSecret(Buffer.alloc(32, 7), 'whsec_c2VhbGVkIHVuZGVyIGFub3RoZXIga2V5') }, d.gw.clock.now);
+      await d.gw.services.merchants.update(
+        stale.merchantid,
+        { webhookSecretSealed: sealSecret(Buffer.alloc(32, 7), 'whsec_c2VhbGVkIHVuZGVyIGFub3RoZXIga2V5') },
+        d.gw.clock.now,
+      );
       const rotated = await d.gw.services.manageMerchants.rotateWebhookSecret(stale.merchantid);
       assert.equal(rotated.previous_valid_until, null, 'the unopenable secret is not kept for the overlap');
       const record = await d.gw.services.merchants.findById(stale.merchantid);
@@ -242,7 +288,9 @@ for (const { dialect, skip } of await testDialects()) {
       await receiver.waitFor(() => receiver.to('/hook/stale-key').length === 1, 'the notification after the rotation');
       const got = receiver.to('/hook/stale-key')[0]!;
       const id = (await eventOf(d.outbox, paid.transactionid)).id;
-      assert.deepEqual(signaturesOf(got), [independentSignature(rotated.webhook_secret, id, String(got.headers['webhook-timestamp']), got.body)]);
+      assert.deepEqual(signaturesOf(got), [
+        independentSignature(rotated.webhook_secret, id, String(got.headers['webhook-timestamp']), got.body),
+      ]);
     });
   });
 
@@ -274,7 +322,10 @@ for (const { dialect, skip } of await testDialects()) {
       await d.worker.wake();
       await d.worker.idle();
       assert.equal(receiver.to('/hook/down').length, 3, 'nothing after the last rung');
-      assert.deepEqual((await d.outbox.list({ status: 'failed' })).map((e) => e.id), [event.id]);
+      assert.deepEqual(
+        (await d.outbox.list({ status: 'failed' })).map((e) => e.id),
+        [event.id],
+      );
 
       healthy = true;
       const resent = await resendDelivery(d.gw.services.store, event.id, d.gw.clock.now);
@@ -290,7 +341,15 @@ for (const { dialect, skip } of await testDialects()) {
       assert.equal(event.series, 2);
       assert.equal(event.attempts, 1);
       const attempts = await d.outbox.attempts(event.id);
-      assert.deepEqual(attempts.map((a) => [a.attemptNo, a.series, a.httpStatus]), [[1, 1, 500], [2, 1, 500], [3, 1, 500], [4, 2, 200]]);
+      assert.deepEqual(
+        attempts.map((a) => [a.attemptNo, a.series, a.httpStatus]),
+        [
+          [1, 1, 500],
+          [2, 1, 500],
+          [3, 1, 500],
+          [4, 2, 200],
+        ],
+      );
     });
 
     test('resending an unknown event is NOT_FOUND', async () => {

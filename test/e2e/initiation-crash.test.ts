@@ -40,7 +40,11 @@ for (const { dialect, skip } of await testDialects()) {
       let turn = 0;
       let killed = false;
       const post = (path: string, body: unknown) =>
-        fetch(`${gateway!.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        fetch(`${gateway!.url}${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
 
       const client = async () => {
         while (!killed) {
@@ -48,7 +52,11 @@ for (const { dialect, skip } of await testDialects()) {
             // One request in five completes a payment acknowledged earlier; the rest initiate.
             if (++turn % 5 === 0 && completable.length > 0) {
               const id = completable.shift()!;
-              const res = await post('/sandbox/transaction/complete', { merchantid: creds.merchantid, password: creds.password, transactionid: id });
+              const res = await post('/sandbox/transaction/complete', {
+                merchantid: creds.merchantid,
+                password: creds.password,
+                transactionid: id,
+              });
               if (res.status === 200) completed.push(id);
               continue;
             }
@@ -76,14 +84,37 @@ for (const { dialect, skip } of await testDialects()) {
 
       const store = openStore(database.databaseUrl);
       try {
-        const stored = new Set((await store.db.selectFrom('transactions').select('trackid').where('merchant_id', '=', creds.merchantid).execute()).map((r) => r.trackid));
+        const stored = new Set(
+          (
+            await store.db
+              .selectFrom('transactions')
+              .select('trackid')
+              .where('merchant_id', '=', creds.merchantid)
+              .execute()
+          ).map((r) => r.trackid),
+        );
         const lost = initiated.filter((t) => !stored.has(t));
         assert.deepEqual(lost, [], 'acknowledged initiations missing after the crash');
-        const rows = await store.db.selectFrom('transactions').select(['id', 'status']).where('id', 'in', completed).execute();
+        const rows = await store.db
+          .selectFrom('transactions')
+          .select(['id', 'status'])
+          .where('id', 'in', completed)
+          .execute();
         assert.equal(rows.length, completed.length);
-        assert.ok(rows.every((r) => r.status !== 'PROCESSING'), 'an acknowledged completion is final');
-        const events = await store.db.selectFrom('outbox_events').select('transaction_id').where('transaction_id', 'in', completed).execute();
-        assert.deepEqual(new Set(events.map((e) => e.transaction_id)), new Set(completed), 'each acknowledged completion has its outbox event');
+        assert.ok(
+          rows.every((r) => r.status !== 'PROCESSING'),
+          'an acknowledged completion is final',
+        );
+        const events = await store.db
+          .selectFrom('outbox_events')
+          .select('transaction_id')
+          .where('transaction_id', 'in', completed)
+          .execute();
+        assert.deepEqual(
+          new Set(events.map((e) => e.transaction_id)),
+          new Set(completed),
+          'each acknowledged completion has its outbox event',
+        );
       } finally {
         await store.close();
       }

@@ -4,7 +4,13 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
-import { addMerchant, initiationBody, startTestGateway, type MerchantCredentials, type TestGateway } from '../support/test-gateway.ts';
+import {
+  addMerchant,
+  initiationBody,
+  startTestGateway,
+  type MerchantCredentials,
+  type TestGateway,
+} from '../support/test-gateway.ts';
 import { assertErrorBody } from '../support/error-body.ts';
 import { httpPost } from '../support/gateway-process.ts';
 import { testDialects } from '../support/dialects.ts';
@@ -30,7 +36,9 @@ for (const { dialect, skip } of await testDialects()) {
       await new Promise((r) => socket.once('connect', r));
       let answer = '';
       socket.setEncoding('utf8').on('data', (d: string) => (answer += d));
-      socket.write(`POST /transaction/s2s HTTP/1.1\r\nHost: gw\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 5)}`);
+      socket.write(
+        `POST /transaction/s2s HTTP/1.1\r\nHost: gw\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 5)}`,
+      );
       await new Promise((r) => setTimeout(r, 100)); // the server has read the headers
       return {
         async finish() {
@@ -42,17 +50,29 @@ for (const { dialect, skip } of await testDialects()) {
     }
 
     test('the third request is shed with 503 + Retry-After; probes answer; capacity returns', async () => {
-      const held = await Promise.all([1, 2].map((n) => heldRequest(JSON.stringify(initiationBody(creds, { trackid: `held-${n}` })))));
+      const held = await Promise.all(
+        [1, 2].map((n) => heldRequest(JSON.stringify(initiationBody(creds, { trackid: `held-${n}` })))),
+      );
 
       // Shed before its body is read (that is what keeps shedding cheap), so nothing is echoed.
       const shed = await httpPost(`${url}/transaction/s2s`, initiationBody(creds, { trackid: 'shed-1' }));
-      assertErrorBody({ ...shed, headers: Object.fromEntries(shed.headers), raw: JSON.stringify(shed.body) }, { status: 503, code: '5003', tag: 'SERVICE_UNAVAILABLE', trackid: null });
+      assertErrorBody(
+        { ...shed, headers: Object.fromEntries(shed.headers), raw: JSON.stringify(shed.body) },
+        { status: 503, code: '5003', tag: 'SERVICE_UNAVAILABLE', trackid: null },
+      );
       assert.ok(Number(shed.headers.get('retry-after')) > 0, 'Retry-After is set');
-      const stored = await gw.services.store.db.selectFrom('transactions').select('id').where('trackid', '=', 'shed-1').execute();
+      const stored = await gw.services.store.db
+        .selectFrom('transactions')
+        .select('id')
+        .where('trackid', '=', 'shed-1')
+        .execute();
       assert.equal(stored.length, 0, 'a shed request writes nothing');
 
       const shedStatus = await httpPost(`${url}/transaction/status`, { ...creds, trackid: 'held-1' });
-      assertErrorBody({ ...shedStatus, headers: Object.fromEntries(shedStatus.headers), raw: JSON.stringify(shedStatus.body) }, { status: 503, code: '5003', tag: 'SERVICE_UNAVAILABLE', shape: 'status' });
+      assertErrorBody(
+        { ...shedStatus, headers: Object.fromEntries(shedStatus.headers), raw: JSON.stringify(shedStatus.body) },
+        { status: 503, code: '5003', tag: 'SERVICE_UNAVAILABLE', shape: 'status' },
+      );
       const shedBalance = await httpPost(`${url}/GatewayInstaPay/QueryPayoutBalance`, creds);
       assert.equal(shedBalance.status, 503);
       assert.equal(shedBalance.body.result, 'Failed', 'the balance operation keeps its own error shape');
@@ -70,17 +90,27 @@ for (const { dialect, skip } of await testDialects()) {
     });
 
     test('a client that disconnects mid-request frees its slot', async () => {
-      const sockets = await Promise.all([1, 2].map(async () => {
-        const s = net.connect(port, '127.0.0.1');
-        await new Promise((r) => s.once('connect', r));
-        s.write('POST /transaction/s2s HTTP/1.1\r\nHost: gw\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{');
-        return s;
-      }));
+      const sockets = await Promise.all(
+        [1, 2].map(async () => {
+          const s = net.connect(port, '127.0.0.1');
+          await new Promise((r) => s.once('connect', r));
+          s.write(
+            'POST /transaction/s2s HTTP/1.1\r\nHost: gw\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{',
+          );
+          return s;
+        }),
+      );
       await new Promise((r) => setTimeout(r, 100));
-      assert.equal((await httpPost(`${url}/transaction/s2s`, initiationBody(creds, { trackid: 'shed-2' }))).status, 503);
+      assert.equal(
+        (await httpPost(`${url}/transaction/s2s`, initiationBody(creds, { trackid: 'shed-2' }))).status,
+        503,
+      );
       for (const s of sockets) s.destroy();
       await new Promise((r) => setTimeout(r, 200));
-      assert.equal((await httpPost(`${url}/transaction/s2s`, initiationBody(creds, { trackid: 'after-2' }))).status, 200);
+      assert.equal(
+        (await httpPost(`${url}/transaction/s2s`, initiationBody(creds, { trackid: 'after-2' }))).status,
+        200,
+      );
     });
   });
 }
@@ -101,13 +131,17 @@ describe('shed answers are held for SHED_DELAY (MAX_IN_FLIGHT=1, SHED_DELAY=300m
     // One request holds the only slot: its body never completes until the end.
     const holder = net.connect(port, '127.0.0.1');
     await new Promise((r) => holder.once('connect', r));
-    holder.write('POST /transaction/s2s HTTP/1.1\r\nHost: gw\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{');
+    holder.write(
+      'POST /transaction/s2s HTTP/1.1\r\nHost: gw\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{',
+    );
     await new Promise((r) => setTimeout(r, 100));
     try {
       // A client that leaves while its answer is held: nothing breaks, nothing is written.
       const leaver = net.connect(port, '127.0.0.1');
       await new Promise((r) => leaver.once('connect', r));
-      leaver.write('POST /transaction/status HTTP/1.1\r\nHost: gw\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}');
+      leaver.write(
+        'POST /transaction/status HTTP/1.1\r\nHost: gw\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}',
+      );
       await new Promise((r) => setTimeout(r, 20));
       leaver.destroy();
 
@@ -124,11 +158,16 @@ describe('shed answers are held for SHED_DELAY (MAX_IN_FLIGHT=1, SHED_DELAY=300m
         // A lower bound only: the point is that the answer was held, not how fast anything is.
         assert.ok(waited >= 290, `${path}: answered after ${waited.toFixed(0)} ms, before the 300 ms delay`);
       }
-      for (const probe of ['/healthz', '/readyz']) assert.equal((await fetch(`http://127.0.0.1:${port}${probe}`)).status, 200, `${probe} is never shed, nor held`);
+      for (const probe of ['/healthz', '/readyz'])
+        assert.equal((await fetch(`http://127.0.0.1:${port}${probe}`)).status, 200, `${probe} is never shed, nor held`);
     } finally {
       holder.destroy();
     }
     await new Promise((r) => setTimeout(r, 200)); // the holder's slot is given back when its socket closes
-    assert.equal((await httpPost(`http://127.0.0.1:${port}/transaction/s2s`, initiationBody(creds, { trackid: 'after-held' }))).status, 200);
+    assert.equal(
+      (await httpPost(`http://127.0.0.1:${port}/transaction/s2s`, initiationBody(creds, { trackid: 'after-held' })))
+        .status,
+      200,
+    );
   });
 });

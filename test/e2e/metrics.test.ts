@@ -7,20 +7,31 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { testDialects } from '../support/dialects.ts';
-import { addMerchant, initiationBody, post, startTestGateway, TEST_SECRET_KEY_HEX, type MerchantCredentials, type TestGateway } from '../support/test-gateway.ts';
+import {
+  addMerchant,
+  initiationBody,
+  post,
+  startTestGateway,
+  TEST_SECRET_KEY_HEX,
+  type MerchantCredentials,
+  type TestGateway,
+} from '../support/test-gateway.ts';
 import { assertErrorBody } from '../support/error-body.ts';
 import { completePayment, answer, Receiver, startDeliveryGateway, type DeliveryGateway } from './delivery-helpers.ts';
 import { eventually, killLeftoverGateways, runCliProcess, startGatewayProcess } from '../support/gateway-process.ts';
 import { createTestDatabase } from '../support/test-store.ts';
 
-const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const VERSION = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 
 /** The value of one sample line (`name{labels} value`), or undefined when absent. */
 function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
   for (const line of text.split('\n')) {
     if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
     const labelText = /\{(.*)\}/.exec(line)?.[1] ?? '';
-    if (Object.entries(labels).every(([k, v]) => labelText.includes(`${k}="${v}"`))) return Number(line.split(' ').at(-1));
+    if (Object.entries(labels).every(([k, v]) => labelText.includes(`${k}="${v}"`)))
+      return Number(line.split(' ').at(-1));
   }
   return undefined;
 }
@@ -58,11 +69,17 @@ for (const { dialect, skip } of await testDialects()) {
       assert.equal((await post(d.gw, '/transaction/s2s', body)).headers['idempotent-replayed'], 'true');
       assert.equal((await post(d.gw, '/transaction/s2s', '{oops')).status, 400);
 
-      await eventually(async () => {
-        const { text } = await scrape(d.gw);
-        return sample(text, 'gateway_notification_attempts_total', { outcome: 'delivered', result: '2xx' }) === 2 &&
-          (sample(text, 'gateway_notification_attempts_total', { outcome: 'retry', result: '5xx' }) ?? 0) >= 1;
-      }, 10_000, 50);
+      await eventually(
+        async () => {
+          const { text } = await scrape(d.gw);
+          return (
+            sample(text, 'gateway_notification_attempts_total', { outcome: 'delivered', result: '2xx' }) === 2 &&
+            (sample(text, 'gateway_notification_attempts_total', { outcome: 'retry', result: '5xx' }) ?? 0) >= 1
+          );
+        },
+        10_000,
+        50,
+      );
 
       const { status, text, contentType } = await scrape(d.gw);
       assert.equal(status, 200);
@@ -72,10 +89,26 @@ for (const { dialect, skip } of await testDialects()) {
       assert.equal(sample(text, 'gateway_initiations_total', { result: 'replayed' }), 1);
       assert.equal(sample(text, 'gateway_transactions_finalised_total', { status: 'SUCCESS', tag: '' }), 2);
       assert.equal(sample(text, 'gateway_transactions_finalised_total', { status: 'FAILED', tag: 'DECLINED' }), 1);
-      assert.equal(sample(text, 'gateway_http_requests_total', { route: '/transaction/s2s', method: 'POST', status: '200' }), 5);
-      assert.equal(sample(text, 'gateway_http_requests_total', { route: '/transaction/s2s', method: 'POST', status: '400' }), 1);
-      assert.equal(sample(text, 'gateway_http_request_duration_seconds_count', { route: '/transaction/s2s', method: 'POST' }), 6);
-      assert.equal(sample(text, 'gateway_http_request_duration_seconds_bucket', { route: '/transaction/s2s', method: 'POST', le: '+Inf' }), 6);
+      assert.equal(
+        sample(text, 'gateway_http_requests_total', { route: '/transaction/s2s', method: 'POST', status: '200' }),
+        5,
+      );
+      assert.equal(
+        sample(text, 'gateway_http_requests_total', { route: '/transaction/s2s', method: 'POST', status: '400' }),
+        1,
+      );
+      assert.equal(
+        sample(text, 'gateway_http_request_duration_seconds_count', { route: '/transaction/s2s', method: 'POST' }),
+        6,
+      );
+      assert.equal(
+        sample(text, 'gateway_http_request_duration_seconds_bucket', {
+          route: '/transaction/s2s',
+          method: 'POST',
+          le: '+Inf',
+        }),
+        6,
+      );
       assert.equal(sample(text, 'gateway_notification_attempt_duration_seconds_count', { result: '2xx' }), 2);
       assert.ok((sample(text, 'process_cpu_seconds_total') ?? 0) > 0, 'process CPU');
       assert.ok(sample(text, 'nodejs_eventloop_lag_p99_seconds') !== undefined, 'event-loop delay');
@@ -98,25 +131,29 @@ for (const { dialect, skip } of await testDialects()) {
 }
 
 const postgres = (await testDialects()).find((c) => c.dialect === 'postgres');
-describe('/metrics while the payment tables are locked [postgres]', { skip: postgres?.skip ?? 'TEST_DATABASE excludes postgres' }, () => {
-  test('a scrape is answered while another session holds an exclusive lock on transactions and outbox_events', async () => {
-    const gw = await startTestGateway('postgres');
-    const admin = new pg.Client({ connectionString: gw.testStore.databaseUrl });
-    await admin.connect();
-    try {
-      await admin.query('begin');
-      await admin.query('lock table transactions, outbox_events in access exclusive mode');
-      const timeout = new Promise<'blocked'>((r) => setTimeout(() => r('blocked'), 5000).unref());
-      const result = await Promise.race([scrape(gw), timeout]);
-      assert.notEqual(result, 'blocked', 'the scrape waited on the payment tables');
-      assert.equal((result as { status: number }).status, 200);
-    } finally {
-      await admin.query('rollback');
-      await admin.end();
-      await gw.close();
-    }
-  });
-});
+describe(
+  '/metrics while the payment tables are locked [postgres]',
+  { skip: postgres?.skip ?? 'TEST_DATABASE excludes postgres' },
+  () => {
+    test('a scrape is answered while another session holds an exclusive lock on transactions and outbox_events', async () => {
+      const gw = await startTestGateway('postgres');
+      const admin = new pg.Client({ connectionString: gw.testStore.databaseUrl });
+      await admin.connect();
+      try {
+        await admin.query('begin');
+        await admin.query('lock table transactions, outbox_events in access exclusive mode');
+        const timeout = new Promise<'blocked'>((r) => setTimeout(() => r('blocked'), 5000).unref());
+        const result = await Promise.race([scrape(gw), timeout]);
+        assert.notEqual(result, 'blocked', 'the scrape waited on the payment tables');
+        assert.equal((result as { status: number }).status, 200);
+      } finally {
+        await admin.query('rollback');
+        await admin.end();
+        await gw.close();
+      }
+    });
+  },
+);
 
 describe('METRICS_TOKEN', () => {
   let gw: TestGateway;
@@ -133,7 +170,10 @@ describe('METRICS_TOKEN', () => {
   ] as const) {
     test(`${name} → 401 INVALID_CREDENTIALS in the contract shape`, async () => {
       const res = await gw.app.inject({ method: 'GET', url: '/metrics', headers });
-      assertErrorBody({ status: res.statusCode, headers: res.headers, body: res.json(), raw: res.body }, { status: 401, code: '1000', tag: 'INVALID_CREDENTIALS' });
+      assertErrorBody(
+        { status: res.statusCode, headers: res.headers, body: res.json(), raw: res.body },
+        { status: 401, code: '1000', tag: 'INVALID_CREDENTIALS' },
+      );
     });
   }
 
@@ -153,7 +193,12 @@ describe('METRICS_PORT (a real gateway process)', () => {
   test('/metrics moves to its own port; the API port answers 404 there', async (t) => {
     const database = await createTestDatabase('sqlite');
     t.after(() => database.drop());
-    const env = { DATABASE_URL: database.databaseUrl, GATEWAY_SECRET_KEY: TEST_SECRET_KEY_HEX, CREATE_DEMO_MERCHANT: 'false', METRICS_PORT: '0' };
+    const env = {
+      DATABASE_URL: database.databaseUrl,
+      GATEWAY_SECRET_KEY: TEST_SECRET_KEY_HEX,
+      CREATE_DEMO_MERCHANT: 'false',
+      METRICS_PORT: '0',
+    };
     assert.equal((await runCliProcess(['migrate'], env)).code, 0);
     const gateway = await startGatewayProcess(env);
     try {
@@ -168,7 +213,11 @@ describe('METRICS_PORT (a real gateway process)', () => {
       const elsewhere = await fetch(metricsUrl.replace(/\/metrics$/, '/other'));
       assert.equal(elsewhere.status, 404);
     } finally {
-      assert.equal(await gateway.stop(), 0, `${JSON.stringify(await gateway.exited)} ${gateway.stderr()} ${gateway.stdout()}`);
+      assert.equal(
+        await gateway.stop(),
+        0,
+        `${JSON.stringify(await gateway.exited)} ${gateway.stderr()} ${gateway.stdout()}`,
+      );
     }
   });
 });

@@ -15,14 +15,20 @@ import { eventually, freePort, gatewayEnv, httpPost } from '../support/gateway-p
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const hasNpm = spawnSync('npm', ['--version'], { stdio: 'ignore' }).status === 0;
-if (!hasNpm && process.env.CI === 'true') throw new Error('CI=true but npm is not on PATH: the README commands must be tested in CI.');
+if (!hasNpm && process.env.CI === 'true')
+  throw new Error('CI=true but npm is not on PATH: the README commands must be tested in CI.');
 const skipNoNpm = hasNpm ? false : 'npm is not on PATH, so the README commands cannot be run as written';
 
 /** A process group we started (detached), with its output. */
 type Group = { child: ChildProcess; output: () => string; exited: Promise<number | null> };
 
 function startGroup(command: string, args: string[], env: Record<string, string>): Group {
-  const child = spawn(command, args, { cwd: ROOT, env: gatewayEnv(env), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, args, {
+    cwd: ROOT,
+    env: gatewayEnv(env),
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout!.setEncoding('utf8').on('data', (d: string) => (output += d));
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (output += d));
@@ -50,7 +56,12 @@ describe('npm start and SIGTERM', { skip: skipNoNpm }, () => {
 
   test('SIGTERM sent to the npm process reaches the gateway: graceful stop, no orphan left running', async () => {
     const port = await freePort();
-    const group = startGroup('npm', ['start'], { PORT: String(port), LOG_LEVEL: 'info', DATABASE_URL: `sqlite:${join(dir, 'gw.db')}`, GATEWAY_SECRET_KEY_FILE: join(dir, 'secret.key') });
+    const group = startGroup('npm', ['start'], {
+      PORT: String(port),
+      LOG_LEVEL: 'info',
+      DATABASE_URL: `sqlite:${join(dir, 'gw.db')}`,
+      GATEWAY_SECRET_KEY_FILE: join(dir, 'secret.key'),
+    });
     groups.push(group);
     await eventually(async () => /listening on http/.test(group.output()), 30_000, 100);
     process.kill(group.child.pid!, 'SIGTERM'); // only the process the user started, as a supervisor does
@@ -84,16 +95,33 @@ describe("the README's PostgreSQL example, run as written", { skip: readmeSkip }
       assert.notEqual(script, block);
       const group = startGroup('bash', ['-c', `${script}\nwait`], { LOG_LEVEL: 'warn', CREATE_DEMO_MERCHANT: 'false' });
       groups.push(group);
-      await eventually(async () => (group.output().match(/listening on http/g) ?? []).length === 2 && /"merchantid"/.test(group.output()), 45_000, 200).catch(() => {
+      await eventually(
+        async () =>
+          (group.output().match(/listening on http/g) ?? []).length === 2 && /"merchantid"/.test(group.output()),
+        45_000,
+        200,
+      ).catch(() => {
         throw new Error(`the README example did not bring up two instances and a merchant:\n${group.output()}`);
       });
       assert.doesNotMatch(group.output(), /differs from the key/);
-      const creds = JSON.parse(group.output().split('\n').find((l) => l.startsWith('{"merchantid"'))!);
+      const creds = JSON.parse(
+        group
+          .output()
+          .split('\n')
+          .find((l) => l.startsWith('{"merchantid"'))!,
+      );
       for (const port of [portA, portB]) {
-        await eventually(async () => {
-          const paid = await httpPost(`http://127.0.0.1:${port}/transaction/s2s`, { ...JSON.parse(fixture('string-amount.json', creds)), trackid: `readme-${port}` });
-          return paid.status === 200 && paid.body.responsecode === '9';
-        }, 10_000, 200);
+        await eventually(
+          async () => {
+            const paid = await httpPost(`http://127.0.0.1:${port}/transaction/s2s`, {
+              ...JSON.parse(fixture('string-amount.json', creds)),
+              trackid: `readme-${port}`,
+            });
+            return paid.status === 200 && paid.body.responsecode === '9';
+          },
+          10_000,
+          200,
+        );
       }
       process.kill(-group.child.pid!, 'SIGTERM');
       await eventually(async () => !groupAlive(group.child.pid!), 15_000, 100);

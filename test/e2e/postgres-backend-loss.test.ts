@@ -7,10 +7,19 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { testDialects } from '../support/dialects.ts';
-import { addMerchant, initiationBody, post, startTestGateway, type MerchantCredentials, type TestGateway } from '../support/test-gateway.ts';
+import {
+  addMerchant,
+  initiationBody,
+  post,
+  startTestGateway,
+  type MerchantCredentials,
+  type TestGateway,
+} from '../support/test-gateway.ts';
 import { assertErrorBody } from '../support/error-body.ts';
 
-const postgres = (await testDialects()).find((c) => c.dialect === 'postgres') ?? { skip: 'TEST_DATABASE excludes postgres' };
+const postgres = (await testDialects()).find((c) => c.dialect === 'postgres') ?? {
+  skip: 'TEST_DATABASE excludes postgres',
+};
 
 describe('PostgreSQL backend terminated mid-request', { skip: postgres.skip }, () => {
   let gw: TestGateway;
@@ -35,7 +44,15 @@ describe('PostgreSQL backend terminated mid-request', { skip: postgres.skip }, (
    * Holds an exclusive lock on `table` so the gateway's statement waits on it, terminates the
    * waiting backend (the request is then mid-statement), and returns the gateway's answer.
    */
-  async function terminatedMidRequest(table: string, request: () => Promise<{ status: number; body: Record<string, any>; raw: string; headers: Record<string, unknown> }>) {
+  async function terminatedMidRequest(
+    table: string,
+    request: () => Promise<{
+      status: number;
+      body: Record<string, any>;
+      raw: string;
+      headers: Record<string, unknown>;
+    }>,
+  ) {
     await admin.query('begin');
     await admin.query(`lock table ${table} in access exclusive mode`);
     const answer = request();
@@ -56,7 +73,12 @@ describe('PostgreSQL backend terminated mid-request', { skip: postgres.skip }, (
     return answer;
   }
 
-  const unavailable = (shape: 'initiation' | 'status') => ({ status: 503, code: '5003', tag: 'SERVICE_UNAVAILABLE', shape });
+  const unavailable = (shape: 'initiation' | 'status') => ({
+    status: 503,
+    code: '5003',
+    tag: 'SERVICE_UNAVAILABLE',
+    shape,
+  });
 
   test('initiation (autocommit INSERT) → 503, then the same request succeeds', async () => {
     const body = initiationBody(creds, { trackid: `pg-loss-${++serial}` });
@@ -68,14 +90,17 @@ describe('PostgreSQL backend terminated mid-request', { skip: postgres.skip }, (
   });
 
   test('status query (read) → 503', async () => {
-    const res = await terminatedMidRequest('transactions', () => post(gw, '/transaction/status', { ...creds, trackid: 'whatever' }));
+    const res = await terminatedMidRequest('transactions', () =>
+      post(gw, '/transaction/status', { ...creds, trackid: 'whatever' }),
+    );
     assertErrorBody(res, unavailable('status'));
   });
 
   test('sandbox completion (a statement inside a transaction; its ROLLBACK fails too) → 503, then it completes', async () => {
     const created = await post(gw, '/transaction/s2s', initiationBody(creds, { trackid: `pg-loss-${++serial}` }));
     assert.equal(created.status, 200);
-    const complete = () => post(gw, '/sandbox/transaction/complete', { ...creds, transactionid: created.body.transactionid });
+    const complete = () =>
+      post(gw, '/sandbox/transaction/complete', { ...creds, transactionid: created.body.transactionid });
     const res = await terminatedMidRequest('transactions', complete);
     assertErrorBody(res, unavailable('status'));
     const retried = await complete();
@@ -84,7 +109,9 @@ describe('PostgreSQL backend terminated mid-request', { skip: postgres.skip }, (
   });
 
   test('balance query → 503', async () => {
-    const res = await terminatedMidRequest('ledger_accounts', () => post(gw, '/GatewayInstaPay/QueryPayoutBalance', creds));
+    const res = await terminatedMidRequest('ledger_accounts', () =>
+      post(gw, '/GatewayInstaPay/QueryPayoutBalance', creds),
+    );
     assert.equal(res.status, 503, res.raw);
     assert.equal(res.body.responsecode, '5003');
     assert.equal(res.body.error_code_tag, 'SERVICE_UNAVAILABLE');

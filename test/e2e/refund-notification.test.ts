@@ -6,11 +6,22 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { testDialects } from '../support/dialects.ts';
 import { addMerchant, post, type MerchantCredentials } from '../support/test-gateway.ts';
-import { completePayment, independentSignature, Receiver, signaturesOf, startDeliveryGateway, type DeliveryGateway } from './delivery-helpers.ts';
+import {
+  completePayment,
+  independentSignature,
+  Receiver,
+  signaturesOf,
+  startDeliveryGateway,
+  type DeliveryGateway,
+} from './delivery-helpers.ts';
 
 /** What a payment-only handler does with a notification (the plugin's checks). */
 function paymentOnlyHandler(body: Record<string, unknown>): 'complete' | 'fail' | 'ignore' {
-  if (body.type === 'valid' && (body.result === 'CAPTURED' || body.result === 'Success' || body.responsecode === '0' || body.responsecode === 0)) return 'complete';
+  if (
+    body.type === 'valid' &&
+    (body.result === 'CAPTURED' || body.result === 'Success' || body.responsecode === '0' || body.responsecode === 0)
+  )
+    return 'complete';
   if (body.result === 'Not Successful' || body.responsecode === '6') return 'fail';
   return 'ignore';
 }
@@ -34,7 +45,16 @@ for (const { dialect, skip } of await testDialects()) {
       const url = receiver.on('/wc-api/notify', (res) => res.writeHead(200).end('ok'));
       const p = await completePayment(dg.gw, creds, url, { amount: '150' });
       await receiver.waitFor(() => receiver.to('/wc-api/notify').length === 1, 'the result notification');
-      const res = await post(dg.gw, '/transaction/refund', { merchantid: creds.merchantid, password: creds.password, transactionid: p.transactionid, tranid: p.transactionid, trackid: 'somchai@example.co.th', bill_amount: 150.0, bill_currencycode: 'THB', reason: 'returned' });
+      const res = await post(dg.gw, '/transaction/refund', {
+        merchantid: creds.merchantid,
+        password: creds.password,
+        transactionid: p.transactionid,
+        tranid: p.transactionid,
+        trackid: 'somchai@example.co.th',
+        bill_amount: 150.0,
+        bill_currencycode: 'THB',
+        reason: 'returned',
+      });
       assert.equal(res.status, 200, res.raw);
       await receiver.waitFor(() => receiver.to('/wc-api/notify').length === 2, 'the refund notification');
 
@@ -42,7 +62,11 @@ for (const { dialect, skip } of await testDialects()) {
       const result = JSON.parse(resultMsg!.body.toString());
       const refund = JSON.parse(refundMsg!.body.toString());
       assert.equal(paymentOnlyHandler(result), 'complete');
-      assert.equal(paymentOnlyHandler(refund), 'ignore', 'a payment-only handler neither completes nor fails the order again');
+      assert.equal(
+        paymentOnlyHandler(refund),
+        'ignore',
+        'a payment-only handler neither completes nor fails the order again',
+      );
       assert.equal(refund.event_type, 'refund');
       assert.equal(refund.refundid, res.body.refundid);
       assert.equal(refund.trackid, p.trackid, "the payment's trackid, so the shop finds its order");

@@ -26,7 +26,12 @@ for (const { dialect, skip } of await testDialects()) {
     before(async () => {
       receiver = await Receiver.start();
       // The delivery timeout is far above the wait bound, so a hanging receiver ends the wait by the bound.
-      dg = await startDeliveryGateway(dialect, { RETURN_WAIT_FOR_NOTIFICATION: '1500ms', DELIVERY_TIMEOUT: '20s', DELIVERY_LEASE: '30s', RETRY_LADDER: '0,10m' });
+      dg = await startDeliveryGateway(dialect, {
+        RETURN_WAIT_FOR_NOTIFICATION: '1500ms',
+        DELIVERY_TIMEOUT: '20s',
+        DELIVERY_LEASE: '30s',
+        RETRY_LADDER: '0,10m',
+      });
       creds = await addMerchant(dg.gw);
     });
     after(async () => {
@@ -34,7 +39,8 @@ for (const { dialect, skip } of await testDialects()) {
       await dg?.close();
     });
 
-    const payment = (path: string, amount = '500') => startPayment(dg.gw, creds, { bill_amount: amount, serverUrl: receiver.on(path, answer(200)) });
+    const payment = (path: string, amount = '500') =>
+      startPayment(dg.gw, creds, { bill_amount: amount, serverUrl: receiver.on(path, answer(200)) });
     const attemptsOf = async (transactionId: string) => {
       const event = await dg.outbox.findByTransaction(transactionId);
       return event ? (await dg.outbox.attempts(event.id)).length : 0;
@@ -83,7 +89,11 @@ for (const { dialect, skip } of await testDialects()) {
       const p = await payment('/slow-poll');
       receiver.on('/slow-poll', slow(SLOW_MS));
       // The payment ends elsewhere (here the sandbox API; in live mode the processor).
-      await post(dg.gw, '/sandbox/transaction/complete', { merchantid: creds.merchantid, password: creds.password, transactionid: p.transactionid });
+      await post(dg.gw, '/sandbox/transaction/complete', {
+        merchantid: creds.merchantid,
+        password: creds.password,
+        transactionid: p.transactionid,
+      });
       const res = await dg.gw.app.inject({ method: 'GET', url: `/transaction/Redirect/status?ID=${p.redirectId}` });
       const body = res.json() as { state: string; returnUrl: string };
       assert.equal(body.state, 'SUCCESS');
@@ -113,7 +123,11 @@ for (const { dialect, skip } of await testDialects()) {
         const res = await pressButton({ app }, p.redirectId, 'confirm');
         assert.equal(res.status, 303);
         assert.equal(released, false, 'instance B has no worker: nothing released it in process');
-        assert.doesNotMatch(logs.text, /customer sent back before the first notification attempt finished/, 'the poll, not the 10 s bound, ended the wait');
+        assert.doesNotMatch(
+          logs.text,
+          /customer sent back before the first notification attempt finished/,
+          'the poll, not the 10 s bound, ended the wait',
+        );
         assert.equal(receiver.to('/slow-other').length, 1);
         assert.equal(receiver.to('/slow-other')[0]!.open, false, 'B redirected only after A recorded the attempt');
         assert.equal(await attemptsOf(p.transactionid), 1);
@@ -130,7 +144,12 @@ for (const { dialect, skip } of await testDialects()) {
     let creds: MerchantCredentials;
     before(async () => {
       receiver = await Receiver.start();
-      dg = await startDeliveryGateway(dialect, { RETURN_WAIT_FOR_NOTIFICATION: '0', DELIVERY_TIMEOUT: '20s', DELIVERY_LEASE: '30s', RETRY_LADDER: '0,10m' });
+      dg = await startDeliveryGateway(dialect, {
+        RETURN_WAIT_FOR_NOTIFICATION: '0',
+        DELIVERY_TIMEOUT: '20s',
+        DELIVERY_LEASE: '30s',
+        RETRY_LADDER: '0,10m',
+      });
       creds = await addMerchant(dg.gw);
     });
     after(async () => {

@@ -6,7 +6,14 @@ import assert from 'node:assert/strict';
 import { testDialects } from '../support/dialects.ts';
 import { createTestDatabase } from '../support/test-store.ts';
 import { TEST_SECRET_KEY_HEX, fixture } from '../support/test-gateway.ts';
-import { eventually, httpPost, killLeftoverGateways, runCliProcess, startGatewayProcess, type GatewayProcess } from '../support/gateway-process.ts';
+import {
+  eventually,
+  httpPost,
+  killLeftoverGateways,
+  runCliProcess,
+  startGatewayProcess,
+  type GatewayProcess,
+} from '../support/gateway-process.ts';
 
 const OTHER_KEY_HEX = 'c3'.repeat(32);
 const REFUSAL = /GATEWAY_SECRET_KEY differs from the key this database was first started with/;
@@ -29,7 +36,12 @@ for (const { dialect, skip } of await testDialects()) {
     });
 
     test('a second server with another key refuses to start with one sentence saying why', async () => {
-      const second = await runCliProcess(['serve'], { ...base, GATEWAY_SECRET_KEY: OTHER_KEY_HEX }, 'src/cli/index.ts', 20_000);
+      const second = await runCliProcess(
+        ['serve'],
+        { ...base, GATEWAY_SECRET_KEY: OTHER_KEY_HEX },
+        'src/cli/index.ts',
+        20_000,
+      );
       assert.equal(second.code, 2, `exit 2 (configuration)\n${second.stderr}`);
       assert.match(second.stderr, REFUSAL);
       assert.match(second.stderr, /same key/, 'it says how to fix it');
@@ -38,17 +50,52 @@ for (const { dialect, skip } of await testDialects()) {
     });
 
     test('the CLI with another key refuses too and changes nothing', async () => {
-      const refused = await runCliProcess(['merchant', 'create', '--name', 'Wrong Key', '--payout-currency', 'THB', '--payout-account', '1234567890', '--id', 'wrong-key', '--json'], { ...base, GATEWAY_SECRET_KEY: OTHER_KEY_HEX });
+      const refused = await runCliProcess(
+        [
+          'merchant',
+          'create',
+          '--name',
+          'Wrong Key',
+          '--payout-currency',
+          'THB',
+          '--payout-account',
+          '1234567890',
+          '--id',
+          'wrong-key',
+          '--json',
+        ],
+        { ...base, GATEWAY_SECRET_KEY: OTHER_KEY_HEX },
+      );
       assert.equal(refused.code, 2);
       assert.match(refused.stderr, REFUSAL);
       assert.equal(refused.stdout, '', 'no credentials printed');
-      const listed = await runCliProcess(['merchant', 'list', '--json'], { ...base, GATEWAY_SECRET_KEY: TEST_SECRET_KEY_HEX });
+      const listed = await runCliProcess(['merchant', 'list', '--json'], {
+        ...base,
+        GATEWAY_SECRET_KEY: TEST_SECRET_KEY_HEX,
+      });
       assert.equal(listed.code, 0, listed.stderr);
-      assert.deepEqual(JSON.parse(listed.stdout).merchants.map((m: { merchantid: string }) => m.merchantid), [], 'the refused run created no merchant');
+      assert.deepEqual(
+        JSON.parse(listed.stdout).merchants.map((m: { merchantid: string }) => m.merchantid),
+        [],
+        'the refused run created no merchant',
+      );
     });
 
     test('a second server and the CLI with the same key work with the first server', async () => {
-      const created = await runCliProcess(['merchant', 'create', '--name', 'Shared Key', '--payout-currency', 'THB', '--payout-account', '1234567890', '--json'], { ...base, GATEWAY_SECRET_KEY: TEST_SECRET_KEY_HEX });
+      const created = await runCliProcess(
+        [
+          'merchant',
+          'create',
+          '--name',
+          'Shared Key',
+          '--payout-currency',
+          'THB',
+          '--payout-account',
+          '1234567890',
+          '--json',
+        ],
+        { ...base, GATEWAY_SECRET_KEY: TEST_SECRET_KEY_HEX },
+      );
       assert.equal(created.code, 0, created.stderr);
       const creds = JSON.parse(created.stdout);
       const second = await startGatewayProcess({ ...base, GATEWAY_SECRET_KEY: TEST_SECRET_KEY_HEX });
@@ -56,7 +103,13 @@ for (const { dialect, skip } of await testDialects()) {
         const paid = await httpPost(`${second.url}/transaction/s2s`, fixture('string-amount.json', creds));
         assert.equal(paid.status, 200, JSON.stringify(paid.body));
         // The first instance learns of the new merchant on its next refresh (100 ms here).
-        await eventually(async () => (await httpPost(`${first.url}/transaction/status`, { ...creds, transactionid: paid.body.transactionid })).status === 200, 5000, 100);
+        await eventually(
+          async () =>
+            (await httpPost(`${first.url}/transaction/status`, { ...creds, transactionid: paid.body.transactionid }))
+              .status === 200,
+          5000,
+          100,
+        );
       } finally {
         assert.equal(await second.stop(), 0);
       }

@@ -8,7 +8,14 @@ import { execFileSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, rmdirSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { eventually, httpPost, killLeftoverGateways, runCliProcess, startGatewayProcess, type GatewayProcess } from '../support/gateway-process.ts';
+import {
+  eventually,
+  httpPost,
+  killLeftoverGateways,
+  runCliProcess,
+  startGatewayProcess,
+  type GatewayProcess,
+} from '../support/gateway-process.ts';
 import { TEST_SECRET_KEY_HEX } from '../support/test-gateway.ts';
 import { assertErrorBody } from '../support/error-body.ts';
 
@@ -63,8 +70,25 @@ describe('SQLite on a full disk', { skip: typeof mounted === 'string' ? mounted 
   let serial = 0;
 
   before(async () => {
-    env = { DATABASE_URL: `sqlite:${join(fs.dir, 'gateway.db')}`, GATEWAY_SECRET_KEY: TEST_SECRET_KEY_HEX, CREATE_DEMO_MERCHANT: 'false' };
-    const created = await runCliProcess(['merchant', 'create', '--name', 'Full Disk Shop', '--payout-currency', 'THB', '--payout-account', '1234567890', '--json'], env);
+    env = {
+      DATABASE_URL: `sqlite:${join(fs.dir, 'gateway.db')}`,
+      GATEWAY_SECRET_KEY: TEST_SECRET_KEY_HEX,
+      CREATE_DEMO_MERCHANT: 'false',
+    };
+    const created = await runCliProcess(
+      [
+        'merchant',
+        'create',
+        '--name',
+        'Full Disk Shop',
+        '--payout-currency',
+        'THB',
+        '--payout-account',
+        '1234567890',
+        '--json',
+      ],
+      env,
+    );
     assert.equal(created.code, 0, created.stderr);
     creds = JSON.parse(created.stdout);
     gateway = await startGatewayProcess(env);
@@ -108,7 +132,10 @@ describe('SQLite on a full disk', { skip: typeof mounted === 'string' ? mounted 
       if (res.status !== 200) failed = res;
     }
     assert.ok(failed, `no write failed on a full disk: ${JSON.stringify([...statuses])}`);
-    assertErrorBody({ ...failed, headers: Object.fromEntries(failed.headers), raw: JSON.stringify(failed.body) }, { status: 503, code: '5003', tag: 'SERVICE_UNAVAILABLE' });
+    assertErrorBody(
+      { ...failed, headers: Object.fromEntries(failed.headers), raw: JSON.stringify(failed.body) },
+      { status: 503, code: '5003', tag: 'SERVICE_UNAVAILABLE' },
+    );
     assert.equal(await readyStatus(), 503, '/readyz says unavailable while writes fail');
     assert.equal((await initiate()).status, 503, 'still full: still 503');
 

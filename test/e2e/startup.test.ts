@@ -8,7 +8,13 @@ import { connect } from 'node:net';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { fixture } from '../support/test-gateway.ts';
-import { freePort, httpPost, killLeftoverGateways, runCliProcess, startGatewayProcess } from '../support/gateway-process.ts';
+import {
+  freePort,
+  httpPost,
+  killLeftoverGateways,
+  runCliProcess,
+  startGatewayProcess,
+} from '../support/gateway-process.ts';
 
 describe('start-up and shutdown', () => {
   const dir = mkdtempSync(join(tmpdir(), 'gw-start-'));
@@ -16,7 +22,10 @@ describe('start-up and shutdown', () => {
     await killLeftoverGateways();
     rmSync(dir, { recursive: true, force: true });
   });
-  const env = { DATABASE_URL: `sqlite:${join(dir, 'data', 'gateway.db')}`, GATEWAY_SECRET_KEY_FILE: join(dir, 'data', 'secret.key') };
+  const env = {
+    DATABASE_URL: `sqlite:${join(dir, 'data', 'gateway.db')}`,
+    GATEWAY_SECRET_KEY_FILE: join(dir, 'data', 'secret.key'),
+  };
 
   test('an empty sandbox database gets a demo merchant whose credentials are printed once and work', async () => {
     const port = await freePort();
@@ -27,30 +36,43 @@ describe('start-up and shutdown', () => {
     const res = await httpPost(`${first.url}/transaction/s2s`, fixture('woocommerce-thai-debit.json', creds));
     assert.equal(res.status, 200);
     assert.equal(res.body.responsecode, '9');
-    assert.ok(res.body.redirectUrl.startsWith(`http://127.0.0.1:${port}/transaction/Redirect?ID=`), 'PUBLIC_BASE_URL defaults to HOST:PORT');
+    assert.ok(
+      res.body.redirectUrl.startsWith(`http://127.0.0.1:${port}/transaction/Redirect?ID=`),
+      'PUBLIC_BASE_URL defaults to HOST:PORT',
+    );
     assert.equal(statSync(env.GATEWAY_SECRET_KEY_FILE).mode & 0o777, 0o600, 'the generated key file is private');
     assert.equal(await first.stop('SIGTERM'), 0, 'SIGTERM exits 0');
     assert.doesNotMatch(first.stderr(), /\n\s+at /, 'no stack trace on stderr');
 
     const second = await startGatewayProcess(env);
     assert.doesNotMatch(second.stdout(), /password:/, 'credentials are printed only once');
-    const again = await httpPost(`${second.url}/transaction/status`, { ...creds, transactionid: res.body.transactionid });
+    const again = await httpPost(`${second.url}/transaction/status`, {
+      ...creds,
+      transactionid: res.body.transactionid,
+    });
     assert.equal(again.status, 200, 'the demo credentials survive a restart (same key file)');
     assert.equal(again.body.transactionid, res.body.transactionid);
     assert.equal(await second.stop('SIGINT'), 0);
   });
 
   test('SIGTERM lets an in-flight request finish, then exits 0 and accepts nothing more', async () => {
-    const created = await runCliProcess(['merchant', 'create', '--name', 'Drain', '--payout-currency', 'THB', '--payout-account', '1234567890', '--json'], env);
+    const created = await runCliProcess(
+      ['merchant', 'create', '--name', 'Drain', '--payout-currency', 'THB', '--payout-account', '1234567890', '--json'],
+      env,
+    );
     const creds = JSON.parse(created.stdout);
     const gateway = await startGatewayProcess(env);
-    const body = Buffer.from(JSON.stringify({ ...JSON.parse(fixture('string-amount.json', creds)), trackid: 'in-flight' }));
+    const body = Buffer.from(
+      JSON.stringify({ ...JSON.parse(fixture('string-amount.json', creds)), trackid: 'in-flight' }),
+    );
     const { port } = new URL(gateway.url);
     const socket = connect(Number(port), '127.0.0.1');
     await once(socket, 'connect');
     let answer = '';
     socket.setEncoding('utf8').on('data', (d: string) => (answer += d));
-    socket.write(`POST /transaction/s2s HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`);
+    socket.write(
+      `POST /transaction/s2s HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`,
+    );
     socket.write(body.subarray(0, 40)); // the request is now in flight
     await new Promise((r) => setTimeout(r, 200));
     gateway.child.kill('SIGTERM');
@@ -66,22 +88,42 @@ describe('start-up and shutdown', () => {
   });
 
   test('bad configuration stops the start with one message listing every bad key, exit 2, no stack trace', async () => {
-    const result = await runCliProcess([], { ...env, PORT: 'eighty', GATEWAY_MODE: 'production', LOG_LEVEL: 'loud', RETRY_LADDER: '0,soon', DATABASE_URL: 'mysql://x' }, 'src/main.ts');
+    const result = await runCliProcess(
+      [],
+      {
+        ...env,
+        PORT: 'eighty',
+        GATEWAY_MODE: 'production',
+        LOG_LEVEL: 'loud',
+        RETRY_LADDER: '0,soon',
+        DATABASE_URL: 'mysql://x',
+      },
+      'src/main.ts',
+    );
     assert.equal(result.code, 2);
-    for (const key of ['PORT', 'GATEWAY_MODE', 'LOG_LEVEL', 'RETRY_LADDER', 'DATABASE_URL']) assert.match(result.stderr, new RegExp(`${key}`), `${key} is named`);
+    for (const key of ['PORT', 'GATEWAY_MODE', 'LOG_LEVEL', 'RETRY_LADDER', 'DATABASE_URL'])
+      assert.match(result.stderr, new RegExp(`${key}`), `${key} is named`);
     assert.equal(result.stderr.match(/Invalid configuration/g)?.length, 1, 'one message');
     assert.doesNotMatch(result.stderr, /\n\s+at /);
   });
 
   test('live mode refuses to start without a live processor connector', async () => {
-    const result = await runCliProcess([], { ...env, GATEWAY_MODE: 'live', GATEWAY_SECRET_KEY: 'b2'.repeat(32), PUBLIC_BASE_URL: 'https://pay.example' }, 'src/main.ts');
+    const result = await runCliProcess(
+      [],
+      { ...env, GATEWAY_MODE: 'live', GATEWAY_SECRET_KEY: 'b2'.repeat(32), PUBLIC_BASE_URL: 'https://pay.example' },
+      'src/main.ts',
+    );
     assert.equal(result.code, 1);
     assert.match(result.stderr, /live processor connector/);
     assert.doesNotMatch(result.stderr, /\n\s+at /);
   });
 
   test('live mode without GATEWAY_SECRET_KEY is a configuration error', async () => {
-    const result = await runCliProcess([], { ...env, GATEWAY_MODE: 'live', PUBLIC_BASE_URL: 'https://pay.example' }, 'src/main.ts');
+    const result = await runCliProcess(
+      [],
+      { ...env, GATEWAY_MODE: 'live', PUBLIC_BASE_URL: 'https://pay.example' },
+      'src/main.ts',
+    );
     assert.equal(result.code, 2);
     assert.match(result.stderr, /GATEWAY_SECRET_KEY is required in live mode/);
   });

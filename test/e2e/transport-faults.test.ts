@@ -7,10 +7,20 @@ import net from 'node:net';
 import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 import { assertErrorBody } from '../support/error-body.ts';
 
-type RawAnswer = { status: number; headers: Record<string, string>; body: Record<string, any>; raw: string; closed: boolean };
+type RawAnswer = {
+  status: number;
+  headers: Record<string, string>;
+  body: Record<string, any>;
+  raw: string;
+  closed: boolean;
+};
 
 /** Opens a socket, lets `drive` write to it, collects everything until the server closes it (or `waitMs`). */
-function exchange(port: number, drive: (socket: net.Socket) => void, waitMs = 3000): Promise<{ text: string; closedByServer: boolean; elapsedMs: number }> {
+function exchange(
+  port: number,
+  drive: (socket: net.Socket) => void,
+  waitMs = 3000,
+): Promise<{ text: string; closedByServer: boolean; elapsedMs: number }> {
   return new Promise((resolve) => {
     const started = Date.now();
     const socket = net.connect(port, '127.0.0.1', () => drive(socket));
@@ -49,7 +59,13 @@ function parse(text: string): RawAnswer {
   return { status: Number(statusLine.split(' ')[1]), headers, body, raw, closed: false };
 }
 
-const malformed = (status: number) => ({ status, code: '2000', tag: 'MALFORMED_REQUEST', trackid: null, merchantid: null });
+const malformed = (status: number) => ({
+  status,
+  code: '2000',
+  tag: 'MALFORMED_REQUEST',
+  trackid: null,
+  merchantid: null,
+});
 
 describe('framing faults answer in the contract shape', () => {
   let gw: TestGateway;
@@ -64,13 +80,17 @@ describe('framing faults answer in the contract shape', () => {
   const send = async (request: string) => parse((await exchange(port, (s) => s.write(request))).text);
 
   test('a path with a bad percent-escape (POST /transaction/s2s%zz) → 400 MALFORMED_REQUEST', async () => {
-    const res = await send('POST /transaction/s2s%zz HTTP/1.1\r\nHost: gw\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}');
+    const res = await send(
+      'POST /transaction/s2s%zz HTTP/1.1\r\nHost: gw\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}',
+    );
     assertErrorBody(res, malformed(400));
     assert.doesNotMatch(res.raw, /FST_ERR|statusCode/);
   });
 
   test('a missing Host header → 400 MALFORMED_REQUEST naming Host', async () => {
-    const res = await send('POST /transaction/s2s HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}');
+    const res = await send(
+      'POST /transaction/s2s HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}',
+    );
     assertErrorBody(res, malformed(400));
     assert.match(res.body.error_text, /Host/);
   });
@@ -78,8 +98,14 @@ describe('framing faults answer in the contract shape', () => {
   for (const [name, request] of [
     ['a non-numeric Content-Length', 'POST /transaction/s2s HTTP/1.1\r\nHost: gw\r\nContent-Length: zz\r\n\r\n{}'],
     ['a request line that is not HTTP', 'GARBAGE\r\n\r\n'],
-    ['broken chunked framing', 'POST /transaction/s2s HTTP/1.1\r\nHost: gw\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\nzz\r\n'],
-    ['both Content-Length and Transfer-Encoding', 'POST /transaction/s2s HTTP/1.1\r\nHost: gw\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n{}'],
+    [
+      'broken chunked framing',
+      'POST /transaction/s2s HTTP/1.1\r\nHost: gw\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\nzz\r\n',
+    ],
+    [
+      'both Content-Length and Transfer-Encoding',
+      'POST /transaction/s2s HTTP/1.1\r\nHost: gw\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n{}',
+    ],
   ] as const) {
     test(`${name} → 400 MALFORMED_REQUEST, connection closed`, async () => {
       const res = await send(request);
@@ -115,7 +141,9 @@ describe('slow and idle clients are cut off (HEADERS_TIMEOUT=1s, REQUEST_TIMEOUT
       s.once('close', () => clearInterval(t));
     };
     const slowBody = (s: net.Socket) => {
-      s.write('POST /transaction/s2s HTTP/1.1\r\nHost: gw\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"a":');
+      s.write(
+        'POST /transaction/s2s HTTP/1.1\r\nHost: gw\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"a":',
+      );
       const t = setInterval(() => (s.writable ? s.write(' ') : clearInterval(t)), 300);
       s.once('close', () => clearInterval(t));
     };
@@ -141,7 +169,9 @@ describe('slow and idle clients are cut off (HEADERS_TIMEOUT=1s, REQUEST_TIMEOUT
   });
 
   test('a request that arrives in time is answered normally', async () => {
-    const result = await exchange(port, (s) => s.write('GET /healthz HTTP/1.1\r\nHost: gw\r\nConnection: close\r\n\r\n'));
+    const result = await exchange(port, (s) =>
+      s.write('GET /healthz HTTP/1.1\r\nHost: gw\r\nConnection: close\r\n\r\n'),
+    );
     assert.match(result.text, /^HTTP\/1\.1 200/);
   });
 });
@@ -158,10 +188,14 @@ describe('the connection cap (MAX_CONNECTIONS=5)', () => {
 
   test('a sixth connection is closed at once; after one closes, a new one is served', async () => {
     const held = await Promise.all(
-      Array.from({ length: 5 }, () => new Promise<net.Socket>((resolve) => {
-        const s = net.connect(port, '127.0.0.1', () => resolve(s));
-        s.on('error', () => {});
-      })),
+      Array.from(
+        { length: 5 },
+        () =>
+          new Promise<net.Socket>((resolve) => {
+            const s = net.connect(port, '127.0.0.1', () => resolve(s));
+            s.on('error', () => {});
+          }),
+      ),
     );
     try {
       await new Promise((r) => setTimeout(r, 200)); // let the server accept all five
@@ -170,7 +204,9 @@ describe('the connection cap (MAX_CONNECTIONS=5)', () => {
       assert.equal(sixth.text, '', 'the sixth connection got no answer');
       held.pop()!.destroy();
       await new Promise((r) => setTimeout(r, 200));
-      const next = await exchange(port, (s) => s.write('GET /healthz HTTP/1.1\r\nHost: gw\r\nConnection: close\r\n\r\n'));
+      const next = await exchange(port, (s) =>
+        s.write('GET /healthz HTTP/1.1\r\nHost: gw\r\nConnection: close\r\n\r\n'),
+      );
       assert.match(next.text, /^HTTP\/1\.1 200/);
     } finally {
       for (const s of held) s.destroy();

@@ -4,7 +4,15 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { testDialects } from '../support/dialects.ts';
-import { addMerchant, fixture, initiationBody, post, startTestGateway, type MerchantCredentials, type TestGateway } from '../support/test-gateway.ts';
+import {
+  addMerchant,
+  fixture,
+  initiationBody,
+  post,
+  startTestGateway,
+  type MerchantCredentials,
+  type TestGateway,
+} from '../support/test-gateway.ts';
 import { LedgerOperations } from '../../src/app/ledger-operations.ts';
 import { payoutAccount } from '../../src/domain/ledger.ts';
 
@@ -19,12 +27,18 @@ function operations(gw: TestGateway): LedgerOperations {
 async function pay(gw: TestGateway, creds: MerchantCredentials, trackid: string, amount: string, outcome?: string) {
   const init = await post(gw, '/transaction/s2s', initiationBody(creds, { trackid, bill_amount: amount }));
   assert.equal(init.body.responsecode, '9', JSON.stringify(init.body));
-  const done = await post(gw, '/sandbox/transaction/complete', { merchantid: creds.merchantid, password: creds.password, transactionid: init.body.transactionid, ...(outcome && { outcome }) });
+  const done = await post(gw, '/sandbox/transaction/complete', {
+    merchantid: creds.merchantid,
+    password: creds.password,
+    transactionid: init.body.transactionid,
+    ...(outcome && { outcome }),
+  });
   assert.equal(done.status, 200, JSON.stringify(done.body));
   return done.body;
 }
 
-const balanceOf = async (gw: TestGateway, creds: MerchantCredentials) => (await post(gw, PATH, { merchantid: creds.merchantid, password: creds.password })).body.balanceAmt;
+const balanceOf = async (gw: TestGateway, creds: MerchantCredentials) =>
+  (await post(gw, PATH, { merchantid: creds.merchantid, password: creds.password })).body.balanceAmt;
 
 for (const { dialect, skip } of await testDialects()) {
   describe(`payout balance query [${dialect}]`, { skip }, () => {
@@ -60,7 +74,10 @@ for (const { dialect, skip } of await testDialects()) {
     test('wrong password and unknown merchant get the same exact failure shape (401, 1000)', async () => {
       const wrong = await post(gw, PATH, { merchantid: creds.merchantid, password: 'not-the-password' });
       const unknown = await post(gw, PATH, { merchantid: 'NOBODY', password: 'not-the-password' });
-      for (const [res, id] of [[wrong, creds.merchantid], [unknown, 'NOBODY']] as const) {
+      for (const [res, id] of [
+        [wrong, creds.merchantid],
+        [unknown, 'NOBODY'],
+      ] as const) {
         assert.equal(res.status, 401);
         assert.equal(typeof res.body.error_text, 'string');
         assert.ok(res.body.error_text.length > 10);
@@ -128,7 +145,11 @@ for (const { dialect, skip } of await testDialects()) {
       const entry = await gw.services.ledger.findEntryByTransaction(first.transactionid);
       assert.deepEqual(
         entry?.postings.map((p) => [p.kind, p.amountMinor]),
-        [['merchant_payout', 975_098n], ['gateway_fee', 25_002n], ['gateway_clearing', -1_000_100n]],
+        [
+          ['merchant_payout', 975_098n],
+          ['gateway_fee', 25_002n],
+          ['gateway_clearing', -1_000_100n],
+        ],
       );
       assert.equal((await operations(gw).verify()).ok, true);
     });
@@ -139,7 +160,11 @@ for (const { dialect, skip } of await testDialects()) {
       await pay(gw, shop, 'fail-1', '200', 'failed');
       await pay(gw, shop, 'cancel-1', '200', 'cancelled');
       await pay(gw, shop, 'declined-1', '15000');
-      const again = await post(gw, '/sandbox/transaction/complete', { merchantid: shop.merchantid, password: shop.password, transactionid: ok.transactionid });
+      const again = await post(gw, '/sandbox/transaction/complete', {
+        merchantid: shop.merchantid,
+        password: shop.password,
+        transactionid: ok.transactionid,
+      });
       assert.equal(again.status, 409);
       assert.equal(again.body.error_code_tag, 'INVALID_STATE');
       assert.equal(await balanceOf(gw, shop), '150.5000');
@@ -153,18 +178,43 @@ for (const { dialect, skip } of await testDialects()) {
       assert.equal(res.body.balanceAmt, '0.0000');
       assert.equal(res.body.currency, 'PHP');
       assert.equal(await gw.services.ledger.balance(payoutAccount(shop.merchantid, 'THB')), 10_000_000n);
-      await operations(gw).adjust({ direction: 'credit', merchantId: shop.merchantid, amount: '12500.5', currency: 'PHP', reason: 'settlement of THB 1000 converted', idempotencyKey: `php-topup-${shop.merchantid}` });
+      await operations(gw).adjust({
+        direction: 'credit',
+        merchantId: shop.merchantid,
+        amount: '12500.5',
+        currency: 'PHP',
+        reason: 'settlement of THB 1000 converted',
+        idempotencyKey: `php-topup-${shop.merchantid}`,
+      });
       const after = await post(gw, PATH, { merchantid: shop.merchantid, password: shop.password });
       assert.equal(after.body.balanceAmt, '12500.5000');
       assert.equal(after.body.currency, 'PHP');
-      assert.equal(await gw.services.ledger.balance(payoutAccount(shop.merchantid, 'THB')), 10_000_000n, 'the THB account is untouched');
+      assert.equal(
+        await gw.services.ledger.balance(payoutAccount(shop.merchantid, 'THB')),
+        10_000_000n,
+        'the THB account is untouched',
+      );
     });
 
     test('operator debits lower the reported balance; sub-satang balances print all four digits', async () => {
       const shop = await addMerchant(gw);
       const ops = operations(gw);
-      await ops.adjust({ direction: 'credit', merchantId: shop.merchantid, amount: '10', currency: 'THB', reason: 'top-up', idempotencyKey: `c-${shop.merchantid}` });
-      await ops.adjust({ direction: 'debit', merchantId: shop.merchantid, amount: '0.0001', currency: 'THB', reason: 'adjust', idempotencyKey: `d-${shop.merchantid}` });
+      await ops.adjust({
+        direction: 'credit',
+        merchantId: shop.merchantid,
+        amount: '10',
+        currency: 'THB',
+        reason: 'top-up',
+        idempotencyKey: `c-${shop.merchantid}`,
+      });
+      await ops.adjust({
+        direction: 'debit',
+        merchantId: shop.merchantid,
+        amount: '0.0001',
+        currency: 'THB',
+        reason: 'adjust',
+        idempotencyKey: `d-${shop.merchantid}`,
+      });
       assert.equal(await balanceOf(gw, shop), '9.9999');
     });
   });
@@ -178,7 +228,10 @@ for (const { dialect, skip } of await testDialects()) {
 
     test('the path segment follows SERVICE_NAME; the default path is not served', async () => {
       const creds = await addMerchant(gw);
-      const res = await post(gw, '/AcmePayInstaPay/QueryPayoutBalance', { merchantid: creds.merchantid, password: creds.password });
+      const res = await post(gw, '/AcmePayInstaPay/QueryPayoutBalance', {
+        merchantid: creds.merchantid,
+        password: creds.password,
+      });
       assert.equal(res.status, 200);
       assert.equal(res.body.responsecode, '00');
       assert.equal(res.body.balanceAmt, '0.0000');

@@ -4,10 +4,26 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { testDialects } from '../support/dialects.ts';
-import { addMerchant, initiationBody, post, startTestGateway, type MerchantCredentials, type TestGateway } from '../support/test-gateway.ts';
+import {
+  addMerchant,
+  initiationBody,
+  post,
+  startTestGateway,
+  type MerchantCredentials,
+  type TestGateway,
+} from '../support/test-gateway.ts';
 import { assertErrorBody } from '../support/error-body.ts';
 
-const INITIATION_FIELDS = ['trackid', 'bill_email', 'payer_account_name', 'productdesc', 'bill_country', 'bill_customerip', 'returnUrl', 'payer_account_no'];
+const INITIATION_FIELDS = [
+  'trackid',
+  'bill_email',
+  'payer_account_name',
+  'productdesc',
+  'bill_country',
+  'bill_customerip',
+  'returnUrl',
+  'payer_account_no',
+];
 const SAMPLES: Record<string, (good: string) => string> = {
   NUL: (good) => `${good.slice(0, 2)}\u0000${good.slice(2)}`,
   'escape (ESC)': (good) => `${good}\u001b[31m`,
@@ -26,7 +42,14 @@ for (const { dialect, skip } of await testDialects()) {
     after(() => gw?.close());
 
     const countRows = async () =>
-      Number((await gw.services.store.db.selectFrom('transactions').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+      Number(
+        (
+          await gw.services.store.db
+            .selectFrom('transactions')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
 
     for (const field of INITIATION_FIELDS) {
       for (const [name, spoil] of Object.entries(SAMPLES)) {
@@ -43,25 +66,47 @@ for (const { dialect, skip } of await testDialects()) {
     }
 
     test('a clean body with the same values is accepted (the refusals are about the characters)', async () => {
-      const res = await post(gw, '/transaction/s2s', initiationBody(creds, { trackid: `cc-${++serial}`, productdesc: 'Order 1234' }));
+      const res = await post(
+        gw,
+        '/transaction/s2s',
+        initiationBody(creds, { trackid: `cc-${++serial}`, productdesc: 'Order 1234' }),
+      );
       assert.equal(res.status, 200, res.raw);
     });
 
     test('merchantid with NUL → 400 INVALID_FIELD', async () => {
-      const res = await post(gw, '/transaction/status', { merchantid: `${creds.merchantid}\u0000`, password: creds.password, trackid: 'x' });
+      const res = await post(gw, '/transaction/status', {
+        merchantid: `${creds.merchantid}\u0000`,
+        password: creds.password,
+        trackid: 'x',
+      });
       assertErrorBody(res, { status: 400, code: '2002', tag: 'INVALID_FIELD', field: 'merchantid', shape: 'status' });
     });
 
     for (const field of ['transactionid', 'trackid']) {
       test(`status query: NUL in ${field} → 400 INVALID_FIELD`, async () => {
-        const res = await post(gw, '/transaction/status', { merchantid: creds.merchantid, password: creds.password, [field]: 'abc\u0000def' });
+        const res = await post(gw, '/transaction/status', {
+          merchantid: creds.merchantid,
+          password: creds.password,
+          [field]: 'abc\u0000def',
+        });
         assertErrorBody(res, { status: 400, code: '2002', tag: 'INVALID_FIELD', field, shape: 'status' });
       });
     }
 
     test('sandbox completion: NUL in transactionid → 400 INVALID_FIELD', async () => {
-      const res = await post(gw, '/sandbox/transaction/complete', { merchantid: creds.merchantid, password: creds.password, transactionid: 'abc\u0000def' });
-      assertErrorBody(res, { status: 400, code: '2002', tag: 'INVALID_FIELD', field: 'transactionid', shape: 'status' });
+      const res = await post(gw, '/sandbox/transaction/complete', {
+        merchantid: creds.merchantid,
+        password: creds.password,
+        transactionid: 'abc\u0000def',
+      });
+      assertErrorBody(res, {
+        status: 400,
+        code: '2002',
+        tag: 'INVALID_FIELD',
+        field: 'transactionid',
+        shape: 'status',
+      });
     });
   });
 }

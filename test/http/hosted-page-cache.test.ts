@@ -6,7 +6,13 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { formSecrets, get, postForm, type Page } from '../support/hosted-page-form.ts';
 import { testDialects } from '../support/dialects.ts';
-import { addMerchant, post, startTestGateway, type MerchantCredentials, type TestGateway } from '../support/test-gateway.ts';
+import {
+  addMerchant,
+  post,
+  startTestGateway,
+  type MerchantCredentials,
+  type TestGateway,
+} from '../support/test-gateway.ts';
 import { startPayment, type Started } from '../app/lifecycle-support.ts';
 
 const pageUrl = (p: Started, extra = ''): string => `/transaction/Redirect?ID=${p.redirectId}${extra}`;
@@ -80,16 +86,31 @@ for (const { dialect, skip } of await testDialects()) {
       const again = await get(gw, pageUrl(p), { cookie: a.cookie });
       assert.equal(again.headers['set-cookie'], undefined);
       assert.equal(/name="csrf" value="([^"]+)"/.exec(again.body)?.[1], a.csrf);
-      const crossed = await postForm(gw, '/transaction/Redirect/confirm', { ID: p.redirectId, csrf: a.csrf }, { cookie: b.cookie });
+      const crossed = await postForm(
+        gw,
+        '/transaction/Redirect/confirm',
+        { ID: p.redirectId, csrf: a.csrf },
+        { cookie: b.cookie },
+      );
       assert.equal(crossed.status, 403);
-      const own = await postForm(gw, '/transaction/Redirect/confirm', { ID: p.redirectId, csrf: b.csrf }, { cookie: b.cookie });
+      const own = await postForm(
+        gw,
+        '/transaction/Redirect/confirm',
+        { ID: p.redirectId, csrf: b.csrf },
+        { cookie: b.cookie },
+      );
       assert.equal(own.status, 303);
     });
 
     test('a page seen while open is not shown once the payment succeeded, then was refunded in part and in full', async () => {
       const p = await startPayment(gw, creds, { bill_amount: '100', lang: 'en' });
       for (const lang of ['en', 'th']) assert.match((await get(gw, pageUrl(p, `&lang=${lang}`))).body, /id="confirm"/);
-      const done = await post(gw, '/sandbox/transaction/complete', { merchantid: creds.merchantid, password: creds.password, transactionid: p.transactionid, outcome: 'success' });
+      const done = await post(gw, '/sandbox/transaction/complete', {
+        merchantid: creds.merchantid,
+        password: creds.password,
+        transactionid: p.transactionid,
+        outcome: 'success',
+      });
       assert.equal(done.status, 200, done.raw);
       const success = await get(gw, pageUrl(p));
       assert.doesNotMatch(success.body, /id="confirm"|id="qr"/);
@@ -99,7 +120,14 @@ for (const { dialect, skip } of await testDialects()) {
       assertOneNonce(success);
       assert.doesNotMatch((await get(gw, pageUrl(p, '&lang=th'))).body, /id="confirm"/);
 
-      const refund = (amount: string) => post(gw, '/transaction/refund', { merchantid: creds.merchantid, password: creds.password, transactionid: p.transactionid, bill_amount: amount, bill_currencycode: 'THB' });
+      const refund = (amount: string) =>
+        post(gw, '/transaction/refund', {
+          merchantid: creds.merchantid,
+          password: creds.password,
+          transactionid: p.transactionid,
+          bill_amount: amount,
+          bill_currencycode: 'THB',
+        });
       assert.equal((await refund('20')).status, 200);
       assert.match((await get(gw, pageUrl(p))).body, /The merchant refunded ฿20\.00 of this ฿100\.00 payment\./);
       assert.equal((await refund('80')).status, 200);
@@ -109,7 +137,17 @@ for (const { dialect, skip } of await testDialects()) {
     test('a page seen while open is not shown after a cancel or after the deadline', async () => {
       const cancelled = await startPayment(gw, creds, { bill_amount: '100', lang: 'en' });
       const secrets = formSecrets(await get(gw, pageUrl(cancelled)));
-      assert.equal((await postForm(gw, '/transaction/Redirect/cancel', { ID: cancelled.redirectId, csrf: secrets.csrf }, { cookie: secrets.cookie })).status, 303);
+      assert.equal(
+        (
+          await postForm(
+            gw,
+            '/transaction/Redirect/cancel',
+            { ID: cancelled.redirectId, csrf: secrets.csrf },
+            { cookie: secrets.cookie },
+          )
+        ).status,
+        303,
+      );
       const result = await get(gw, pageUrl(cancelled));
       assert.match(result.body, /Payment not successful/);
       assert.doesNotMatch(result.body, /id="cancel"/);
@@ -131,14 +169,22 @@ for (const { dialect, skip } of await testDialects()) {
       const before = await get(gw, pageUrl(p));
       assert.match(before.body, /<h1 class="merchant" id="merchant-name">Test Shop<\/h1>/);
       const qrBefore = /<svg[\s\S]*?<\/svg>/.exec(before.body)?.[0];
-      await gw.services.store.db.updateTable('merchants').set({ name: 'Renamed Shop', updated_at: gw.clock.now + 1 }).where('id', '=', creds.merchantid).execute();
+      await gw.services.store.db
+        .updateTable('merchants')
+        .set({ name: 'Renamed Shop', updated_at: gw.clock.now + 1 })
+        .where('id', '=', creds.merchantid)
+        .execute();
       await gw.services.directory.refresh();
       try {
         const after = await get(gw, pageUrl(p));
         assert.match(after.body, /<h1 class="merchant" id="merchant-name">Renamed Shop<\/h1>/);
         assert.notEqual(/<svg[\s\S]*?<\/svg>/.exec(after.body)?.[0], qrBefore, 'the QR carries the merchant name too');
       } finally {
-        await gw.services.store.db.updateTable('merchants').set({ name: 'Test Shop', updated_at: gw.clock.now + 2 }).where('id', '=', creds.merchantid).execute();
+        await gw.services.store.db
+          .updateTable('merchants')
+          .set({ name: 'Test Shop', updated_at: gw.clock.now + 2 })
+          .where('id', '=', creds.merchantid)
+          .execute();
         await gw.services.directory.refresh();
       }
     });

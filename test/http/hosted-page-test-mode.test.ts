@@ -4,7 +4,13 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { formatDeadline } from '../../src/http/hosted-page/page-view.ts';
-import { addMerchant, post, startTestGateway, type MerchantCredentials, type TestGateway } from '../support/test-gateway.ts';
+import {
+  addMerchant,
+  post,
+  startTestGateway,
+  type MerchantCredentials,
+  type TestGateway,
+} from '../support/test-gateway.ts';
 import { startPayment } from '../app/lifecycle-support.ts';
 
 for (const mode of ['sandbox', 'live'] as const) {
@@ -12,7 +18,10 @@ for (const mode of ['sandbox', 'live'] as const) {
     let gw: TestGateway;
     let creds: MerchantCredentials;
     before(async () => {
-      gw = await startTestGateway('sqlite', { GATEWAY_MODE: mode, PUBLIC_BASE_URL: mode === 'live' ? 'https://pay.example' : 'http://127.0.0.1:8080' });
+      gw = await startTestGateway('sqlite', {
+        GATEWAY_MODE: mode,
+        PUBLIC_BASE_URL: mode === 'live' ? 'https://pay.example' : 'http://127.0.0.1:8080',
+      });
       creds = await addMerchant(gw);
     });
     after(async () => gw?.close());
@@ -24,8 +33,18 @@ for (const mode of ['sandbox', 'live'] as const) {
       const id = p.redirectId;
       const t = await gw.services.transactions.findByRedirectId(id);
       for (const [lang, banner, hint, deadline] of [
-        ['en', 'TEST (sandbox) — no real money moves', 'Paying on this phone? Save the QR and open it in your banking app.', `Expires at ${formatDeadline(t!.expiresAt, 'en')}`],
-        ['th', 'โหมดทดสอบ (Sandbox) — ไม่มีการตัดเงินจริง', 'ชำระเงินบนมือถือเครื่องนี้? บันทึก QR แล้วเปิดรูปนั้นในแอปธนาคารของคุณ', `หมดอายุเวลา ${formatDeadline(t!.expiresAt, 'th')}`],
+        [
+          'en',
+          'TEST (sandbox) — no real money moves',
+          'Paying on this phone? Save the QR and open it in your banking app.',
+          `Expires at ${formatDeadline(t!.expiresAt, 'en')}`,
+        ],
+        [
+          'th',
+          'โหมดทดสอบ (Sandbox) — ไม่มีการตัดเงินจริง',
+          'ชำระเงินบนมือถือเครื่องนี้? บันทึก QR แล้วเปิดรูปนั้นในแอปธนาคารของคุณ',
+          `หมดอายุเวลา ${formatDeadline(t!.expiresAt, 'th')}`,
+        ],
       ] as const) {
         const html = await page(`/transaction/Redirect?ID=${id}&lang=${lang}`);
         assert.equal(html.includes(banner), mode === 'sandbox', `${lang} banner`);
@@ -40,7 +59,16 @@ for (const mode of ['sandbox', 'live'] as const) {
     if (mode === 'sandbox') {
       test('the result page of a sandbox payment is marked as a test too', async () => {
         const p = await startPayment(gw, creds);
-        assert.equal((await post(gw, '/sandbox/transaction/complete', { merchantid: creds.merchantid, password: creds.password, transactionid: p.transactionid })).status, 200);
+        assert.equal(
+          (
+            await post(gw, '/sandbox/transaction/complete', {
+              merchantid: creds.merchantid,
+              password: creds.password,
+              transactionid: p.transactionid,
+            })
+          ).status,
+          200,
+        );
         const html = await page(`/transaction/Redirect?ID=${p.redirectId}&lang=en`);
         assert.match(html, /id="result-title"/);
         assert.ok(html.includes('TEST (sandbox) — no real money moves'));

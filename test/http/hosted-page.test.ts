@@ -8,7 +8,13 @@ import { renderQrSvg } from '../../src/http/hosted-page/qr-svg.ts';
 import { returnUrlFor } from '../../src/http/hosted-page/return-url.ts';
 import { thaiQrReferenceFor, verifyThaiQrPayload, buildThaiQrPayload } from '../../src/domain/thai-qr.ts';
 import { testDialects } from '../support/dialects.ts';
-import { addMerchant, post, startTestGateway, type MerchantCredentials, type TestGateway } from '../support/test-gateway.ts';
+import {
+  addMerchant,
+  post,
+  startTestGateway,
+  type MerchantCredentials,
+  type TestGateway,
+} from '../support/test-gateway.ts';
 import { snapshot, startPayment, type Started } from '../app/lifecycle-support.ts';
 
 const pageUrl = (p: Started, extra = ''): string => `/transaction/Redirect?ID=${p.redirectId}${extra}`;
@@ -40,7 +46,12 @@ function assertFriendly404(page: Page): void {
 }
 
 test('returnUrlFor keeps the existing query byte for byte and the fragment at the end', () => {
-  const t = { status: 'FAILED' as const, trackid: 'T 1&2', id: 'tx-1', errorText: 'The customer cancelled the payment.' };
+  const t = {
+    status: 'FAILED' as const,
+    trackid: 'T 1&2',
+    id: 'tx-1',
+    errorText: 'The customer cancelled the payment.',
+  };
   assert.equal(
     returnUrlFor('https://shop.example/r?order=187&note=a%20b+c', t),
     'https://shop.example/r?order=187&note=a%20b+c&result=Not%20Successful&responsecode=6&trackid=T%201%262&transactionid=tx-1&responsedescription=The%20customer%20cancelled%20the%20payment.',
@@ -49,7 +60,9 @@ test('returnUrlFor keeps the existing query byte for byte and the fragment at th
   assert.match(returnUrlFor('https://shop.example/r?', t), /\/r\?result=/);
   assert.match(returnUrlFor('https://shop.example/r?a=1&', t), /\?a=1&result=/);
   assert.match(returnUrlFor('https://shop.example/r?a=1#done', t), /\?a=1&result=.*responsedescription=[^#]*#done$/);
-  const success = new URL(returnUrlFor('https://shop.example/r?order=187', { ...t, status: 'SUCCESS', errorText: null }));
+  const success = new URL(
+    returnUrlFor('https://shop.example/r?order=187', { ...t, status: 'SUCCESS', errorText: null }),
+  );
   assert.equal(success.searchParams.get('result'), 'CAPTURED');
   assert.equal(success.searchParams.get('responsecode'), '0');
   assert.equal(success.searchParams.get('order'), '187');
@@ -66,7 +79,13 @@ for (const { dialect, skip } of await testDialects()) {
     after(() => gw?.close());
 
     test('English page: merchant, amount, trackid, bank, masked account, countdown, sandbox buttons, no PII', async () => {
-      const p = await startPayment(gw, creds, { bill_amount: '1000', lang: 'en', payer_account_no: '4455669012', payer_bank_code: 'SCB', productdesc: 'Order <b>#7</b>' });
+      const p = await startPayment(gw, creds, {
+        bill_amount: '1000',
+        lang: 'en',
+        payer_account_no: '4455669012',
+        payer_bank_code: 'SCB',
+        productdesc: 'Order <b>#7</b>',
+      });
       const page = await get(gw, pageUrl(p));
       assert.equal(page.status, 200);
       assert.match(String(page.headers['content-type']), /^text\/html; charset=utf-8/);
@@ -81,7 +100,8 @@ for (const { dialect, skip } of await testDialects()) {
       assert.match(page.body, /<strong id="countdown">15:00<\/strong>/);
       assert.match(page.body, /id="confirm"/);
       assert.match(page.body, /id="cancel"/);
-      for (const pii of ['4455669012', 'Malee', 'buyer@example.com', '2001:db8::42']) assert.ok(!page.body.includes(pii), `no ${pii} on the page`);
+      for (const pii of ['4455669012', 'Malee', 'buyer@example.com', '2001:db8::42'])
+        assert.ok(!page.body.includes(pii), `no ${pii} on the page`);
     });
 
     test('Thai by the transaction lang, switchable with ?lang=; default Thai', async () => {
@@ -115,7 +135,12 @@ for (const { dialect, skip } of await testDialects()) {
       const page = await get(gw, pageUrl(p));
       const shownSvg = /<svg[\s\S]*?<\/svg>/.exec(page.body)?.[0];
       assert.ok(shownSvg);
-      const payload = buildThaiQrPayload({ billerId: gw.config.thaiQrBillerId, reference1: thaiQrReferenceFor(p.transactionid), amountMinor: 12_345_000n, merchantName: 'Test Shop' });
+      const payload = buildThaiQrPayload({
+        billerId: gw.config.thaiQrBillerId,
+        reference1: thaiQrReferenceFor(p.transactionid),
+        amountMinor: 12_345_000n,
+        merchantName: 'Test Shop',
+      });
       const parsed = verifyThaiQrPayload(payload);
       assert.ok(parsed.ok, parsed.errors.join('; '));
       assert.equal(parsed.fields['54'], '1234.50');
@@ -125,7 +150,11 @@ for (const { dialect, skip } of await testDialects()) {
       assert.equal(parsed.billPayment['01'], gw.config.thaiQrBillerId);
       assert.equal(parsed.billPayment['02'], thaiQrReferenceFor(p.transactionid));
       const strip = (svg: string) => svg.replace(/ aria-label="[^"]*"/, '');
-      assert.equal(strip(shownSvg), strip(await renderQrSvg(payload)), 'the SVG on the page encodes exactly this payload');
+      assert.equal(
+        strip(shownSvg),
+        strip(await renderQrSvg(payload)),
+        'the SVG on the page encodes exactly this payload',
+      );
     });
 
     test('unknown, malformed, missing or repeated IDs → friendly HTML 404', async () => {
@@ -144,7 +173,12 @@ for (const { dialect, skip } of await testDialects()) {
       const p = await startPayment(gw, creds, { bill_amount: '9999.99' });
       const page = await get(gw, pageUrl(p));
       const { cookie, csrf } = formSecrets(page);
-      const res = await postForm(gw, '/transaction/Redirect/confirm', { ID: p.redirectId, csrf, lang: 'en' }, { cookie });
+      const res = await postForm(
+        gw,
+        '/transaction/Redirect/confirm',
+        { ID: p.redirectId, csrf, lang: 'en' },
+        { cookie },
+      );
       assert.equal(res.status, 303);
       const location = String(res.headers.location);
       assert.ok(location.startsWith('https://merchant.example/return?order=187&result=CAPTURED&'), location);
@@ -178,11 +212,31 @@ for (const { dialect, skip } of await testDialects()) {
       const otherSecrets = formSecrets(await get(gw, pageUrl(other)));
       const attempts = [
         await postForm(gw, '/transaction/Redirect/confirm', { ID: p.redirectId, csrf }),
-        await postForm(gw, '/transaction/Redirect/confirm', { ID: p.redirectId, csrf: csrf.slice(0, -2) + 'AA' }, { cookie }),
+        await postForm(
+          gw,
+          '/transaction/Redirect/confirm',
+          { ID: p.redirectId, csrf: csrf.slice(0, -2) + 'AA' },
+          { cookie },
+        ),
         await postForm(gw, '/transaction/Redirect/confirm', { ID: p.redirectId }, { cookie }),
-        await postForm(gw, '/transaction/Redirect/confirm', { ID: p.redirectId, csrf: otherSecrets.csrf }, { cookie: otherSecrets.cookie }),
-        await postForm(gw, '/transaction/Redirect/confirm', { ID: p.redirectId, csrf }, { cookie: otherSecrets.cookie }),
-        await postForm(gw, '/transaction/Redirect/cancel', { ID: p.redirectId, csrf }, { cookie, 'sec-fetch-site': 'cross-site' }),
+        await postForm(
+          gw,
+          '/transaction/Redirect/confirm',
+          { ID: p.redirectId, csrf: otherSecrets.csrf },
+          { cookie: otherSecrets.cookie },
+        ),
+        await postForm(
+          gw,
+          '/transaction/Redirect/confirm',
+          { ID: p.redirectId, csrf },
+          { cookie: otherSecrets.cookie },
+        ),
+        await postForm(
+          gw,
+          '/transaction/Redirect/cancel',
+          { ID: p.redirectId, csrf },
+          { cookie, 'sec-fetch-site': 'cross-site' },
+        ),
       ];
       for (const res of attempts) {
         assert.equal(res.status, 403);
@@ -198,7 +252,10 @@ for (const { dialect, skip } of await testDialects()) {
     test('the CSRF cookie is HttpOnly and SameSite=Strict, and is reused rather than replaced', async () => {
       const p = await startPayment(gw, creds, { bill_amount: '100' });
       const first = await get(gw, pageUrl(p));
-      assert.match(String(first.headers['set-cookie']), /^gw_csrf=[A-Za-z0-9_-]{22}; Path=\/; HttpOnly; SameSite=Strict$/);
+      assert.match(
+        String(first.headers['set-cookie']),
+        /^gw_csrf=[A-Za-z0-9_-]{22}; Path=\/; HttpOnly; SameSite=Strict$/,
+      );
       const { cookie } = formSecrets(first);
       const second = await get(gw, pageUrl(p), { cookie });
       assert.equal(second.headers['set-cookie'], undefined);
@@ -207,7 +264,11 @@ for (const { dialect, skip } of await testDialects()) {
     test('a final transaction: the page shows the result with the way back; posting again → 303 to the page', async () => {
       const p = await startPayment(gw, creds, { bill_amount: '15000', lang: 'en' });
       const { cookie, csrf } = formSecrets(await get(gw, pageUrl(p)));
-      await post(gw, '/sandbox/transaction/complete', { merchantid: creds.merchantid, password: creds.password, transactionid: p.transactionid });
+      await post(gw, '/sandbox/transaction/complete', {
+        merchantid: creds.merchantid,
+        password: creds.password,
+        transactionid: p.transactionid,
+      });
       const page = await get(gw, pageUrl(p));
       assert.equal(page.status, 200);
       assertPageHeaders(page);
@@ -215,10 +276,18 @@ for (const { dialect, skip } of await testDialects()) {
       assert.match(page.body, /declined/);
       assert.doesNotMatch(page.body, /id="confirm"/);
       const href = /id="return" href="([^"]+)"/.exec(page.body)?.[1]?.replaceAll('&amp;', '&');
-      assert.ok(href?.startsWith('https://merchant.example/return?order=187&result=Not%20Successful&responsecode=6&'), href);
+      assert.ok(
+        href?.startsWith('https://merchant.example/return?order=187&result=Not%20Successful&responsecode=6&'),
+        href,
+      );
 
       const before = await snapshot(gw, p.transactionid);
-      const again = await postForm(gw, '/transaction/Redirect/confirm', { ID: p.redirectId, csrf, lang: 'en' }, { cookie });
+      const again = await postForm(
+        gw,
+        '/transaction/Redirect/confirm',
+        { ID: p.redirectId, csrf, lang: 'en' },
+        { cookie },
+      );
       assert.equal(again.status, 303);
       assert.equal(again.headers.location, `/transaction/Redirect?ID=${p.redirectId}&lang=en`);
       assert.deepEqual(await snapshot(gw, p.transactionid), before);
@@ -248,19 +317,32 @@ for (const { dialect, skip } of await testDialects()) {
       const page = await get(gw, pageUrl(p));
       assert.match(page.body, /not completed before the code expired/);
       const s = await snapshot(gw, p.transactionid);
-      assert.deepEqual(s.transitions.map((t) => [t.cause, t.errorCodeTag]), [['expire', 'EXPIRED']]);
+      assert.deepEqual(
+        s.transitions.map((t) => [t.cause, t.errorCodeTag]),
+        [['expire', 'EXPIRED']],
+      );
       assert.equal(s.outbox.length, 1);
     });
 
     test('the JSON API still refuses form-encoded bodies with its own error shape (415)', async () => {
-      const res = await gw.app.inject({ method: 'POST', url: '/transaction/s2s', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'merchantid=x&password=y' });
+      const res = await gw.app.inject({
+        method: 'POST',
+        url: '/transaction/s2s',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: 'merchantid=x&password=y',
+      });
       assert.equal(res.statusCode, 415);
       assert.equal(res.json().error_code_tag, 'MALFORMED_REQUEST');
       assert.equal(res.json().responsecode, '2000');
     });
 
     test('a form post with an unsupported body type gets an HTML error page, not JSON', async () => {
-      const res = await gw.app.inject({ method: 'POST', url: '/transaction/Redirect/confirm', headers: { 'content-type': 'text/plain' }, payload: 'x' });
+      const res = await gw.app.inject({
+        method: 'POST',
+        url: '/transaction/Redirect/confirm',
+        headers: { 'content-type': 'text/plain' },
+        payload: 'x',
+      });
       assert.equal(res.statusCode, 415);
       assert.match(String(res.headers['content-type']), /^text\/html/);
     });

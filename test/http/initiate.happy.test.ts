@@ -2,7 +2,15 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { testDialects } from '../support/dialects.ts';
-import { addMerchant, fixture, initiationBody, post, startTestGateway, type MerchantCredentials, type TestGateway } from '../support/test-gateway.ts';
+import {
+  addMerchant,
+  fixture,
+  initiationBody,
+  post,
+  startTestGateway,
+  type MerchantCredentials,
+  type TestGateway,
+} from '../support/test-gateway.ts';
 
 for (const { dialect, skip } of await testDialects()) {
   describe(`initiation happy path [${dialect}]`, { skip }, () => {
@@ -75,8 +83,28 @@ for (const { dialect, skip } of await testDialects()) {
     });
 
     test('same content in another spelling (number vs string amount, lower-case country, bank name) is the same request', async () => {
-      const first = await post(gw, '/transaction/s2s', initiationBody(creds, { trackid: 'idem-2', bill_amount: '150.50', bill_country: 'th', payer_bank_code: 'KBANK', lang: 'xx' }));
-      const again = await post(gw, '/transaction/s2s', initiationBody(creds, { trackid: 'idem-2', bill_amount: 150.5, bill_country: 'TH', payer_bank_code: '004', extra: 'ignored' }));
+      const first = await post(
+        gw,
+        '/transaction/s2s',
+        initiationBody(creds, {
+          trackid: 'idem-2',
+          bill_amount: '150.50',
+          bill_country: 'th',
+          payer_bank_code: 'KBANK',
+          lang: 'xx',
+        }),
+      );
+      const again = await post(
+        gw,
+        '/transaction/s2s',
+        initiationBody(creds, {
+          trackid: 'idem-2',
+          bill_amount: 150.5,
+          bill_country: 'TH',
+          payer_bank_code: '004',
+          extra: 'ignored',
+        }),
+      );
       assert.equal(again.status, 200);
       assert.equal(again.headers['idempotent-replayed'], 'true');
       assert.equal(again.body.transactionid, first.body.transactionid);
@@ -84,7 +112,11 @@ for (const { dialect, skip } of await testDialects()) {
 
     test('the same trackid with different content is refused with 409 DUPLICATE_TRACKID and changes nothing', async () => {
       const first = await post(gw, '/transaction/s2s', initiationBody(creds, { trackid: 'idem-3' }));
-      const clash = await post(gw, '/transaction/s2s', initiationBody(creds, { trackid: 'idem-3', bill_amount: '200' }));
+      const clash = await post(
+        gw,
+        '/transaction/s2s',
+        initiationBody(creds, { trackid: 'idem-3', bill_amount: '200' }),
+      );
       assert.equal(clash.status, 409);
       assert.equal(clash.body.responsecode, '3000');
       assert.equal(clash.body.error_code_tag, 'DUPLICATE_TRACKID');
@@ -110,7 +142,11 @@ for (const { dialect, skip } of await testDialects()) {
       assert.equal(ids.size, 1);
       assert.ok(responses.every((r) => r.status === 200 && r.body.responsecode === '9'));
       assert.equal(responses.filter((r) => r.headers['idempotent-replayed'] !== 'true').length, 1);
-      const count = await gw.services.store.db.selectFrom('transactions').select((eb) => eb.fn.countAll().as('n')).where('trackid', '=', 'race-1').executeTakeFirstOrThrow();
+      const count = await gw.services.store.db
+        .selectFrom('transactions')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('trackid', '=', 'race-1')
+        .executeTakeFirstOrThrow();
       assert.equal(Number(count.n), 1);
     });
 

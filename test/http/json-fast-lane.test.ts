@@ -11,7 +11,13 @@ import { buildApp } from '../../src/http/build-app.ts';
 import { createJsonFastLane } from '../../src/http/json-fast-lane.ts';
 import { createLogger } from '../../src/logger.ts';
 import { testDialects } from '../support/dialects.ts';
-import { addMerchant, initiationBody, startTestGateway, type MerchantCredentials, type TestGateway } from '../support/test-gateway.ts';
+import {
+  addMerchant,
+  initiationBody,
+  startTestGateway,
+  type MerchantCredentials,
+  type TestGateway,
+} from '../support/test-gateway.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const COMPARED_HEADERS = ['content-type', 'idempotent-replayed', 'retry-after', 'connection'];
@@ -21,18 +27,43 @@ type Answer = { status: number; headers: Record<string, string | undefined>; bod
 /** A raw HTTP/1.1 request on a real socket, headers exactly as given (plus Host and Content-Length unless overridden). */
 function send(port: number, path: string, body: string, headers: Record<string, string> = {}): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, path, method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers as Record<string, string>, body: Buffer.concat(chunks).toString('utf8') }));
-    });
+    const req = httpRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode!,
+            headers: res.headers as Record<string, string>,
+            body: Buffer.concat(chunks).toString('utf8'),
+          }),
+        );
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
 }
 
-async function inject(gw: TestGateway, path: string, body: string, headers: Record<string, string> = {}): Promise<Answer> {
-  const res = await gw.app.inject({ method: 'POST', url: path, payload: body, headers: { 'content-type': 'application/json', ...headers } });
+async function inject(
+  gw: TestGateway,
+  path: string,
+  body: string,
+  headers: Record<string, string> = {},
+): Promise<Answer> {
+  const res = await gw.app.inject({
+    method: 'POST',
+    url: path,
+    payload: body,
+    headers: { 'content-type': 'application/json', ...headers },
+  });
   return { status: res.statusCode, headers: res.headers as Record<string, string>, body: res.body };
 }
 
@@ -83,7 +114,11 @@ for (const { dialect, skip } of await testDialects()) {
       await inject(gw, '/transaction/s2s', body({ trackid: 'taken', bill_amount: '10.00' }));
       const cases: Array<[string, string, string]> = [
         ['invalid amount', '/transaction/s2s', body({ trackid: 'bad-amount', bill_amount: '99.999' })],
-        ['missing field', '/transaction/s2s', JSON.stringify({ ...initiationBody(creds, { trackid: 'no-email' }), bill_email: undefined })],
+        [
+          'missing field',
+          '/transaction/s2s',
+          JSON.stringify({ ...initiationBody(creds, { trackid: 'no-email' }), bill_email: undefined }),
+        ],
         ['unsupported currency', '/transaction/s2s', body({ trackid: 'usd', bill_currencycode: 'USD' })],
         ['trackid reused for other content', '/transaction/s2s', body({ trackid: 'taken', bill_amount: '11.00' })],
         ['merchantid not a string', '/transaction/s2s', JSON.stringify({ ...initiationBody(creds), merchantid: 42 })],
@@ -91,8 +126,16 @@ for (const { dialect, skip } of await testDialects()) {
         ['malformed JSON', '/transaction/s2s', '{"merchantid":'],
         ['a JSON array', '/transaction/s2s', '[1,2]'],
         ['JSON null', '/transaction/s2s', 'null'],
-        ['status: not found', '/transaction/status', JSON.stringify({ merchantid: creds.merchantid, password: creds.password, trackid: 'never' })],
-        ['status: no reference', '/transaction/status', JSON.stringify({ merchantid: creds.merchantid, password: creds.password })],
+        [
+          'status: not found',
+          '/transaction/status',
+          JSON.stringify({ merchantid: creds.merchantid, password: creds.password, trackid: 'never' }),
+        ],
+        [
+          'status: no reference',
+          '/transaction/status',
+          JSON.stringify({ merchantid: creds.merchantid, password: creds.password }),
+        ],
         ['status: bad JSON', '/transaction/status', '{'],
       ];
       for (const [what, path, payload] of cases) {
@@ -108,18 +151,40 @@ for (const { dialect, skip } of await testDialects()) {
         const payload = JSON.stringify({ merchantid: creds.merchantid, password: creds.password, ...reference });
         const lane = await send(port, '/transaction/status', payload);
         assert.equal(lane.status, 200);
-        assertSameAnswer(lane, await inject(gw, '/transaction/status', payload), `status by ${Object.keys(reference)[0]}`);
+        assertSameAnswer(
+          lane,
+          await inject(gw, '/transaction/status', payload),
+          `status by ${Object.keys(reference)[0]}`,
+        );
       }
     });
 
-    test('requests the lane leaves to Fastify still get Fastify\'s answers', async () => {
+    test("requests the lane leaves to Fastify still get Fastify's answers", async () => {
       const valid = body({ trackid: 'declined-cases' });
       const cases: Array<[string, string, string, Record<string, string>, number]> = [
         ['text/plain', '/transaction/s2s', valid, { 'content-type': 'text/plain' }, 415],
         ['empty body', '/transaction/s2s', '', {}, 400],
-        ['over the body limit', '/transaction/s2s', JSON.stringify({ ...initiationBody(creds), productdesc: 'x'.repeat(gw.config.bodyLimitBytes) }), {}, 413],
-        ['a charset other than UTF-8', '/transaction/status', JSON.stringify({ merchantid: creds.merchantid, password: creds.password, trackid: 'never' }), { 'content-type': 'application/json; charset=iso-8859-1' }, 404],
-        ['a query string', '/transaction/status?x=1', JSON.stringify({ merchantid: creds.merchantid, password: creds.password, trackid: 'never' }), {}, 404],
+        [
+          'over the body limit',
+          '/transaction/s2s',
+          JSON.stringify({ ...initiationBody(creds), productdesc: 'x'.repeat(gw.config.bodyLimitBytes) }),
+          {},
+          413,
+        ],
+        [
+          'a charset other than UTF-8',
+          '/transaction/status',
+          JSON.stringify({ merchantid: creds.merchantid, password: creds.password, trackid: 'never' }),
+          { 'content-type': 'application/json; charset=iso-8859-1' },
+          404,
+        ],
+        [
+          'a query string',
+          '/transaction/status?x=1',
+          JSON.stringify({ merchantid: creds.merchantid, password: creds.password, trackid: 'never' }),
+          {},
+          404,
+        ],
       ];
       for (const [what, path, payload, headers, status] of cases) {
         const lane = await send(port, path, payload, headers);
@@ -147,12 +212,19 @@ for (const { dialect, skip } of await testDialects()) {
     });
 
     test('each lane answer is logged once, under the id its x-request-id names', async () => {
-      const answer = await send(port, '/transaction/status', JSON.stringify({ merchantid: creds.merchantid, password: creds.password, trackid: 'lane-first' }));
+      const answer = await send(
+        port,
+        '/transaction/status',
+        JSON.stringify({ merchantid: creds.merchantid, password: creds.password, trackid: 'lane-first' }),
+      );
       const id = answer.headers['x-request-id'];
       const lines = gw.logs.lines.map((l) => JSON.parse(l) as Record<string, any>).filter((l) => l.reqId === id);
       assert.equal(lines.length, 1, JSON.stringify(lines));
       assert.equal(lines[0]!.msg, 'request completed');
-      assert.deepEqual([lines[0]!.req.method, lines[0]!.req.path, lines[0]!.req.ip, lines[0]!.res.statusCode], ['POST', '/transaction/status', '127.0.0.1', 200]);
+      assert.deepEqual(
+        [lines[0]!.req.method, lines[0]!.req.path, lines[0]!.req.ip, lines[0]!.res.statusCode],
+        ['POST', '/transaction/status', '127.0.0.1', 200],
+      );
     });
   });
 }
@@ -191,7 +263,12 @@ describe('JSON fast lane: what it declines', () => {
       onStoreUnavailable: () => {},
     });
     const request = (over: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
-      ({ method: 'POST', url: '/op', headers: { host: 'x', 'content-type': 'application/json', 'content-length': '2', ...headers }, ...over }) as unknown as IncomingMessage;
+      ({
+        method: 'POST',
+        url: '/op',
+        headers: { host: 'x', 'content-type': 'application/json', 'content-length': '2', ...headers },
+        ...over,
+      }) as unknown as IncomingMessage;
     const response = {} as ServerResponse;
     assert.equal(lane(request({}, { host: '' }), response), false, 'no Host');
     assert.equal(lane(request({ method: 'PUT' }), response), false, 'PUT');
@@ -222,11 +299,15 @@ describe('JSON fast lane behind a proxy (TRUST_PROXY=127.0.0.1, FAILED_LOGIN_LIM
     const limited = await send(port, '/transaction/s2s', wrong, from('203.0.113.9'));
     assert.equal(limited.status, 429);
     assertSameAnswer(limited, await inject(gw, '/transaction/s2s', wrong, from('203.0.113.9')), 'locked out client');
-    assert.equal((await send(port, '/transaction/s2s', wrong, from('203.0.113.10'))).status, 401, 'another client behind the same proxy');
+    assert.equal(
+      (await send(port, '/transaction/s2s', wrong, from('203.0.113.10'))).status,
+      401,
+      'another client behind the same proxy',
+    );
   });
 });
 
-test('an answer the lane cannot serialise is a 500 in the operation\'s shape, and the process keeps serving', async () => {
+test("an answer the lane cannot serialise is a 500 in the operation's shape, and the process keeps serving", async () => {
   const inFlight = { current: 0, shed: 0, held: 0 };
   const lane = createJsonFastLane({
     operations: [{ path: '/op', errorShape: 'status', handle: async () => ({ body: { amount: 1n } }) }],
@@ -271,7 +352,9 @@ describe('JSON fast lane: over the in-flight limit (MAX_IN_FLIGHT=1)', () => {
     // A request whose body has not all arrived holds the one slot.
     const holder = net.connect(port, '127.0.0.1');
     await new Promise((resolve) => holder.once('connect', resolve));
-    holder.write(`POST /transaction/s2s HTTP/1.1\r\nHost: gw\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(payload)}\r\n\r\n{`);
+    holder.write(
+      `POST /transaction/s2s HTTP/1.1\r\nHost: gw\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(payload)}\r\n\r\n{`,
+    );
     try {
       await new Promise((resolve) => setTimeout(resolve, 100));
       const lane = await send(port, '/transaction/s2s', payload);

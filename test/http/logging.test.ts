@@ -4,7 +4,16 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { testDialects } from '../support/dialects.ts';
-import { addMerchant, fixture, initiationBody, post, startTestGateway, TEST_SECRET_KEY_HEX, type MerchantCredentials, type TestGateway } from '../support/test-gateway.ts';
+import {
+  addMerchant,
+  fixture,
+  initiationBody,
+  post,
+  startTestGateway,
+  TEST_SECRET_KEY_HEX,
+  type MerchantCredentials,
+  type TestGateway,
+} from '../support/test-gateway.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -47,19 +56,84 @@ for (const { dialect, skip } of await testDialects()) {
         secrets.set('payer account no (failure)', '55501234567');
 
         // Failures: validation, a wrong password that contains the real one, an unknown merchant, malformed JSON.
-        assert.equal((await send('/transaction/s2s', initiationBody(creds, { trackid: 'log-bad', bill_amount: '99.999', payer_account_no: '55501234567' }))).status, 400);
-        assert.equal((await send('/transaction/s2s', initiationBody(creds, { trackid: 'log-pw', password: `${creds.password}x` }))).status, 401);
-        assert.equal((await send('/transaction/s2s', initiationBody({ merchantid: 'NOPE', password: creds.password }))).status, 401);
-        assert.equal((await send('/transaction/s2s', `{"merchantid":"${creds.merchantid}","password":"${creds.password}",`)).status, 400);
+        assert.equal(
+          (
+            await send(
+              '/transaction/s2s',
+              initiationBody(creds, { trackid: 'log-bad', bill_amount: '99.999', payer_account_no: '55501234567' }),
+            )
+          ).status,
+          400,
+        );
+        assert.equal(
+          (await send('/transaction/s2s', initiationBody(creds, { trackid: 'log-pw', password: `${creds.password}x` })))
+            .status,
+          401,
+        );
+        assert.equal(
+          (await send('/transaction/s2s', initiationBody({ merchantid: 'NOPE', password: creds.password }))).status,
+          401,
+        );
+        assert.equal(
+          (await send('/transaction/s2s', `{"merchantid":"${creds.merchantid}","password":"${creds.password}",`))
+            .status,
+          400,
+        );
         // A client-chosen request id is not trusted.
-        assert.equal((await send('/transaction/s2s', initiationBody(creds, { trackid: 'log-ok', bill_amount: '1000' }), { 'x-request-id': 'client-chosen-id' })).status, 200);
+        assert.equal(
+          (
+            await send('/transaction/s2s', initiationBody(creds, { trackid: 'log-ok', bill_amount: '1000' }), {
+              'x-request-id': 'client-chosen-id',
+            })
+          ).status,
+          200,
+        );
 
         // Status queries, a sandbox completion and the balance query.
-        assert.equal((await send('/transaction/status', { merchantid: creds.merchantid, password: creds.password, transactionid: ok.body.transactionid })).status, 200);
-        assert.equal((await send('/transaction/status', { merchantid: creds.merchantid, password: creds.password, trackid: 'log-missing' })).status, 404);
-        assert.equal((await send('/sandbox/transaction/complete', { merchantid: creds.merchantid, password: creds.password, transactionid: ok.body.transactionid })).status, 200);
-        assert.equal((await send('/transaction/status', { merchantid: creds.merchantid, password: creds.password, trackid: 'log-ok' })).status, 200);
-        await send(`/${gw.config.serviceName}InstaPay/QueryPayoutBalance`, { merchantid: creds.merchantid, password: creds.password });
+        assert.equal(
+          (
+            await send('/transaction/status', {
+              merchantid: creds.merchantid,
+              password: creds.password,
+              transactionid: ok.body.transactionid,
+            })
+          ).status,
+          200,
+        );
+        assert.equal(
+          (
+            await send('/transaction/status', {
+              merchantid: creds.merchantid,
+              password: creds.password,
+              trackid: 'log-missing',
+            })
+          ).status,
+          404,
+        );
+        assert.equal(
+          (
+            await send('/sandbox/transaction/complete', {
+              merchantid: creds.merchantid,
+              password: creds.password,
+              transactionid: ok.body.transactionid,
+            })
+          ).status,
+          200,
+        );
+        assert.equal(
+          (
+            await send('/transaction/status', {
+              merchantid: creds.merchantid,
+              password: creds.password,
+              trackid: 'log-ok',
+            })
+          ).status,
+          200,
+        );
+        await send(`/${gw.config.serviceName}InstaPay/QueryPayoutBalance`, {
+          merchantid: creds.merchantid,
+          password: creds.password,
+        });
 
         // The customer's page: its ID is a bearer capability and must not be logged either.
         for (const url of [new URL(woo.body.redirectUrl), new URL(ok.body.redirectUrl)]) {
@@ -79,7 +153,19 @@ for (const { dialect, skip } of await testDialects()) {
         }
       });
 
-      for (const what of ['password', 'webhook secret', 'webhook secret body', 'gateway secret key', 'payer_account_no (woocommerce)', 'payer_account_no (string fixture)', 'payer account no (failure)', 'token log-ok', 'token 4711_1763700000', 'redirect id log-ok', 'redirect id 4711_1763700000']) {
+      for (const what of [
+        'password',
+        'webhook secret',
+        'webhook secret body',
+        'gateway secret key',
+        'payer_account_no (woocommerce)',
+        'payer_account_no (string fixture)',
+        'payer account no (failure)',
+        'token log-ok',
+        'token 4711_1763700000',
+        'redirect id log-ok',
+        'redirect id 4711_1763700000',
+      ]) {
         test(`no ${what} in the logs`, () => {
           const secret = secrets.get(what);
           assert.ok(secret && secret.length >= 10, `collected ${what}`);
@@ -88,7 +174,8 @@ for (const { dialect, skip } of await testDialects()) {
       }
 
       test('request bodies are not logged (no payer e-mail or name)', () => {
-        for (const pii of ['buyer@example.com', 'somchai@example.co.th', 'Malee Srisuk']) assert.ok(!gw.logs.text.includes(pii), pii);
+        for (const pii of ['buyer@example.com', 'somchai@example.co.th', 'Malee Srisuk'])
+          assert.ok(!gw.logs.text.includes(pii), pii);
       });
 
       test('every request line carries the request id, and each response names it in x-request-id', () => {

@@ -7,10 +7,15 @@ import { cachedPage, RenderedPageCache, SLOT_MARKERS, SlottedText } from '../../
 const m = SLOT_MARKERS;
 
 test('fill puts each value into every one of its holes, as UTF-8, and nothing of the markers remains', () => {
-  const text = new SlottedText(`<style nonce="${m.nonce}">฿</style><p data-ms="${m.remainingMs}">${m.remainingText}</p><i>${m.csrf}</i><script nonce="${m.nonce}"></script>`);
+  const text = new SlottedText(
+    `<style nonce="${m.nonce}">฿</style><p data-ms="${m.remainingMs}">${m.remainingText}</p><i>${m.csrf}</i><script nonce="${m.nonce}"></script>`,
+  );
   assert.deepEqual(text.slots, ['nonce', 'remainingMs', 'remainingText', 'csrf', 'nonce']);
   const out = text.fill({ nonce: 'NONCE+/=', csrf: 'tok-én', remainingMs: '123', remainingText: '0:01' });
-  assert.equal(out.toString('utf8'), '<style nonce="NONCE+/=">฿</style><p data-ms="123">0:01</p><i>tok-én</i><script nonce="NONCE+/="></script>');
+  assert.equal(
+    out.toString('utf8'),
+    '<style nonce="NONCE+/=">฿</style><p data-ms="123">0:01</p><i>tok-én</i><script nonce="NONCE+/="></script>',
+  );
   assert.doesNotMatch(out.toString('utf8'), /gwslot/);
 });
 
@@ -24,7 +29,10 @@ test('every fill is a new buffer: one response cannot change or share another', 
 });
 
 test('text without holes, and a policy split at its nonce', () => {
-  assert.equal(new SlottedText('plain ฿').fill({ nonce: 'n', csrf: '', remainingMs: '', remainingText: '' }).toString(), 'plain ฿');
+  assert.equal(
+    new SlottedText('plain ฿').fill({ nonce: 'n', csrf: '', remainingMs: '', remainingText: '' }).toString(),
+    'plain ฿',
+  );
   const page = cachedPage('<p></p>', `script-src 'nonce-${m.nonce}'; style-src 'nonce-${m.nonce}'`);
   assert.equal(page.cspParts.join('abc'), "script-src 'nonce-abc'; style-src 'nonce-abc'");
   assert.equal(page.hasCsrfForm, false);

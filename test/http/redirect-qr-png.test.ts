@@ -5,7 +5,13 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { verifyThaiQrPayload, thaiQrReferenceFor } from '../../src/domain/thai-qr.ts';
 import { testDialects } from '../support/dialects.ts';
-import { addMerchant, post, startTestGateway, type MerchantCredentials, type TestGateway } from '../support/test-gateway.ts';
+import {
+  addMerchant,
+  post,
+  startTestGateway,
+  type MerchantCredentials,
+  type TestGateway,
+} from '../support/test-gateway.ts';
 import { decodeQrPng } from '../support/qr-decode.ts';
 import { startPayment } from '../app/lifecycle-support.ts';
 
@@ -39,7 +45,8 @@ for (const { dialect, skip } of await testDialects()) {
       assert.deepEqual(qr.errors, []);
       assert.equal(qr.fields['54'], '1234.50', 'the amount');
       assert.equal(qr.billPayment['02'], thaiQrReferenceFor(p.transactionid), 'reference 1 is this transaction');
-      for (const pii of ['Malee', 'Srisuk', '0987654321', 'buyer@example.com', '2001:db8::42']) assert.ok(!decoded.text.includes(pii), pii);
+      for (const pii of ['Malee', 'Srisuk', '0987654321', 'buyer@example.com', '2001:db8::42'])
+        assert.ok(!decoded.text.includes(pii), pii);
 
       // The page's inline SVG encodes the same payload (its path data comes from the same text).
       const page = await get(p.redirectUrl.replace('http://127.0.0.1:8080', ''));
@@ -54,7 +61,11 @@ for (const { dialect, skip } of await testDialects()) {
       assert.equal((await get('/transaction/Redirect/qr.png')).statusCode, 404);
 
       const done = await startPayment(gw, creds);
-      const completed = await post(gw, '/sandbox/transaction/complete', { merchantid: creds.merchantid, password: creds.password, transactionid: done.transactionid });
+      const completed = await post(gw, '/sandbox/transaction/complete', {
+        merchantid: creds.merchantid,
+        password: creds.password,
+        transactionid: done.transactionid,
+      });
       assert.equal(completed.status, 200);
       const final = await get(`/transaction/Redirect/qr.png?ID=${done.redirectId}`);
       assert.equal(final.statusCode, 404);

@@ -5,11 +5,33 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { testDialects } from '../support/dialects.ts';
-import { addMerchant, fixture, post, startTestGateway, type MerchantCredentials, type TestGateway } from '../support/test-gateway.ts';
+import {
+  addMerchant,
+  fixture,
+  post,
+  startTestGateway,
+  type MerchantCredentials,
+  type TestGateway,
+} from '../support/test-gateway.ts';
 import { startPayment } from '../app/lifecycle-support.ts';
 import { LedgerOperations } from '../../src/app/ledger-operations.ts';
 
-const REFUND_KEYS = ['type', 'result', 'responsecode', 'merchantid', 'trackid', 'transactionid', 'refundid', 'bill_amount', 'bill_currencycode', 'refunded_amount', 'refundable_amount', 'error_code_tag', 'error_text', 'created_at'].sort();
+const REFUND_KEYS = [
+  'type',
+  'result',
+  'responsecode',
+  'merchantid',
+  'trackid',
+  'transactionid',
+  'refundid',
+  'bill_amount',
+  'bill_currencycode',
+  'refunded_amount',
+  'refundable_amount',
+  'error_code_tag',
+  'error_text',
+  'created_at',
+].sort();
 
 for (const { dialect, skip } of await testDialects()) {
   describe(`refunds [${dialect}]`, { skip }, () => {
@@ -22,22 +44,43 @@ for (const { dialect, skip } of await testDialects()) {
     after(() => gw?.close());
 
     const auth = () => ({ merchantid: creds.merchantid, password: creds.password });
-    const refund = (body: Record<string, unknown>, headers: Record<string, string> = {}, c: MerchantCredentials = creds) =>
-      post(gw, '/transaction/refund', { merchantid: c.merchantid, password: c.password, bill_currencycode: 'THB', ...body }, headers);
+    const refund = (
+      body: Record<string, unknown>,
+      headers: Record<string, string> = {},
+      c: MerchantCredentials = creds,
+    ) =>
+      post(
+        gw,
+        '/transaction/refund',
+        { merchantid: c.merchantid, password: c.password, bill_currencycode: 'THB', ...body },
+        headers,
+      );
     const status = (transactionid: string) => post(gw, '/transaction/status', { ...auth(), transactionid });
-    const payout = (merchantId = creds.merchantid) => gw.services.ledger.balance({ kind: 'merchant_payout', merchantId, currency: 'THB' });
+    const payout = (merchantId = creds.merchantid) =>
+      gw.services.ledger.balance({ kind: 'merchant_payout', merchantId, currency: 'THB' });
     const clearing = () => gw.services.ledger.balance({ kind: 'gateway_clearing', merchantId: null, currency: 'THB' });
     const refundRows = (transactionId: string) => gw.services.refunds.ofTransaction(transactionId);
 
     /** A SUCCESS payment of `amount` THB (sandbox completion), via the real API. */
     async function paid(amount: string, c: MerchantCredentials = creds): Promise<string> {
       const p = await startPayment(gw, c, { bill_amount: amount });
-      const done = await post(gw, '/sandbox/transaction/complete', { merchantid: c.merchantid, password: c.password, transactionid: p.transactionid, outcome: 'success' });
+      const done = await post(gw, '/sandbox/transaction/complete', {
+        merchantid: c.merchantid,
+        password: c.password,
+        transactionid: p.transactionid,
+        outcome: 'success',
+      });
       assert.equal(done.body.responsecode, '0', done.raw);
       return p.transactionid;
     }
 
-    function assertError(res: Awaited<ReturnType<typeof refund>>, httpStatus: number, code: string, tag: string, field?: string) {
+    function assertError(
+      res: Awaited<ReturnType<typeof refund>>,
+      httpStatus: number,
+      code: string,
+      tag: string,
+      field?: string,
+    ) {
       assert.equal(res.status, httpStatus, res.raw);
       assert.deepEqual(Object.keys(res.body).sort(), REFUND_KEYS);
       assert.equal(res.body.type, 'error');
@@ -48,14 +91,22 @@ for (const { dialect, skip } of await testDialects()) {
     }
 
     test("the WooCommerce plugin's refund request (fixture) refunds the whole order; what the plugin checks holds", async () => {
-      const init = await post(gw, '/transaction/s2s', fixture('woocommerce-thai-debit.json', creds).replace('4711_1763700000', `4711_${dialect}`));
+      const init = await post(
+        gw,
+        '/transaction/s2s',
+        fixture('woocommerce-thai-debit.json', creds).replace('4711_1763700000', `4711_${dialect}`),
+      );
       assert.equal(init.body.responsecode, '9', init.raw);
       const txid = init.body.transactionid as string;
       await post(gw, '/sandbox/transaction/complete', { ...auth(), transactionid: txid });
       const payoutBefore = await payout();
       const clearingBefore = await clearing();
 
-      const res = await post(gw, '/transaction/refund', fixture('woocommerce-refund.json', creds).replaceAll('TRANSACTION_ID', txid));
+      const res = await post(
+        gw,
+        '/transaction/refund',
+        fixture('woocommerce-refund.json', creds).replaceAll('TRANSACTION_ID', txid),
+      );
       assert.equal(res.status, 200, res.raw);
       assert.deepEqual(Object.keys(res.body).sort(), REFUND_KEYS);
       // The plugin: type "valid" and (result CAPTURED/Success or responsecode "0").
@@ -90,7 +141,14 @@ for (const { dialect, skip } of await testDialects()) {
         assert.equal(res.status, 200, res.raw);
         answers.push(res.body);
       }
-      assert.deepEqual(answers.map((a) => [a.refunded_amount, a.refundable_amount]), [['33.33', '66.67'], ['66.66', '33.34'], ['100.00', '0.00']]);
+      assert.deepEqual(
+        answers.map((a) => [a.refunded_amount, a.refundable_amount]),
+        [
+          ['33.33', '66.67'],
+          ['66.66', '33.34'],
+          ['100.00', '0.00'],
+        ],
+      );
       assert.equal(new Set(answers.map((a) => a.refundid)).size, 3);
       const payoutBefore = await payout();
       const over = await refund({ transactionid: txid, bill_amount: '0.01' });
@@ -110,7 +168,13 @@ for (const { dialect, skip } of await testDialects()) {
 
     test('the same request twice refunds once (derived key); the replay answers the same body with Idempotent-Replayed', async () => {
       const txid = await paid('200');
-      const body = { transactionid: txid, tranid: txid, bill_amount: '50', reason: 'damaged', trackid: 'buyer@example.com' };
+      const body = {
+        transactionid: txid,
+        tranid: txid,
+        bill_amount: '50',
+        reason: 'damaged',
+        trackid: 'buyer@example.com',
+      };
       const first = await refund(body);
       const again = await refund(body);
       assert.equal(first.status, 200);
@@ -128,32 +192,57 @@ for (const { dialect, skip } of await testDialects()) {
     test('an explicit Idempotency-Key (header or refund_reference) decides; the same key with different content → 409 3000', async () => {
       const txid = await paid('300');
       const first = await refund({ transactionid: txid, bill_amount: '10' }, { 'idempotency-key': `rk-${dialect}-1` });
-      const sameKeyInBody = await refund({ transactionid: txid, bill_amount: '10', refund_reference: `rk-${dialect}-1` });
+      const sameKeyInBody = await refund({
+        transactionid: txid,
+        bill_amount: '10',
+        refund_reference: `rk-${dialect}-1`,
+      });
       assert.equal(sameKeyInBody.headers['idempotent-replayed'], 'true');
       assert.equal(sameKeyInBody.body.refundid, first.body.refundid);
-      const changed = await refund({ transactionid: txid, bill_amount: '11' }, { 'idempotency-key': `rk-${dialect}-1` });
+      const changed = await refund(
+        { transactionid: txid, bill_amount: '11' },
+        { 'idempotency-key': `rk-${dialect}-1` },
+      );
       assertError(changed, 409, '3000', 'IDEMPOTENCY_KEY_REUSED');
       // Two identical bodies with two keys are two refunds.
       const second = await refund({ transactionid: txid, bill_amount: '10' }, { 'idempotency-key': `rk-${dialect}-2` });
       assert.equal(second.body.refunded_amount, '20.00');
       assert.equal((await refundRows(txid)).length, 2);
-      const mismatch = await refund({ transactionid: txid, bill_amount: '10', refund_reference: 'a' }, { 'idempotency-key': 'b' });
+      const mismatch = await refund(
+        { transactionid: txid, bill_amount: '10', refund_reference: 'a' },
+        { 'idempotency-key': 'b' },
+      );
       assertError(mismatch, 400, '2002', 'INVALID_FIELD', 'refund_reference');
     });
 
     test('only SUCCESS payments: processing, declined, cancelled → 409 3003, nothing written', async () => {
       const processing = await startPayment(gw, creds, { bill_amount: '100' });
-      assertError(await refund({ transactionid: processing.transactionid, bill_amount: '100' }), 409, '3003', 'REFUND_NOT_ALLOWED');
+      assertError(
+        await refund({ transactionid: processing.transactionid, bill_amount: '100' }),
+        409,
+        '3003',
+        'REFUND_NOT_ALLOWED',
+      );
       for (const outcome of ['failed', 'cancelled', 'expired']) {
         const p = await startPayment(gw, creds, { bill_amount: '100' });
         await post(gw, '/sandbox/transaction/complete', { ...auth(), transactionid: p.transactionid, outcome });
-        assertError(await refund({ transactionid: p.transactionid, bill_amount: '1' }), 409, '3003', 'REFUND_NOT_ALLOWED');
+        assertError(
+          await refund({ transactionid: p.transactionid, bill_amount: '1' }),
+          409,
+          '3003',
+          'REFUND_NOT_ALLOWED',
+        );
         assert.equal((await refundRows(p.transactionid)).length, 0);
       }
     });
 
     test("unknown transaction, or another merchant's → 404 3001", async () => {
-      assertError(await refund({ transactionid: '0190d2b4-0000-7000-8000-000000000000', bill_amount: '1' }), 404, '3001', 'NOT_FOUND');
+      assertError(
+        await refund({ transactionid: '0190d2b4-0000-7000-8000-000000000000', bill_amount: '1' }),
+        404,
+        '3001',
+        'NOT_FOUND',
+      );
       const other = await addMerchant(gw);
       const theirs = await paid('100', other);
       assertError(await refund({ transactionid: theirs, bill_amount: '1' }), 404, '3001', 'NOT_FOUND');
@@ -163,16 +252,63 @@ for (const { dialect, skip } of await testDialects()) {
     test('field rules → 400 in the refund shape naming the field', async () => {
       const txid = await paid('100');
       assertError(await refund({ bill_amount: '1' }), 400, '2001', 'MISSING_FIELD', 'transactionid');
-      assertError(await refund({ tranid: txid, transactionid: `${txid}x`, bill_amount: '1' }), 400, '2002', 'INVALID_FIELD', 'tranid');
+      assertError(
+        await refund({ tranid: txid, transactionid: `${txid}x`, bill_amount: '1' }),
+        400,
+        '2002',
+        'INVALID_FIELD',
+        'tranid',
+      );
       assertError(await refund({ transactionid: txid }), 400, '2001', 'MISSING_FIELD', 'bill_amount');
       assertError(await refund({ transactionid: txid, bill_amount: '0' }), 400, '2002', 'INVALID_FIELD', 'bill_amount');
-      assertError(await refund({ transactionid: txid, bill_amount: '1.001' }), 400, '2002', 'INVALID_FIELD', 'bill_amount');
-      assertError(await refund({ transactionid: txid, bill_amount: '-1' }), 400, '2002', 'INVALID_FIELD', 'bill_amount');
-      assertError(await refund({ transactionid: txid, bill_amount: '1', bill_currencycode: 'USD' }), 400, '2002', 'INVALID_FIELD', 'bill_currencycode');
-      assertError(await refund({ transactionid: txid, bill_amount: '1', reason: 'a\u0000b' }), 400, '2002', 'INVALID_FIELD', 'reason');
-      assertError(await refund({ transactionid: txid, bill_amount: '1', reason: 'x'.repeat(256) }), 400, '2002', 'INVALID_FIELD', 'reason');
-      assertError(await refund({ transactionid: txid, bill_amount: '1', trackid: 'x'.repeat(255) }), 400, '2002', 'INVALID_FIELD', 'trackid');
-      assertError(await refund({ transactionid: txid, bill_amount: '1' }, {}, { ...creds, password: 'wrong-password-123' }), 401, '1000', 'INVALID_CREDENTIALS');
+      assertError(
+        await refund({ transactionid: txid, bill_amount: '1.001' }),
+        400,
+        '2002',
+        'INVALID_FIELD',
+        'bill_amount',
+      );
+      assertError(
+        await refund({ transactionid: txid, bill_amount: '-1' }),
+        400,
+        '2002',
+        'INVALID_FIELD',
+        'bill_amount',
+      );
+      assertError(
+        await refund({ transactionid: txid, bill_amount: '1', bill_currencycode: 'USD' }),
+        400,
+        '2002',
+        'INVALID_FIELD',
+        'bill_currencycode',
+      );
+      assertError(
+        await refund({ transactionid: txid, bill_amount: '1', reason: 'a\u0000b' }),
+        400,
+        '2002',
+        'INVALID_FIELD',
+        'reason',
+      );
+      assertError(
+        await refund({ transactionid: txid, bill_amount: '1', reason: 'x'.repeat(256) }),
+        400,
+        '2002',
+        'INVALID_FIELD',
+        'reason',
+      );
+      assertError(
+        await refund({ transactionid: txid, bill_amount: '1', trackid: 'x'.repeat(255) }),
+        400,
+        '2002',
+        'INVALID_FIELD',
+        'trackid',
+      );
+      assertError(
+        await refund({ transactionid: txid, bill_amount: '1' }, {}, { ...creds, password: 'wrong-password-123' }),
+        401,
+        '1000',
+        'INVALID_CREDENTIALS',
+      );
       const lower = await refund({ transactionid: txid, bill_amount: 1, bill_currencycode: 'thb', tranid: txid });
       assert.equal(lower.status, 200, 'currency is case-insensitive; tranid equal to transactionid is fine');
       assert.equal((await refundRows(txid)).length, 1, 'only the valid request wrote anything');
@@ -188,23 +324,46 @@ for (const { dialect, skip } of await testDialects()) {
       assert.equal((await refundRows(txid)).length, 0);
       const fee = await gw.services.ledger.balance({ kind: 'gateway_fee', merchantId: null, currency: 'THB' });
       // A top-up of 10 THB covers it: the merchant bears the whole refund, the fee stays with the gateway.
-      const ops = new LedgerOperations({ store: gw.services.store, ledger: gw.services.ledger, merchants: gw.services.merchants, now: () => gw.clock.now });
-      await ops.adjust({ direction: 'credit', merchantId: feeMerchant.merchantid, amount: '10', currency: 'THB', reason: 'top-up for refund', idempotencyKey: `topup-${dialect}` });
+      const ops = new LedgerOperations({
+        store: gw.services.store,
+        ledger: gw.services.ledger,
+        merchants: gw.services.merchants,
+        now: () => gw.clock.now,
+      });
+      await ops.adjust({
+        direction: 'credit',
+        merchantId: feeMerchant.merchantid,
+        amount: '10',
+        currency: 'THB',
+        reason: 'top-up for refund',
+        idempotencyKey: `topup-${dialect}`,
+      });
       const ok = await refund({ transactionid: txid, bill_amount: '1000' }, {}, feeMerchant);
       assert.equal(ok.status, 200, ok.raw);
       assert.equal(await payout(feeMerchant.merchantid), 0n);
-      assert.equal(await gw.services.ledger.balance({ kind: 'gateway_fee', merchantId: null, currency: 'THB' }), fee, 'fee account untouched');
+      assert.equal(
+        await gw.services.ledger.balance({ kind: 'gateway_fee', merchantId: null, currency: 'THB' }),
+        fee,
+        'fee account untouched',
+      );
     });
 
     test('concurrent refunds never exceed the captured amount; identical concurrent requests refund once', async () => {
       const txid = await paid('100');
-      const racing = await Promise.all(Array.from({ length: 6 }, (_, i) => refund({ transactionid: txid, bill_amount: '60', reason: `race ${i}` })));
+      const racing = await Promise.all(
+        Array.from({ length: 6 }, (_, i) => refund({ transactionid: txid, bill_amount: '60', reason: `race ${i}` })),
+      );
       assert.deepEqual(racing.map((r) => r.status).sort(), [200, 409, 409, 409, 409, 409]);
       for (const r of racing.filter((x) => x.status === 409)) assert.equal(r.body.responsecode, '3004');
       assert.equal((await status(txid)).body.refunded_amount, '60.00');
 
-      const same = await Promise.all(Array.from({ length: 6 }, () => refund({ transactionid: txid, bill_amount: '5', reason: 'same' })));
-      assert.deepEqual(same.map((r) => r.status), [200, 200, 200, 200, 200, 200]);
+      const same = await Promise.all(
+        Array.from({ length: 6 }, () => refund({ transactionid: txid, bill_amount: '5', reason: 'same' })),
+      );
+      assert.deepEqual(
+        same.map((r) => r.status),
+        [200, 200, 200, 200, 200, 200],
+      );
       assert.equal(new Set(same.map((r) => r.body.refundid)).size, 1);
       assert.equal(same.filter((r) => r.headers['idempotent-replayed'] === 'true').length, 5);
       assert.equal((await refundRows(txid)).length, 2);
@@ -214,7 +373,13 @@ for (const { dialect, skip } of await testDialects()) {
     test('a refund writes a signed-later refund notification to the payment serverUrl, distinct from the result', async () => {
       const txid = await paid('250');
       const res = await refund({ transactionid: txid, bill_amount: '20.5', reason: 'shipping', trackid: 'RMA-9' });
-      const events = await gw.services.store.db.selectFrom('outbox_events').selectAll().where('transaction_id', '=', txid).orderBy('created_at').orderBy('id').execute();
+      const events = await gw.services.store.db
+        .selectFrom('outbox_events')
+        .selectAll()
+        .where('transaction_id', '=', txid)
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute();
       assert.equal(events.length, 2, 'the payment result and the refund');
       const result = events.find((e) => e.refund_id === null)!;
       const refundEvent = events.find((e) => e.refund_id === res.body.refundid)!;
@@ -231,15 +396,40 @@ for (const { dialect, skip } of await testDialects()) {
       assert.ok(!['0', '6', '9'].includes(body.responsecode));
       assert.notEqual(Number(body.responsecode), 0, "PHP's loose == 0 is false too");
       assert.deepEqual(
-        { trackid: body.trackid, transactionid: body.transactionid, refundid: body.refundid, bill_amount: body.bill_amount, payment_amount: body.payment_amount, refunded_amount: body.refunded_amount, refundable_amount: body.refundable_amount, reason: body.reason, reference: body.reference, token: body.token, event_id: body.event_id },
-        { trackid: payment.trackid, transactionid: txid, refundid: res.body.refundid, bill_amount: '20.50', payment_amount: '250.00', refunded_amount: '20.50', refundable_amount: '229.50', reason: 'shipping', reference: 'RMA-9', token: payment.token, event_id: refundEvent.id },
+        {
+          trackid: body.trackid,
+          transactionid: body.transactionid,
+          refundid: body.refundid,
+          bill_amount: body.bill_amount,
+          payment_amount: body.payment_amount,
+          refunded_amount: body.refunded_amount,
+          refundable_amount: body.refundable_amount,
+          reason: body.reason,
+          reference: body.reference,
+          token: body.token,
+          event_id: body.event_id,
+        },
+        {
+          trackid: payment.trackid,
+          transactionid: txid,
+          refundid: res.body.refundid,
+          bill_amount: '20.50',
+          payment_amount: '250.00',
+          refunded_amount: '20.50',
+          refundable_amount: '229.50',
+          reason: 'shipping',
+          reference: 'RMA-9',
+          token: payment.token,
+          event_id: refundEvent.id,
+        },
       );
     });
 
     test('the hosted page of a refunded payment says so, in English and Thai (partial, then full)', async () => {
       const p = await startPayment(gw, creds, { bill_amount: '100' });
       await post(gw, '/sandbox/transaction/complete', { ...auth(), transactionid: p.transactionid });
-      const page = async (lang: string) => (await gw.app.inject({ method: 'GET', url: `/transaction/Redirect?ID=${p.redirectId}&lang=${lang}` })).body;
+      const page = async (lang: string) =>
+        (await gw.app.inject({ method: 'GET', url: `/transaction/Redirect?ID=${p.redirectId}&lang=${lang}` })).body;
       assert.match(await page('en'), /Payment successful/);
       assert.doesNotMatch(await page('en'), /refunded/i);
       await refund({ transactionid: p.transactionid, bill_amount: '20' });
@@ -257,9 +447,18 @@ for (const { dialect, skip } of await testDialects()) {
     test('status shows refunded_amount "0.00" without refunds; the ledger verifies after all of the above', async () => {
       const txid = await paid('100');
       assert.equal((await status(txid)).body.refunded_amount, '0.00');
-      const ops = new LedgerOperations({ store: gw.services.store, ledger: gw.services.ledger, merchants: gw.services.merchants, now: () => gw.clock.now });
+      const ops = new LedgerOperations({
+        store: gw.services.store,
+        ledger: gw.services.ledger,
+        merchants: gw.services.merchants,
+        now: () => gw.clock.now,
+      });
       const check = await ops.verify();
-      assert.equal(check.ok, true, JSON.stringify(check, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)));
+      assert.equal(
+        check.ok,
+        true,
+        JSON.stringify(check, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)),
+      );
     });
   });
 }

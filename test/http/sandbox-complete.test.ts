@@ -4,10 +4,32 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { testDialects } from '../support/dialects.ts';
-import { addMerchant, post, startTestGateway, type MerchantCredentials, type TestGateway } from '../support/test-gateway.ts';
+import {
+  addMerchant,
+  post,
+  startTestGateway,
+  type MerchantCredentials,
+  type TestGateway,
+} from '../support/test-gateway.ts';
 import { snapshot, startPayment } from '../app/lifecycle-support.ts';
 
-const STATUS_KEYS = ['type', 'result', 'responsecode', 'trackid', 'merchantid', 'redirectUrl', 'token', 'transactionid', 'error_code_tag', 'error_text', 'bill_amount', 'bill_currencycode', 'created_at', 'completed_at', 'refunded_amount'].sort();
+const STATUS_KEYS = [
+  'type',
+  'result',
+  'responsecode',
+  'trackid',
+  'merchantid',
+  'redirectUrl',
+  'token',
+  'transactionid',
+  'error_code_tag',
+  'error_text',
+  'bill_amount',
+  'bill_currencycode',
+  'created_at',
+  'completed_at',
+  'refunded_amount',
+].sort();
 
 for (const { dialect, skip } of await testDialects()) {
   describe(`sandbox completion API [${dialect}]`, { skip }, () => {
@@ -19,7 +41,8 @@ for (const { dialect, skip } of await testDialects()) {
     });
     after(() => gw?.close());
 
-    const complete = (body: Record<string, unknown>) => post(gw, '/sandbox/transaction/complete', { merchantid: creds.merchantid, password: creds.password, ...body });
+    const complete = (body: Record<string, unknown>) =>
+      post(gw, '/sandbox/transaction/complete', { merchantid: creds.merchantid, password: creds.password, ...body });
 
     for (const [amount, responsecode, result, tag] of [
       ['100', '0', 'CAPTURED', null],
@@ -41,7 +64,11 @@ for (const { dialect, skip } of await testDialects()) {
         assert.equal(res.body.trackid, p.trackid);
         assert.notEqual(res.body.completed_at, null);
         assert.equal(res.body.redirectUrl, null, 'a final transaction has no page to send the customer to');
-        const status = await post(gw, '/transaction/status', { merchantid: creds.merchantid, password: creds.password, transactionid: p.transactionid });
+        const status = await post(gw, '/transaction/status', {
+          merchantid: creds.merchantid,
+          password: creds.password,
+          transactionid: p.transactionid,
+        });
         assert.equal(status.body.responsecode, responsecode);
       });
     }
@@ -84,7 +111,11 @@ for (const { dialect, skip } of await testDialects()) {
 
     test('concurrent API completions: one 200, the rest 409, one transition and one outbox row', async () => {
       const p = await startPayment(gw, creds, { bill_amount: '100' });
-      const responses = await Promise.all(Array.from({ length: 6 }, (_, i) => complete({ transactionid: p.transactionid, ...(i % 2 ? { outcome: 'cancelled' } : {}) })));
+      const responses = await Promise.all(
+        Array.from({ length: 6 }, (_, i) =>
+          complete({ transactionid: p.transactionid, ...(i % 2 ? { outcome: 'cancelled' } : {}) }),
+        ),
+      );
       assert.deepEqual(responses.map((r) => r.status).sort(), [200, 409, 409, 409, 409, 409]);
       const s = await snapshot(gw, p.transactionid);
       assert.equal(s.transitions.length, 1);
@@ -99,7 +130,11 @@ for (const { dialect, skip } of await testDialects()) {
       assert.equal(unknown.body.responsecode, '3001');
 
       const other = await addMerchant(gw);
-      const foreign = await post(gw, '/sandbox/transaction/complete', { merchantid: other.merchantid, password: other.password, transactionid: p.transactionid });
+      const foreign = await post(gw, '/sandbox/transaction/complete', {
+        merchantid: other.merchantid,
+        password: other.password,
+        transactionid: p.transactionid,
+      });
       assert.equal(foreign.status, 404);
 
       const badOutcome = await complete({ transactionid: p.transactionid, outcome: 'maybe' });
@@ -111,7 +146,11 @@ for (const { dialect, skip } of await testDialects()) {
       assert.equal(missing.status, 400);
       assert.equal(missing.body.error_code_tag, 'MISSING_FIELD');
 
-      const badPassword = await post(gw, '/sandbox/transaction/complete', { merchantid: creds.merchantid, password: 'wrong', transactionid: p.transactionid });
+      const badPassword = await post(gw, '/sandbox/transaction/complete', {
+        merchantid: creds.merchantid,
+        password: 'wrong',
+        transactionid: p.transactionid,
+      });
       assert.equal(badPassword.status, 401);
       assert.equal((await snapshot(gw, p.transactionid)).status, 'PROCESSING', 'no failed call changed anything');
     });
@@ -133,7 +172,11 @@ for (const { dialect, skip } of await testDialects()) {
     after(() => gw?.close());
 
     test('answers 404 NOT_FOUND in the contract error shape', async () => {
-      const res = await post(gw, '/sandbox/transaction/complete', { merchantid: 'm', password: 'p', transactionid: 'x' });
+      const res = await post(gw, '/sandbox/transaction/complete', {
+        merchantid: 'm',
+        password: 'p',
+        transactionid: 'x',
+      });
       assert.equal(res.status, 404);
       assert.deepEqual(Object.keys(res.body).sort(), STATUS_KEYS);
       assert.equal(res.body.type, 'error');

@@ -3,7 +3,14 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { testDialects } from '../support/dialects.ts';
-import { addMerchant, initiationBody, post, startTestGateway, type MerchantCredentials, type TestGateway } from '../support/test-gateway.ts';
+import {
+  addMerchant,
+  initiationBody,
+  post,
+  startTestGateway,
+  type MerchantCredentials,
+  type TestGateway,
+} from '../support/test-gateway.ts';
 import { assertErrorBody, STATUS_KEYS } from '../support/error-body.ts';
 
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -30,7 +37,12 @@ for (const { dialect, skip } of await testDialects()) {
       post(gw, '/transaction/status', { merchantid: c.merchantid, password: c.password, ...ref });
 
     const complete = (transactionid: string, outcome?: string) =>
-      post(gw, '/sandbox/transaction/complete', { merchantid: creds.merchantid, password: creds.password, transactionid, ...(outcome && { outcome }) });
+      post(gw, '/sandbox/transaction/complete', {
+        merchantid: creds.merchantid,
+        password: creds.password,
+        transactionid,
+        ...(outcome && { outcome }),
+      });
 
     test('a new transaction: Processing, 9, amount and currency, created_at, no completed_at', async () => {
       const createdAt = new Date(gw.clock.now).toISOString();
@@ -71,7 +83,10 @@ for (const { dialect, skip } of await testDialects()) {
       const completedAt = new Date(gw.clock.now).toISOString();
       const done = await complete(started.transactionid);
       assert.equal(done.status, 200, done.raw);
-      for (const res of [await status({ transactionid: started.transactionid }), await status({ trackid: started.trackid })]) {
+      for (const res of [
+        await status({ transactionid: started.transactionid }),
+        await status({ trackid: started.trackid }),
+      ]) {
         assert.equal(res.status, 200);
         assert.equal(res.body.type, 'valid');
         assert.equal(res.body.result, 'CAPTURED');
@@ -105,7 +120,11 @@ for (const { dialect, skip } of await testDialects()) {
     });
 
     test('the sandbox amount rule at its edge: 10000 and 9999.99 succeed, 10000.01 fails', async () => {
-      for (const [amount, code, result] of [['10000', '0', 'CAPTURED'], ['9999.99', '0', 'CAPTURED'], ['10000.01', '6', 'Not Successful']] as const) {
+      for (const [amount, code, result] of [
+        ['10000', '0', 'CAPTURED'],
+        ['9999.99', '0', 'CAPTURED'],
+        ['10000.01', '6', 'Not Successful'],
+      ] as const) {
         const started = await initiate({ bill_amount: amount });
         await complete(started.transactionid);
         const res = await status({ transactionid: started.transactionid });
@@ -116,7 +135,11 @@ for (const { dialect, skip } of await testDialects()) {
     });
 
     test('cancelled and expired outcomes show their tags', async () => {
-      for (const [outcome, tag] of [['cancelled', 'CANCELLED'], ['expired', 'EXPIRED'], ['failed', 'DECLINED']] as const) {
+      for (const [outcome, tag] of [
+        ['cancelled', 'CANCELLED'],
+        ['expired', 'EXPIRED'],
+        ['failed', 'DECLINED'],
+      ] as const) {
         const started = await initiate();
         await complete(started.transactionid, outcome);
         const res = await status({ transactionid: started.transactionid });
@@ -149,16 +172,50 @@ for (const { dialect, skip } of await testDialects()) {
     });
 
     test('neither transactionid nor trackid → MISSING_FIELD; a non-string reference → INVALID_FIELD', async () => {
-      assertErrorBody(await status({}), { status: 400, code: '2001', tag: 'MISSING_FIELD', field: 'transactionid', shape: 'status' });
-      assertErrorBody(await status({ transactionid: '', trackid: null }), { status: 400, code: '2001', tag: 'MISSING_FIELD', field: 'transactionid', shape: 'status' });
-      assertErrorBody(await status({ transactionid: 12 }), { status: 400, code: '2002', tag: 'INVALID_FIELD', field: 'transactionid', shape: 'status' });
-      assertErrorBody(await status({ trackid: ['a'] }), { status: 400, code: '2002', tag: 'INVALID_FIELD', field: 'trackid', shape: 'status' });
+      assertErrorBody(await status({}), {
+        status: 400,
+        code: '2001',
+        tag: 'MISSING_FIELD',
+        field: 'transactionid',
+        shape: 'status',
+      });
+      assertErrorBody(await status({ transactionid: '', trackid: null }), {
+        status: 400,
+        code: '2001',
+        tag: 'MISSING_FIELD',
+        field: 'transactionid',
+        shape: 'status',
+      });
+      assertErrorBody(await status({ transactionid: 12 }), {
+        status: 400,
+        code: '2002',
+        tag: 'INVALID_FIELD',
+        field: 'transactionid',
+        shape: 'status',
+      });
+      assertErrorBody(await status({ trackid: ['a'] }), {
+        status: 400,
+        code: '2002',
+        tag: 'INVALID_FIELD',
+        field: 'trackid',
+        shape: 'status',
+      });
     });
 
     test('wrong credentials → 401 in the status shape, echoing the reference', async () => {
       const started = await initiate();
-      const res = await post(gw, '/transaction/status', { merchantid: creds.merchantid, password: 'nope', transactionid: started.transactionid });
-      assertErrorBody(res, { status: 401, code: '1000', tag: 'INVALID_CREDENTIALS', shape: 'status', merchantid: creds.merchantid });
+      const res = await post(gw, '/transaction/status', {
+        merchantid: creds.merchantid,
+        password: 'nope',
+        transactionid: started.transactionid,
+      });
+      assertErrorBody(res, {
+        status: 401,
+        code: '1000',
+        tag: 'INVALID_CREDENTIALS',
+        shape: 'status',
+        merchantid: creds.merchantid,
+      });
       assert.equal(res.body.transactionid, started.transactionid);
       assert.equal(res.body.bill_amount, null);
       assert.equal(res.body.created_at, null);

@@ -4,7 +4,13 @@
 // ignored, so a client cannot dodge its lockout by inventing addresses.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { addMerchant, post, startTestGateway, type MerchantCredentials, type TestGateway } from '../support/test-gateway.ts';
+import {
+  addMerchant,
+  post,
+  startTestGateway,
+  type MerchantCredentials,
+  type TestGateway,
+} from '../support/test-gateway.ts';
 import { loadConfig } from '../../src/config.ts';
 
 const LIMIT = 3;
@@ -23,9 +29,14 @@ describe('TRUST_PROXY=127.0.0.1 (inject connects from 127.0.0.1, the "proxy")', 
   after(() => gw?.close());
 
   test("one client's failed logins lock out that client only", async () => {
-    for (let i = 0; i < LIMIT; i++) assert.equal((await statusQuery(gw, { ...creds, password: 'wrong' }, '198.51.100.1')).status, 401);
+    for (let i = 0; i < LIMIT; i++)
+      assert.equal((await statusQuery(gw, { ...creds, password: 'wrong' }, '198.51.100.1')).status, 401);
     assert.equal((await statusQuery(gw, creds, '198.51.100.1')).status, 429, 'the failing client is locked out');
-    assert.equal((await statusQuery(gw, creds, '198.51.100.2')).status, 404, 'another client of the same merchant is not (404: no such trackid)');
+    assert.equal(
+      (await statusQuery(gw, creds, '198.51.100.2')).status,
+      404,
+      'another client of the same merchant is not (404: no such trackid)',
+    );
   });
 });
 
@@ -39,7 +50,8 @@ describe('TRUST_PROXY unset (default false)', () => {
   after(() => gw?.close());
 
   test('X-Forwarded-For is ignored: changing it does not escape a lockout', async () => {
-    for (let i = 0; i < LIMIT; i++) assert.equal((await statusQuery(gw, { ...creds, password: 'wrong' }, `198.51.100.${i}`)).status, 401);
+    for (let i = 0; i < LIMIT; i++)
+      assert.equal((await statusQuery(gw, { ...creds, password: 'wrong' }, `198.51.100.${i}`)).status, 401);
     assert.equal((await statusQuery(gw, creds, '198.51.100.99')).status, 429);
   });
 });
@@ -49,7 +61,13 @@ describe('TRUST_PROXY values', () => {
   test('false, true and address / CIDR lists', () => {
     assert.equal(parse('false'), false);
     assert.equal(parse('true'), true);
-    assert.deepEqual(parse('10.0.0.0/8, 192.168.1.1,loopback,::1,fd00::/8'), ['10.0.0.0/8', '192.168.1.1', 'loopback', '::1', 'fd00::/8']);
+    assert.deepEqual(parse('10.0.0.0/8, 192.168.1.1,loopback,::1,fd00::/8'), [
+      '10.0.0.0/8',
+      '192.168.1.1',
+      'loopback',
+      '::1',
+      'fd00::/8',
+    ]);
   });
   // A hop count is refused: Fastify 5 ignores it, so it would start and silently trust nobody.
   test('a hop count stops the start with a sentence saying to list the proxies instead', () => {

@@ -17,7 +17,11 @@ function documentedErrors(): Map<string, DocRow> {
   assert.ok(section.length > 20, 'docs/api.md has an "## Errors" section');
   const rows = new Map<string, DocRow>();
   for (const match of section.matchAll(/^\| ([\d /]+) \| `(\d{4})` \| ((?:`[A-Z_]+`(?: \/ )?)+) \|/gm)) {
-    const row = { statuses: match[1]!.split('/').map((s) => Number(s.trim())), code: match[2]!, tags: [...match[3]!.matchAll(/`([A-Z_]+)`/g)].map((m) => m[1]!) };
+    const row = {
+      statuses: match[1]!.split('/').map((s) => Number(s.trim())),
+      code: match[2]!,
+      tags: [...match[3]!.matchAll(/`([A-Z_]+)`/g)].map((m) => m[1]!),
+    };
     for (const tag of row.tags) rows.set(tag, row);
   }
   return rows;
@@ -29,8 +33,13 @@ test("docs/api.md's error table matches the code's tags, codes and HTTP statuses
     const row = documented.get(tag);
     assert.ok(row, `docs/api.md's error table has no row for ${tag}`);
     assert.equal(row.code, responsecode, `${tag}: documented code`);
-    assert.ok(row.statuses.includes(httpStatusOf(new GatewayError(tag as ErrorTag, ''))), `${tag}: documented HTTP status ${row.statuses.join('/')}`);
-    for (const status of row.statuses) assert.ok(http_statuses.includes(status), `${tag}: the code never answers the documented HTTP ${status}`);
+    assert.ok(
+      row.statuses.includes(httpStatusOf(new GatewayError(tag as ErrorTag, ''))),
+      `${tag}: documented HTTP status ${row.statuses.join('/')}`,
+    );
+    for (const status of row.statuses)
+      assert.ok(http_statuses.includes(status), `${tag}: the code never answers the documented HTTP ${status}`);
   }
-  for (const tag of documented.keys()) assert.ok(tag in ERROR_CODES, `docs/api.md documents ${tag}, which the code does not have`);
+  for (const tag of documented.keys())
+    assert.ok(tag in ERROR_CODES, `docs/api.md documents ${tag}, which the code does not have`);
 });

@@ -24,10 +24,22 @@ const ajv = new Ajv2020({ strict: false, allErrors: true });
 (addFormats as unknown as (a: Ajv2020) => void)(ajv);
 
 /** Fields whose values differ on every run; the examples keep real values, compared by kind only. */
-const VOLATILE = new Set(['transactionid', 'token', 'redirectUrl', 'created_at', 'completed_at', 'event_id', 'refundid']);
+const VOLATILE = new Set([
+  'transactionid',
+  'token',
+  'redirectUrl',
+  'created_at',
+  'completed_at',
+  'event_id',
+  'refundid',
+]);
 const normalise = (value: unknown): unknown =>
   value && typeof value === 'object' && !Array.isArray(value)
-    ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, VOLATILE.has(k) && v !== null ? `<${typeof v}>` : normalise(v)] as const))
+    ? Object.fromEntries(
+        Object.entries(value).map(
+          ([k, v]) => [k, VOLATILE.has(k) && v !== null ? `<${typeof v}>` : normalise(v)] as const,
+        ),
+      )
     : value;
 
 describe('OpenAPI document', () => {
@@ -49,7 +61,8 @@ describe('OpenAPI document', () => {
   }
 
   function operation(operationId: string): Json {
-    for (const item of Object.values(doc.paths) as Json[]) for (const op of Object.values(item) as Json[]) if (op.operationId === operationId) return op;
+    for (const item of Object.values(doc.paths) as Json[])
+      for (const op of Object.values(item) as Json[]) if (op.operationId === operationId) return op;
     throw new Error(`no operation ${operationId}`);
   }
 
@@ -63,8 +76,15 @@ describe('OpenAPI document', () => {
   function assertConforms(operationId: string, { status, body }: Answer): void {
     const schema = documentedSchema(operationId, status);
     const validate = ajv.compile(schema);
-    assert.ok(validate(body), `${operationId} HTTP ${status}: ${JSON.stringify(validate.errors)}\n${JSON.stringify(body)}`);
-    assert.deepEqual(Object.keys(body).sort(), Object.keys(schema.properties).sort(), `${operationId} answers exactly the documented fields`);
+    assert.ok(
+      validate(body),
+      `${operationId} HTTP ${status}: ${JSON.stringify(validate.errors)}\n${JSON.stringify(body)}`,
+    );
+    assert.deepEqual(
+      Object.keys(body).sort(),
+      Object.keys(schema.properties).sort(),
+      `${operationId} answers exactly the documented fields`,
+    );
   }
 
   before(async () => {
@@ -94,8 +114,11 @@ describe('OpenAPI document', () => {
   });
 
   test('names every operation (and only those) and the notification webhooks', () => {
-    const found = Object.entries(doc.paths as Json).flatMap(([path, item]) => Object.entries(item as Json).map(([method, op]) => ({ method, path, operationId: (op as Json).operationId })));
-    const key = (o: { method: string; path: string; operationId: string }) => `${o.method.toUpperCase()} ${o.path} ${o.operationId}`;
+    const found = Object.entries(doc.paths as Json).flatMap(([path, item]) =>
+      Object.entries(item as Json).map(([method, op]) => ({ method, path, operationId: (op as Json).operationId })),
+    );
+    const key = (o: { method: string; path: string; operationId: string }) =>
+      `${o.method.toUpperCase()} ${o.path} ${o.operationId}`;
     assert.deepEqual(found.map(key).sort(), EXPECTED_OPERATIONS.map(key).sort());
     assert.deepEqual(Object.keys(doc.webhooks).sort(), [...EXPECTED_WEBHOOKS].sort());
     assert.deepEqual(doc.servers, [{ url: 'https://pay.example.com' }]);
@@ -107,25 +130,102 @@ describe('OpenAPI document', () => {
     const auth = { merchantid: creds.merchantid, password: creds.password };
     const accepted = await call('initiatePayment', '/transaction/s2s', initiation(creds, serverUrl, 'order-1001'));
     assert.equal(accepted.status, 200);
-    assert.equal((await call('initiatePayment', '/transaction/s2s', initiation(creds, serverUrl, 'order-1001'))).status, 200); // replay
-    assert.equal((await call('initiatePayment', '/transaction/s2s', { ...initiation(creds, serverUrl, 'order-1002'), bill_amount: '99.999' })).status, 400);
+    assert.equal(
+      (await call('initiatePayment', '/transaction/s2s', initiation(creds, serverUrl, 'order-1001'))).status,
+      200,
+    ); // replay
+    assert.equal(
+      (
+        await call('initiatePayment', '/transaction/s2s', {
+          ...initiation(creds, serverUrl, 'order-1002'),
+          bill_amount: '99.999',
+        })
+      ).status,
+      400,
+    );
     assert.equal((await call('initiatePayment', '/transaction/s2s', '{"merchantid":')).status, 400);
-    assert.equal((await call('initiatePayment', '/transaction/s2s', '{}', { headers: { 'content-type': 'text/plain' } })).status, 415);
-    assert.equal((await call('initiatePayment', '/transaction/s2s', { ...initiation(creds, serverUrl, 'order-1003'), password: 'wrong' })).status, 401);
-    assert.equal((await call('getTransactionStatus', '/transaction/status', { ...auth, transactionid: accepted.body.transactionid })).status, 200);
-    assert.equal((await call('getTransactionStatus', '/transaction/status', { ...auth, transactionid: '01900000-0000-7000-8000-000000000000' })).status, 404);
+    assert.equal(
+      (await call('initiatePayment', '/transaction/s2s', '{}', { headers: { 'content-type': 'text/plain' } })).status,
+      415,
+    );
+    assert.equal(
+      (
+        await call('initiatePayment', '/transaction/s2s', {
+          ...initiation(creds, serverUrl, 'order-1003'),
+          password: 'wrong',
+        })
+      ).status,
+      401,
+    );
+    assert.equal(
+      (
+        await call('getTransactionStatus', '/transaction/status', {
+          ...auth,
+          transactionid: accepted.body.transactionid,
+        })
+      ).status,
+      200,
+    );
+    assert.equal(
+      (
+        await call('getTransactionStatus', '/transaction/status', {
+          ...auth,
+          transactionid: '01900000-0000-7000-8000-000000000000',
+        })
+      ).status,
+      404,
+    );
     assert.equal((await call('getTransactionStatus', '/transaction/status', auth)).status, 400);
-    assert.equal((await call('completeSandboxPayment', '/sandbox/transaction/complete', { ...auth, transactionid: accepted.body.transactionid })).status, 200);
-    assert.equal((await call('completeSandboxPayment', '/sandbox/transaction/complete', { ...auth, transactionid: accepted.body.transactionid })).status, 409);
+    assert.equal(
+      (
+        await call('completeSandboxPayment', '/sandbox/transaction/complete', {
+          ...auth,
+          transactionid: accepted.body.transactionid,
+        })
+      ).status,
+      200,
+    );
+    assert.equal(
+      (
+        await call('completeSandboxPayment', '/sandbox/transaction/complete', {
+          ...auth,
+          transactionid: accepted.body.transactionid,
+        })
+      ).status,
+      409,
+    );
     assert.equal((await call('queryPayoutBalance', '/GatewayInstaPay/QueryPayoutBalance', auth)).status, 200);
-    assert.equal((await call('queryPayoutBalance', '/GatewayInstaPay/QueryPayoutBalance', { ...auth, password: 'wrong' })).status, 401);
-    const refund = { ...auth, transactionid: accepted.body.transactionid, bill_amount: '150.00', bill_currencycode: 'THB', reason: 'Returned item' };
+    assert.equal(
+      (await call('queryPayoutBalance', '/GatewayInstaPay/QueryPayoutBalance', { ...auth, password: 'wrong' })).status,
+      401,
+    );
+    const refund = {
+      ...auth,
+      transactionid: accepted.body.transactionid,
+      bill_amount: '150.00',
+      bill_currencycode: 'THB',
+      reason: 'Returned item',
+    };
     assert.equal((await call('refundPayment', '/transaction/refund', refund)).status, 200);
-    assert.equal((await call('refundPayment', '/transaction/refund', { ...refund, bill_amount: '900.00' })).status, 409); // more than the 850.00 left
-    assert.equal((await call('refundPayment', '/transaction/refund', { ...refund, transactionid: '01900000-0000-7000-8000-000000000000' })).status, 404);
+    assert.equal(
+      (await call('refundPayment', '/transaction/refund', { ...refund, bill_amount: '900.00' })).status,
+      409,
+    ); // more than the 850.00 left
+    assert.equal(
+      (
+        await call('refundPayment', '/transaction/refund', {
+          ...refund,
+          transactionid: '01900000-0000-7000-8000-000000000000',
+        })
+      ).status,
+      404,
+    );
     for (const path of ['/healthz', '/readyz']) {
       const response = await fetch(`${gw.url}${path}`);
-      answers.push({ operationId: path === '/healthz' ? 'health' : 'ready', answer: { status: response.status, body: (await response.json()) as Json } });
+      answers.push({
+        operationId: path === '/healthz' ? 'health' : 'ready',
+        answer: { status: response.status, body: (await response.json()) as Json },
+      });
     }
     for (const { operationId, answer } of answers) assertConforms(operationId, answer);
     assert.ok(answers.some((a) => a.answer.status >= 400) && answers.some((a) => a.answer.status === 200));
@@ -133,12 +233,18 @@ describe('OpenAPI document', () => {
 
   test('every error answered is in the documented error table with its code and HTTP status', () => {
     const rows = new Set(
-      [...String(doc.info.description).matchAll(/^\| ([\d /]+) \| `(\d+)` \| `([A-Z_]+)` \|$/gm)].flatMap((m) => m[1]!.split(' / ').map((status) => `${status} ${m[2]} ${m[3]}`)),
+      [...String(doc.info.description).matchAll(/^\| ([\d /]+) \| `(\d+)` \| `([A-Z_]+)` \|$/gm)].flatMap((m) =>
+        m[1]!.split(' / ').map((status) => `${status} ${m[2]} ${m[3]}`),
+      ),
     );
     assert.ok(rows.size >= 15, 'the table has a row per error tag');
     const errors = answers.filter((a) => a.answer.body.type === 'error');
     assert.ok(errors.length >= 7);
-    for (const { answer } of errors) assert.ok(rows.has(`${answer.status} ${answer.body.responsecode} ${answer.body.error_code_tag}`), JSON.stringify(answer));
+    for (const { answer } of errors)
+      assert.ok(
+        rows.has(`${answer.status} ${answer.body.responsecode} ${answer.body.error_code_tag}`),
+        JSON.stringify(answer),
+      );
     const tags = doc.components.schemas.ErrorCodeTag.enum as string[];
     for (const { answer } of errors) assert.ok(tags.includes(answer.body.error_code_tag));
   });
@@ -148,8 +254,13 @@ describe('OpenAPI document', () => {
    * none), checks it against the documented webhook (headers, schema by $ref, exactly its fields)
    * and returns its body.
    */
-  async function receivedNotificationConforms(webhookName: string, schemaName: string, eventType: string | undefined): Promise<Json> {
-    const matches = (r: { path: string; body: Buffer }) => r.path === '/hook' && (JSON.parse(r.body.toString('utf8')) as Json).event_type === eventType;
+  async function receivedNotificationConforms(
+    webhookName: string,
+    schemaName: string,
+    eventType: string | undefined,
+  ): Promise<Json> {
+    const matches = (r: { path: string; body: Buffer }) =>
+      r.path === '/hook' && (JSON.parse(r.body.toString('utf8')) as Json).event_type === eventType;
     await receiver.waitFor(() => receiver.requests.some(matches), `the ${webhookName} notification`);
     const received = receiver.requests.find(matches)!;
     const webhook = doc.webhooks[webhookName].post;
@@ -179,22 +290,44 @@ describe('OpenAPI document', () => {
       return { summary, status, value: found.answer.body };
     };
     const fresh: RecordedExamples = {
-      initiatePayment: { accepted: pick('initiatePayment', 200, 'Payment started'), invalidAmount: pick('initiatePayment', 400, 'A field breaks its rule') },
-      getTransactionStatus: { processing: pick('getTransactionStatus', 200, 'Waiting for the customer'), notFound: pick('getTransactionStatus', 404, 'Unknown transaction') },
-      completeSandboxPayment: { captured: pick('completeSandboxPayment', 200, 'Paid (sandbox)'), alreadyFinal: pick('completeSandboxPayment', 409, 'Already final') },
-      queryPayoutBalance: { balance: pick('queryPayoutBalance', 200, 'Balance after one payment'), invalidCredentials: pick('queryPayoutBalance', 401, 'Wrong password') },
-      refundPayment: { refunded: pick('refundPayment', 200, 'Part of a payment refunded'), exceeds: pick('refundPayment', 409, 'More than is still refundable') },
+      initiatePayment: {
+        accepted: pick('initiatePayment', 200, 'Payment started'),
+        invalidAmount: pick('initiatePayment', 400, 'A field breaks its rule'),
+      },
+      getTransactionStatus: {
+        processing: pick('getTransactionStatus', 200, 'Waiting for the customer'),
+        notFound: pick('getTransactionStatus', 404, 'Unknown transaction'),
+      },
+      completeSandboxPayment: {
+        captured: pick('completeSandboxPayment', 200, 'Paid (sandbox)'),
+        alreadyFinal: pick('completeSandboxPayment', 409, 'Already final'),
+      },
+      queryPayoutBalance: {
+        balance: pick('queryPayoutBalance', 200, 'Balance after one payment'),
+        invalidCredentials: pick('queryPayoutBalance', 401, 'Wrong password'),
+      },
+      refundPayment: {
+        refunded: pick('refundPayment', 200, 'Part of a payment refunded'),
+        exceeds: pick('refundPayment', 409, 'More than is still refundable'),
+      },
       health: { ok: pick('health', 200, 'Running') },
       ready: { ready: pick('ready', 200, 'Store reachable') },
     };
-    if (process.env.UPDATE_OPENAPI_EXAMPLES === '1') writeFileSync(EXAMPLES_FILE, `${JSON.stringify(fresh, null, 2)}\n`);
+    if (process.env.UPDATE_OPENAPI_EXAMPLES === '1')
+      writeFileSync(EXAMPLES_FILE, `${JSON.stringify(fresh, null, 2)}\n`);
     const committed = JSON.parse(readFileSync(EXAMPLES_FILE, 'utf8')) as RecordedExamples;
-    assert.deepEqual(normalise(committed), normalise(fresh), 'examples.json is out of date: run this test with UPDATE_OPENAPI_EXAMPLES=1');
+    assert.deepEqual(
+      normalise(committed),
+      normalise(fresh),
+      'examples.json is out of date: run this test with UPDATE_OPENAPI_EXAMPLES=1',
+    );
     for (const [operationId, named] of Object.entries(committed)) {
       for (const [name, example] of Object.entries(named)) {
         assertConforms(operationId, { status: example.status, body: example.value as Json });
         const response = operation(operationId).responses;
-        const shown = (response[String(example.status)] ?? response[`${String(example.status)[0]}XX`]).content['application/json'].examples[name];
+        const shown = (response[String(example.status)] ?? response[`${String(example.status)[0]}XX`]).content[
+          'application/json'
+        ].examples[name];
         assert.deepEqual(shown.value, example.value, `${operationId}/${name} is in the document`);
       }
     }
@@ -217,7 +350,8 @@ describe('OpenAPI document', () => {
       assert.equal(response.headers.get('x-content-type-options'), 'nosniff');
       await response.arrayBuffer();
     }
-    for (const bad of ['/docs/assets/package.json', '/docs/assets/..%2F..%2Fpackage.json', '/docs/assets/index.html']) assert.equal((await fetch(`${gw.url}${bad}`)).status, 404, bad);
+    for (const bad of ['/docs/assets/package.json', '/docs/assets/..%2F..%2Fpackage.json', '/docs/assets/index.html'])
+      assert.equal((await fetch(`${gw.url}${bad}`)).status, 404, bad);
   });
 
   test('the balance path follows SERVICE_NAME', async () => {
@@ -234,13 +368,25 @@ describe('OpenAPI document', () => {
   test('a route registered with a schema appears by itself; routes without one stay out', async () => {
     const app = Fastify();
     await registerOpenApi(app, testConfig());
-    app.post('/transaction/new-thing', { schema: { operationId: 'newThing', response: { 200: Type.Object({ ok: Type.Boolean() }) } } }, async () => ({ ok: true }));
-    app.post('/transaction/refund', { schema: { response: { 200: Type.Object({ ok: Type.Boolean() }) } } }, async () => ({ ok: true }));
+    app.post(
+      '/transaction/new-thing',
+      { schema: { operationId: 'newThing', response: { 200: Type.Object({ ok: Type.Boolean() }) } } },
+      async () => ({ ok: true }),
+    );
+    app.post(
+      '/transaction/refund',
+      { schema: { response: { 200: Type.Object({ ok: Type.Boolean() }) } } },
+      async () => ({ ok: true }),
+    );
     app.get('/internal', async () => 'x');
     await app.ready();
     const paths = (await app.inject({ url: '/openapi.json' })).json().paths;
     assert.equal(paths['/transaction/new-thing'].post.operationId, 'newThing');
-    assert.equal(paths['/transaction/refund'].post.operationId, 'postTransactionRefund', 'named from method and path when the route gives no operationId');
+    assert.equal(
+      paths['/transaction/refund'].post.operationId,
+      'postTransactionRefund',
+      'named from method and path when the route gives no operationId',
+    );
     assert.equal(paths['/internal'], undefined);
     assert.equal(paths['/openapi.json'], undefined);
     await app.close();

@@ -33,7 +33,12 @@ describe('@thaiqr-gateway/client refund, packed and installed (Node 24)', () => 
     assert.equal(r.first.refunded_amount, '100.00');
     assert.equal(r.first.refundable_amount, '900.00');
     assert.equal(r.again.refundid, r.first.refundid, 'the same request refunds once');
-    assert.deepEqual(r.tooMuch, { isGatewayError: true, httpStatus: 409, responsecode: '3004', errorCodeTag: 'REFUND_EXCEEDS_AVAILABLE' });
+    assert.deepEqual(r.tooMuch, {
+      isGatewayError: true,
+      httpStatus: 409,
+      responsecode: '3004',
+      errorCodeTag: 'REFUND_EXCEEDS_AVAILABLE',
+    });
     assert.equal(r.status.refunded_amount, '100.00');
   });
 });

@@ -15,7 +15,12 @@ describe('PHP client refund', { skip }, () => {
   after(async () => gw?.close());
 
   test('a partial refund, its replay, and a refund over what is left', async () => {
-    const run = await runPhp('php-refund.php', { GATEWAY_URL: gw.url, MERCHANT_ID: gw.creds.merchantid, PASSWORD: gw.creds.password, TRACKID: `php-refund-${Date.now()}` });
+    const run = await runPhp('php-refund.php', {
+      GATEWAY_URL: gw.url,
+      MERCHANT_ID: gw.creds.merchantid,
+      PASSWORD: gw.creds.password,
+      TRACKID: `php-refund-${Date.now()}`,
+    });
     assert.equal(run.code, 0, run.stderr + run.stdout);
     const r = JSON.parse(run.stdout);
     assert.equal(r.first.responsecode, '0');

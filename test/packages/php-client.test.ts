@@ -46,9 +46,17 @@ describe('PHP client', { skip }, () => {
       assert.equal(r.completed.result, 'CAPTURED');
       assert.match(r.balance.balanceAmt, /^\d+\.\d{4}$/);
       assert.notEqual(r.balance.balanceAmt, '0.0000');
-      assert.deepEqual({ ...r.wrongPassword, requestId: typeof r.wrongPassword.requestId }, {
-        httpStatus: 401, responsecode: '1000', errorCodeTag: 'INVALID_CREDENTIALS', errorText: 'The merchantid or password is not correct.', requestId: 'string', message: 'The merchantid or password is not correct.',
-      });
+      assert.deepEqual(
+        { ...r.wrongPassword, requestId: typeof r.wrongPassword.requestId },
+        {
+          httpStatus: 401,
+          responsecode: '1000',
+          errorCodeTag: 'INVALID_CREDENTIALS',
+          errorText: 'The merchantid or password is not correct.',
+          requestId: 'string',
+          message: 'The merchantid or password is not correct.',
+        },
+      );
       assert.equal(r.unknown.httpStatus, 404);
       assert.equal(r.unknown.errorCodeTag, 'NOT_FOUND');
       assert.equal(r.missingField.httpStatus, 400);
@@ -57,8 +65,14 @@ describe('PHP client', { skip }, () => {
       await receiver.waitFor(() => receiver.requests.some((q) => q.path === path), 'the notification');
       const note = receiver.requests.find((q) => q.path === path)!;
       assert.equal(JSON.parse(note.body.toString('utf8')).transactionid, r.payment.transactionid);
-      const headers = Object.fromEntries(['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((n) => [n, note.headers[n]]));
-      const verify = await runPhp('php-verify.php', { WEBHOOK_SECRET: gw.creds.webhook_secret, OTHER_SECRET: generateWebhookSecret() }, JSON.stringify({ headers, body: note.body.toString('utf8') }));
+      const headers = Object.fromEntries(
+        ['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((n) => [n, note.headers[n]]),
+      );
+      const verify = await runPhp(
+        'php-verify.php',
+        { WEBHOOK_SECRET: gw.creds.webhook_secret, OTHER_SECRET: generateWebhookSecret() },
+        JSON.stringify({ headers, body: note.body.toString('utf8') }),
+      );
       assert.equal(verify.code, 0, verify.stderr);
       assert.deepEqual(JSON.parse(verify.stdout), {
         bothSecrets: true,

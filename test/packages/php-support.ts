@@ -10,7 +10,11 @@ const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
 export function phpSkipReason(): string | false {
   let problem: string | undefined;
   try {
-    const version = execFileSync('php', ['-r', 'echo PHP_VERSION_ID, " ", extension_loaded("curl") ? "curl" : "nocurl";'], { encoding: 'utf8' }).trim();
+    const version = execFileSync(
+      'php',
+      ['-r', 'echo PHP_VERSION_ID, " ", extension_loaded("curl") ? "curl" : "nocurl";'],
+      { encoding: 'utf8' },
+    ).trim();
     const [id, curl] = version.split(' ');
     if (Number(id) < 80100) problem = `php ${id} is older than 8.1`;
     else if (curl !== 'curl') problem = 'the php curl extension is missing';
@@ -18,14 +22,19 @@ export function phpSkipReason(): string | false {
     problem = 'php is not installed';
   }
   if (!problem) return false;
-  const fix = 'install Debian\'s php-cli and php-curl (apt-get install -y php-cli php-curl)';
+  const fix = "install Debian's php-cli and php-curl (apt-get install -y php-cli php-curl)";
   if (process.env.CI === 'true') throw new Error(`CI=true but ${problem}: ${fix} so the PHP client tests run.`);
   return `${problem}; ${fix} to run the PHP client tests`;
 }
 
 export type PhpResult = { code: number | null; stdout: string; stderr: string };
 
-export function runPhp(script: string, env: Record<string, string>, stdin = '', timeoutMs = 60_000): Promise<PhpResult> {
+export function runPhp(
+  script: string,
+  env: Record<string, string>,
+  stdin = '',
+  timeoutMs = 60_000,
+): Promise<PhpResult> {
   return new Promise((resolve) => {
     const child = spawn('php', ['-d', 'display_errors=stderr', `${FIXTURES}${script}`], {
       env: { PATH: process.env.PATH ?? '', CLIENT_FILE: PHP_CLIENT, ...env },

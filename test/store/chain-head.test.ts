@@ -18,7 +18,14 @@ for (const { dialect, skip } of await testDialects()) {
     const payoutId = `merchant_payout:${merchant}:THB`;
     const adjustmentId = 'operator_adjustment:gateway:THB';
     let keyNo = 0;
-    const posting = (entryId: string, lineNo: number, accountId: string, amount: bigint, seq: bigint, after: bigint) => ({
+    const posting = (
+      entryId: string,
+      lineNo: number,
+      accountId: string,
+      amount: bigint,
+      seq: bigint,
+      after: bigint,
+    ) => ({
       entry_id: entryId,
       line_no: lineNo,
       account_id: accountId,
@@ -28,11 +35,22 @@ for (const { dialect, skip } of await testDialects()) {
       balance_after_minor: after,
       created_at: 0,
     });
-    const entryRow = (id: string) => ({ id, kind: 'credit' as const, merchant_id: merchant, transaction_id: null, idempotency_key: `chain-head-${++keyNo}`, reason: 'test', created_at: 0 });
+    const entryRow = (id: string) => ({
+      id,
+      kind: 'credit' as const,
+      merchant_id: merchant,
+      transaction_id: null,
+      idempotency_key: `chain-head-${++keyNo}`,
+      reason: 'test',
+      created_at: 0,
+    });
     const row = async () => ({
       ...(await t.store.db
         .selectFrom('ledger_accounts')
-        .select([sql<string>`cast(balance_minor as text)`.as('balance'), sql<string>`cast(posting_count as text)`.as('count')])
+        .select([
+          sql<string>`cast(balance_minor as text)`.as('balance'),
+          sql<string>`cast(posting_count as text)`.as('count'),
+        ])
         .where('id', '=', payoutId)
         .executeTakeFirstOrThrow()),
     });
@@ -42,7 +60,18 @@ for (const { dialect, skip } of await testDialects()) {
       ledger = new LedgerRepo(t.store.db);
       await t.store.db
         .insertInto('merchants')
-        .values({ id: merchant, name: 'chain head', password_hash: 'x', webhook_secret_enc: 'x', payout_currency: 'THB', payout_account: '1', fee_rate_ppm: 0n, status: 'active', created_at: 0, updated_at: 0 })
+        .values({
+          id: merchant,
+          name: 'chain head',
+          password_hash: 'x',
+          webhook_secret_enc: 'x',
+          payout_currency: 'THB',
+          payout_account: '1',
+          fee_rate_ppm: 0n,
+          status: 'active',
+          created_at: 0,
+          updated_at: 0,
+        })
         .execute();
       await t.store.transaction(async (trx) => {
         await ledger.ensureAccount(trx, { kind: 'merchant_payout', merchantId: merchant, currency: 'THB' }, 0);
@@ -82,7 +111,11 @@ for (const { dialect, skip } of await testDialects()) {
           t.store.transaction(async (trx) => {
             await trx
               .insertInto('postings')
-              .values([posting(e, 1, payoutId, 10n, 4n, 410n), posting(e, 2, payoutId, 100n, seq, after), posting(e, 3, adjustmentId, -110n, 2n, -510n)])
+              .values([
+                posting(e, 1, payoutId, 10n, 4n, 410n),
+                posting(e, 2, payoutId, 100n, seq, after),
+                posting(e, 3, adjustmentId, -110n, 2n, -510n),
+              ])
               .execute();
             await trx.insertInto('journal_entries').values(entryRow(e)).execute();
           }),
@@ -96,20 +129,43 @@ for (const { dialect, skip } of await testDialects()) {
     test('LedgerRepo.post with two lines on one chained account (one statement) continues the chain', async () => {
       const payout = { kind: 'merchant_payout' as const, merchantId: merchant, currency: 'THB' };
       const planned = await t.store.transaction((trx) =>
-        ledger.post(trx, { id: uuidv7(), kind: 'credit', merchantId: merchant, transactionId: null, idempotencyKey: `chain-head-${++keyNo}`, reason: 'two lines', createdAt: 0 }, [
-          { account: payout, amountMinor: 30n },
-          { account: payout, amountMinor: 20n },
-          { account: { kind: 'operator_adjustment', merchantId: null, currency: 'THB' }, amountMinor: -50n },
-        ]),
+        ledger.post(
+          trx,
+          {
+            id: uuidv7(),
+            kind: 'credit',
+            merchantId: merchant,
+            transactionId: null,
+            idempotencyKey: `chain-head-${++keyNo}`,
+            reason: 'two lines',
+            createdAt: 0,
+          },
+          [
+            { account: payout, amountMinor: 30n },
+            { account: payout, amountMinor: 20n },
+            { account: { kind: 'operator_adjustment', merchantId: null, currency: 'THB' }, amountMinor: -50n },
+          ],
+        ),
       );
-      assert.deepEqual(planned.map((p) => [p.accountSeq, p.balanceAfterMinor]), [[4n, 430n], [5n, 450n], [2n, -450n]]);
+      assert.deepEqual(
+        planned.map((p) => [p.accountSeq, p.balanceAfterMinor]),
+        [
+          [4n, 430n],
+          [5n, 450n],
+          [2n, -450n],
+        ],
+      );
       assert.deepEqual(await row(), { balance: '450', count: '5' });
       assert.deepEqual(await ledger.balanceMismatches(), []);
     });
 
     test('DB: the account row moves only forward, and only to its chain head', async () => {
       const move = (count: bigint, balance: bigint) =>
-        t.store.db.updateTable('ledger_accounts').set({ posting_count: count, balance_minor: balance }).where('id', '=', payoutId).execute();
+        t.store.db
+          .updateTable('ledger_accounts')
+          .set({ posting_count: count, balance_minor: balance })
+          .where('id', '=', payoutId)
+          .execute();
       await assert.rejects(move(4n, 430n), /moves only by its next posting/, 'back to an earlier posting');
       await assert.rejects(move(6n, 450n), /moves only by its next posting/, 'beyond the newest posting');
       await assert.rejects(move(5n, 451n), /moves only by its next posting/, 'a balance no posting carries');

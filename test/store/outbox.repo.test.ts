@@ -16,8 +16,12 @@ for (const { dialect, skip } of await testDialects()) {
     let repo: OutboxRepo;
     let claims: OutboxClaimsRepo;
     /** A claim with no per-origin limit. */
-    const claimDue = async (o: { owner: string; now: number; leaseMs: number; limit: number }): Promise<OutboxEvent[]> =>
-      (await claims.claim({ ...o, allowance: () => Number.MAX_SAFE_INTEGER })).events;
+    const claimDue = async (o: {
+      owner: string;
+      now: number;
+      leaseMs: number;
+      limit: number;
+    }): Promise<OutboxEvent[]> => (await claims.claim({ ...o, allowance: () => Number.MAX_SAFE_INTEGER })).events;
     // No worker runs here: these URLs are never contacted.
     const A = 'http://127.0.0.1:1';
     const B = 'http://127.0.0.1:12';
@@ -32,7 +36,11 @@ for (const { dialect, skip } of await testDialects()) {
     after(() => gw?.close());
 
     async function freshEvents(count: number, url = `${A}/hook`): Promise<string[]> {
-      await gw.services.store.db.updateTable('outbox_events').set({ status: 'delivered' }).where('status', '=', 'pending').execute();
+      await gw.services.store.db
+        .updateTable('outbox_events')
+        .set({ status: 'delivered' })
+        .where('status', '=', 'pending')
+        .execute();
       const ids: string[] = [];
       for (let i = 0; i < count; i++) {
         const p = await completePayment(gw, creds, url);
@@ -61,8 +69,15 @@ for (const { dialect, skip } of await testDialects()) {
 
       // Not due yet: a future next_attempt_at is not claimed.
       await claims.release(ids, 'i1');
-      await gw.services.store.db.updateTable('outbox_events').set({ next_attempt_at: gw.clock.now + 1000 }).where('id', '=', ids[0]!).execute();
-      assert.deepEqual((await claimDue({ owner: 'i2', now: gw.clock.now, leaseMs: 60_000, limit: 10 })).map((e) => e.id).sort(), [ids[1], ids[2]].sort());
+      await gw.services.store.db
+        .updateTable('outbox_events')
+        .set({ next_attempt_at: gw.clock.now + 1000 })
+        .where('id', '=', ids[0]!)
+        .execute();
+      assert.deepEqual(
+        (await claimDue({ owner: 'i2', now: gw.clock.now, leaseMs: 60_000, limit: 10 })).map((e) => e.id).sort(),
+        [ids[1], ids[2]].sort(),
+      );
 
       // i2's lease expires (lease of 1 ms, then wait past it): i3 takes over.
       await claims.release(ids, 'i2');
@@ -76,7 +91,9 @@ for (const { dialect, skip } of await testDialects()) {
     test('concurrent claims by several owners get disjoint sets covering every due event', async () => {
       const ids = await freshEvents(24);
       const owners = ['a', 'b', 'c', 'd', 'e', 'f'];
-      const results = await Promise.all(owners.map((owner) => claimDue({ owner, now: gw.clock.now, leaseMs: 60_000, limit: 6 })));
+      const results = await Promise.all(
+        owners.map((owner) => claimDue({ owner, now: gw.clock.now, leaseMs: 60_000, limit: 6 })),
+      );
       const claimed = results.flatMap((c) => c.map((e) => e.id));
       assert.equal(new Set(claimed).size, claimed.length, 'no event claimed twice');
       // SKIP LOCKED may make a claim come back short under contention; a second round finds the rest.
@@ -90,20 +107,51 @@ for (const { dialect, skip } of await testDialects()) {
       const onB = (await repo.findByTransaction((await completePayment(gw, creds, `${B}/hook`)).transactionid))!.id;
       assert.equal((await repo.findById(onA!))!.origin, A);
       assert.equal((await repo.findById(onB))!.origin, B);
-      const claimed = await claims.claim({ owner: 'x', now: gw.clock.now, leaseMs: 60_000, limit: 10, allowance: (origin) => (origin === A ? 0 : 10) });
-      assert.deepEqual(claimed.events.map((e) => e.id), [onB], `${B} shares the text prefix ${A} but is another origin`);
-      assert.deepEqual((await claimDue({ owner: 'x', now: gw.clock.now, leaseMs: 60_000, limit: 10 })).map((e) => e.id), [onA]);
+      const claimed = await claims.claim({
+        owner: 'x',
+        now: gw.clock.now,
+        leaseMs: 60_000,
+        limit: 10,
+        allowance: (origin) => (origin === A ? 0 : 10),
+      });
+      assert.deepEqual(
+        claimed.events.map((e) => e.id),
+        [onB],
+        `${B} shares the text prefix ${A} but is another origin`,
+      );
+      assert.deepEqual(
+        (await claimDue({ owner: 'x', now: gw.clock.now, leaseMs: 60_000, limit: 10 })).map((e) => e.id),
+        [onA],
+      );
       await claims.releaseAllOf('x');
     });
 
     test("a saturated origin's backlog is passed over: the claim still finds the other origin's event", async () => {
       const backlog = await freshEvents(40, `${A}/dead`);
       const onB = (await repo.findByTransaction((await completePayment(gw, creds, `${B}/alive`)).transactionid))!.id;
-      const claimed = await claims.claim({ owner: 'w', now: gw.clock.now, leaseMs: 60_000, limit: 4, allowance: (origin) => (origin === A ? 0 : 4) });
-      assert.deepEqual(claimed.events.map((e) => e.id), [onB]);
+      const claimed = await claims.claim({
+        owner: 'w',
+        now: gw.clock.now,
+        leaseMs: 60_000,
+        limit: 4,
+        allowance: (origin) => (origin === A ? 0 : 4),
+      });
+      assert.deepEqual(
+        claimed.events.map((e) => e.id),
+        [onB],
+      );
       // With room for A again, its oldest events come first, at most the allowance.
-      const fromA = await claims.claim({ owner: 'w', now: gw.clock.now, leaseMs: 60_000, limit: 10, allowance: (origin) => (origin === A ? 3 : 0) });
-      assert.deepEqual(fromA.events.map((e) => e.id), backlog.slice(0, 3));
+      const fromA = await claims.claim({
+        owner: 'w',
+        now: gw.clock.now,
+        leaseMs: 60_000,
+        limit: 10,
+        allowance: (origin) => (origin === A ? 3 : 0),
+      });
+      assert.deepEqual(
+        fromA.events.map((e) => e.id),
+        backlog.slice(0, 3),
+      );
       await claims.releaseAllOf('w');
     });
 
@@ -114,12 +162,23 @@ for (const { dialect, skip } of await testDialects()) {
       const rounds: string[][] = [];
       let after: string | undefined;
       for (let round = 0; round < 3; round++) {
-        const claim = await claims.claim({ owner: 'rr', now: gw.clock.now, leaseMs: 60_000, limit: 2, allowance: () => 1, ...(after !== undefined && { after }) });
+        const claim = await claims.claim({
+          owner: 'rr',
+          now: gw.clock.now,
+          leaseMs: 60_000,
+          limit: 2,
+          allowance: () => 1,
+          ...(after !== undefined && { after }),
+        });
         after = claim.lastOrigin;
         rounds.push(claim.events.map((e) => e.origin).sort());
       }
       // Rounds of two, one event per origin, cycling 21 22 | 23 21 | 22 23: every origin is served twice.
-      assert.deepEqual(rounds, [[origins[0], origins[1]], [origins[0], origins[2]], [origins[1], origins[2]]]);
+      assert.deepEqual(rounds, [
+        [origins[0], origins[1]],
+        [origins[0], origins[2]],
+        [origins[1], origins[2]],
+      ]);
       await claims.releaseAllOf('rr');
     });
 
@@ -127,23 +186,56 @@ for (const { dialect, skip } of await testDialects()) {
     // store job, PostgreSQL's single statement) and the repository's transaction (its fallback).
     for (const writer of ['batch writer', 'repository'] as const) {
       const recordOne = async (attempt: NewAttempt, owner: string, transition: AttemptTransition): Promise<boolean> =>
-        writer === 'repository' ? repo.recordAttempt(attempt, owner, transition) : (await recordBatchFor(gw.services.store, repo)([{ attempt, owner, transition }]))[0]!;
+        writer === 'repository'
+          ? repo.recordAttempt(attempt, owner, transition)
+          : (await recordBatchFor(gw.services.store, repo)([{ attempt, owner, transition }]))[0]!;
 
       test(`recording (${writer}): the lease holder applies the transition; a stale owner only adds to the log`, async () => {
         const [id] = await freshEvents(1);
         const [claimed] = await claimDue({ owner: 'w1', now: gw.clock.now, leaseMs: 60_000, limit: 1 });
-        const attempt = { eventId: id!, series: 1, startedAt: gw.clock.now, latencyMs: 12.4, httpStatus: 500, error: null, responseExcerpt: 'no\u0000pe', instanceId: 'w1' };
+        const attempt = {
+          eventId: id!,
+          series: 1,
+          startedAt: gw.clock.now,
+          latencyMs: 12.4,
+          httpStatus: 500,
+          error: null,
+          responseExcerpt: 'no\u0000pe',
+          instanceId: 'w1',
+        };
         assert.equal(claimed!.id, id);
-        assert.equal(await recordOne(attempt, 'w1', { status: 'pending', nextAttemptAt: gw.clock.now + 5000, lastError: 'HTTP 500' }), true);
+        assert.equal(
+          await recordOne(attempt, 'w1', {
+            status: 'pending',
+            nextAttemptAt: gw.clock.now + 5000,
+            lastError: 'HTTP 500',
+          }),
+          true,
+        );
         let event = (await repo.findById(id!))!;
-        assert.deepEqual([event.status, event.attempts, event.nextAttemptAt - gw.clock.now, event.lastError, event.leaseOwner], ['pending', 1, 5000, 'HTTP 500', null]);
+        assert.deepEqual(
+          [event.status, event.attempts, event.nextAttemptAt - gw.clock.now, event.lastError, event.leaseOwner],
+          ['pending', 1, 5000, 'HTTP 500', null],
+        );
 
         // w2 never held the lease: its (late) record is logged but changes nothing.
-        assert.equal(await recordOne({ ...attempt, instanceId: 'w2', httpStatus: 200 }, 'w2', { status: 'delivered', deliveredAt: gw.clock.now }), false);
+        assert.equal(
+          await recordOne({ ...attempt, instanceId: 'w2', httpStatus: 200 }, 'w2', {
+            status: 'delivered',
+            deliveredAt: gw.clock.now,
+          }),
+          false,
+        );
         event = (await repo.findById(id!))!;
         assert.equal(event.status, 'pending');
         const log = await repo.attempts(id!);
-        assert.deepEqual(log.map((a) => [a.attemptNo, a.httpStatus, a.instanceId]), [[1, 500, 'w1'], [2, 200, 'w2']]);
+        assert.deepEqual(
+          log.map((a) => [a.attemptNo, a.httpStatus, a.instanceId]),
+          [
+            [1, 500, 'w1'],
+            [2, 200, 'w2'],
+          ],
+        );
         assert.equal(log[0]!.latencyMs, 12);
         assert.equal(log[0]!.responseExcerpt, 'no\uFFFDpe', 'NUL cannot be stored in PostgreSQL text');
       });
@@ -157,7 +249,16 @@ for (const { dialect, skip } of await testDialects()) {
         assert.deepEqual(await claimDue({ owner: 'w2', now: gw.clock.now, leaseMs: 60_000, limit: 1 }), []);
 
         const applied = await recordOne(
-          { eventId: id!, series: 1, startedAt: gw.clock.now, latencyMs: 1, httpStatus: 200, error: null, responseExcerpt: '', instanceId: 'w1' },
+          {
+            eventId: id!,
+            series: 1,
+            startedAt: gw.clock.now,
+            latencyMs: 1,
+            httpStatus: 200,
+            error: null,
+            responseExcerpt: '',
+            instanceId: 'w1',
+          },
           'w1',
           { status: 'delivered', deliveredAt: gw.clock.now },
         );
@@ -177,26 +278,55 @@ for (const { dialect, skip } of await testDialects()) {
       await claims.release([theirs!], 'w1');
       await claimDue({ owner: 'w2', now: gw.clock.now, leaseMs: 60_000, limit: 1 }); // `theirs` (the only one free and due)
       await claims.release([free!], 'w1');
-      const attempt = (eventId: string) => ({ eventId, series: 1, startedAt: gw.clock.now, latencyMs: 3, httpStatus: 200, error: null, responseExcerpt: 'ok', instanceId: 'w1' });
+      const attempt = (eventId: string) => ({
+        eventId,
+        series: 1,
+        startedAt: gw.clock.now,
+        latencyMs: 3,
+        httpStatus: 200,
+        error: null,
+        responseExcerpt: 'ok',
+        instanceId: 'w1',
+      });
       const delivered = { status: 'delivered' as const, deliveredAt: gw.clock.now + 1 };
       const record = recordBatchFor(gw.services.store, repo);
       // Not in id order: the answer still follows the items.
-      const items = [free!, theirs!, mine!, resent!].map((id) => ({ attempt: attempt(id), owner: 'w1', transition: delivered }));
+      const items = [free!, theirs!, mine!, resent!].map((id) => ({
+        attempt: attempt(id),
+        owner: 'w1',
+        transition: delivered,
+      }));
       assert.deepEqual(await record(items), [false, false, true, false]);
 
       const state = async (id: string) => {
         const e = (await repo.findById(id))!;
         return [e.status, e.attempts, e.series, e.leaseOwner, e.deliveredAt];
       };
-      assert.deepEqual(await state(mine!), ['delivered', 1, 1, null, gw.clock.now + 1], 'held for its series: applied, lease given back');
-      assert.deepEqual(await state(resent!), ['pending', 0, 2, null, null], 'held, but resent meanwhile: only the lease goes back');
+      assert.deepEqual(
+        await state(mine!),
+        ['delivered', 1, 1, null, gw.clock.now + 1],
+        'held for its series: applied, lease given back',
+      );
+      assert.deepEqual(
+        await state(resent!),
+        ['pending', 0, 2, null, null],
+        'held, but resent meanwhile: only the lease goes back',
+      );
       assert.deepEqual(await state(theirs!), ['pending', 0, 1, 'w2', null], "another instance's lease is left alone");
       assert.deepEqual(await state(free!), ['pending', 0, 1, null, null]);
-      for (const id of [mine!, resent!, theirs!, free!]) assert.deepEqual((await repo.attempts(id)).map((a) => [a.attemptNo, a.instanceId]), [[1, 'w1']], 'every attempt is logged');
+      for (const id of [mine!, resent!, theirs!, free!])
+        assert.deepEqual(
+          (await repo.attempts(id)).map((a) => [a.attemptNo, a.instanceId]),
+          [[1, 'w1']],
+          'every attempt is logged',
+        );
 
       // Numbering goes on from the event's last attempt.
       assert.deepEqual(await record([{ attempt: attempt(mine!), owner: 'w1', transition: delivered }]), [false]);
-      assert.deepEqual((await repo.attempts(mine!)).map((a) => a.attemptNo), [1, 2]);
+      assert.deepEqual(
+        (await repo.attempts(mine!)).map((a) => a.attemptNo),
+        [1, 2],
+      );
       await claims.releaseAllOf('w2');
     });
 
@@ -204,7 +334,16 @@ for (const { dialect, skip } of await testDialects()) {
       const ids = await freshEvents(6);
       await claimDue({ owner: 'w1', now: gw.clock.now, leaseMs: 60_000, limit: 10 });
       const item = (eventId: string, owner: string) => ({
-        attempt: { eventId, series: 1, startedAt: gw.clock.now, latencyMs: 1, httpStatus: 200, error: null, responseExcerpt: '', instanceId: owner },
+        attempt: {
+          eventId,
+          series: 1,
+          startedAt: gw.clock.now,
+          latencyMs: 1,
+          httpStatus: 200,
+          error: null,
+          responseExcerpt: '',
+          instanceId: owner,
+        },
         owner,
         transition: { status: 'delivered' as const, deliveredAt: gw.clock.now },
       });
@@ -212,12 +351,18 @@ for (const { dialect, skip } of await testDialects()) {
       const other = new AttemptRecorder(gw.services.store, repo);
       // Each recorder sends its six as one batch; the batches lock the same rows (in id order, so
       // they cannot deadlock). A batch that loses the race for the numbering is recorded item by item.
-      const applied = await Promise.all([...ids.map((id) => one.record(item(id, 'w1'))), ...[...ids].reverse().map((id) => other.record(item(id, 'w2')))]);
+      const applied = await Promise.all([
+        ...ids.map((id) => one.record(item(id, 'w1'))),
+        ...[...ids].reverse().map((id) => other.record(item(id, 'w2'))),
+      ]);
       assert.deepEqual(applied.slice(0, 6), [true, true, true, true, true, true], 'w1 held every lease');
       assert.deepEqual(applied.slice(6), [false, false, false, false, false, false], 'w2 never did');
       for (const id of ids) {
         const log = await repo.attempts(id);
-        assert.deepEqual(log.map((a) => a.attemptNo), [1, 2]);
+        assert.deepEqual(
+          log.map((a) => a.attemptNo),
+          [1, 2],
+        );
         assert.deepEqual(log.map((a) => a.instanceId).sort(), ['w1', 'w2']);
         assert.equal((await repo.findById(id))!.status, 'delivered');
       }
@@ -227,7 +372,16 @@ for (const { dialect, skip } of await testDialects()) {
       const [id] = await freshEvents(1);
       await claimDue({ owner: 'w1', now: gw.clock.now, leaseMs: 60_000, limit: 1 });
       const item = (eventId: string) => ({
-        attempt: { eventId, series: 1, startedAt: gw.clock.now, latencyMs: 1, httpStatus: 200, error: null, responseExcerpt: '', instanceId: 'w1' },
+        attempt: {
+          eventId,
+          series: 1,
+          startedAt: gw.clock.now,
+          latencyMs: 1,
+          httpStatus: 200,
+          error: null,
+          responseExcerpt: '',
+          instanceId: 'w1',
+        },
         owner: 'w1',
         transition: { status: 'delivered' as const, deliveredAt: gw.clock.now },
       });
@@ -240,7 +394,11 @@ for (const { dialect, skip } of await testDialects()) {
 
     test('releaseAll frees every lease; nextDueAt ignores leased events', async () => {
       const ids = await freshEvents(2);
-      await gw.services.store.db.updateTable('outbox_events').set({ next_attempt_at: gw.clock.now + 7000 }).where('id', '=', ids[1]!).execute();
+      await gw.services.store.db
+        .updateTable('outbox_events')
+        .set({ next_attempt_at: gw.clock.now + 7000 })
+        .where('id', '=', ids[1]!)
+        .execute();
       await claimDue({ owner: 'dead', now: gw.clock.now, leaseMs: 60_000, limit: 10 });
       assert.equal(await claims.nextDueAt(), gw.clock.now + 7000);
       assert.equal(await claims.releaseAll(), 1);
@@ -273,7 +431,10 @@ for (const { dialect, skip } of await testDialects()) {
       const other = await addMerchant(gw);
       const mine = await completePayment(gw, other, `${A}/x`);
       const listed = await repo.list({ merchantId: other.merchantid });
-      assert.deepEqual(listed.map((e) => e.transactionId), [mine.transactionid]);
+      assert.deepEqual(
+        listed.map((e) => e.transactionId),
+        [mine.transactionid],
+      );
       const pending = await repo.list({ status: 'pending', limit: 1000 });
       assert.ok(pending.every((e) => e.status === 'pending'));
       assert.ok(pending.some((e) => e.transactionId === mine.transactionid));

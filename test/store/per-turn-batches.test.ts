@@ -36,12 +36,19 @@ test('one turn, one batch; at the in-flight cap, later requests wait and then le
   finish.shift()!();
   assert.deepEqual(await Promise.all(first), [10, 20, 30]);
   await turn();
-  assert.deepEqual(batches, [[1, 2, 3], [4, 5, 6]], 'everything that waited leaves as one batch');
+  assert.deepEqual(
+    batches,
+    [
+      [1, 2, 3],
+      [4, 5, 6],
+    ],
+    'everything that waited leaves as one batch',
+  );
   finish.shift()!();
   assert.deepEqual(await Promise.all([...later, more]), [40, 50, 60]);
 });
 
-test('below the cap each turn\'s batch leaves at once, split at maxBatch', async () => {
+test("below the cap each turn's batch leaves at once, split at maxBatch", async () => {
   const { batcher, batches, finish } = controlled(2, 3);
   const all = [1, 2, 3, 4, 5].map((n) => batcher.add(n));
   await turn();
@@ -71,13 +78,15 @@ test('a selector that takes nothing holds the queue until a running batch finish
     2,
     (batch) => {
       batches.push(batch.map((p) => p.input));
-      return new Promise<void>((resolve) => finish.push(() => {
-        for (const p of batch) {
-          busy.delete(p.input);
-          p.resolve(p.input);
-        }
-        resolve();
-      }));
+      return new Promise<void>((resolve) =>
+        finish.push(() => {
+          for (const p of batch) {
+            busy.delete(p.input);
+            p.resolve(p.input);
+          }
+          resolve();
+        }),
+      );
     },
     // Like completions: one request per key (here: the number itself) in flight.
     (queue, max) => {

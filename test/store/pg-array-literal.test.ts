@@ -6,9 +6,27 @@ import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { pgArrayLiteral } from '../../src/store/pg-array-literal.ts';
 
-const { prepareValue } = createRequire(import.meta.url)('pg/lib/utils.js') as { prepareValue: (value: unknown) => unknown };
+const { prepareValue } = createRequire(import.meta.url)('pg/lib/utils.js') as {
+  prepareValue: (value: unknown) => unknown;
+};
 
-const AWKWARD = ['', ' ', 'NULL', 'null', 'plain', 'a,b', '{x}', '"quoted"', 'back\\slash', '\\"', 'ends with \\', 'new\nline\ttab', 'สมชาย ใจดี', '😀', 'O\'Brien'];
+const AWKWARD = [
+  '',
+  ' ',
+  'NULL',
+  'null',
+  'plain',
+  'a,b',
+  '{x}',
+  '"quoted"',
+  'back\\slash',
+  '\\"',
+  'ends with \\',
+  'new\nline\ttab',
+  'สมชาย ใจดี',
+  '😀',
+  "O'Brien",
+];
 
 test('the same literal as pg: awkward text, nulls, numbers and bigints', () => {
   const cases: Array<Array<string | number | bigint | null | undefined>> = [
@@ -20,5 +38,10 @@ test('the same literal as pg: awkward text, nulls, numbers and bigints', () => {
     [1_500_000n, 0n, 9_007_199_254_740_993n],
     [...AWKWARD, null, 42, 7n],
   ];
-  for (const items of cases) assert.equal(pgArrayLiteral(items), prepareValue(items.map((v) => (v === undefined ? null : v))), JSON.stringify(items, (_, v) => (typeof v === 'bigint' ? `${v}n` : v)));
+  for (const items of cases)
+    assert.equal(
+      pgArrayLiteral(items),
+      prepareValue(items.map((v) => (v === undefined ? null : v))),
+      JSON.stringify(items, (_, v) => (typeof v === 'bigint' ? `${v}n` : v)),
+    );
 });

@@ -6,7 +6,13 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { testDialects } from '../support/dialects.ts';
-import { addMerchant, post, startTestGateway, type MerchantCredentials, type TestGateway } from '../support/test-gateway.ts';
+import {
+  addMerchant,
+  post,
+  startTestGateway,
+  type MerchantCredentials,
+  type TestGateway,
+} from '../support/test-gateway.ts';
 import { createTestDatabase } from '../support/test-store.ts';
 import { startPayment } from '../app/lifecycle-support.ts';
 import { openStore } from '../../src/store/open-store.ts';
@@ -28,28 +34,66 @@ for (const { dialect, skip } of await testDialects()) {
     const db = () => gw.services.store.db;
     async function paidAndRefunded(amount: string, refund: string): Promise<{ txid: string; refundid: string }> {
       const p = await startPayment(gw, creds, { bill_amount: amount });
-      await post(gw, '/sandbox/transaction/complete', { merchantid: creds.merchantid, password: creds.password, transactionid: p.transactionid });
-      const r = await post(gw, '/transaction/refund', { merchantid: creds.merchantid, password: creds.password, transactionid: p.transactionid, bill_amount: refund, bill_currencycode: 'THB' });
+      await post(gw, '/sandbox/transaction/complete', {
+        merchantid: creds.merchantid,
+        password: creds.password,
+        transactionid: p.transactionid,
+      });
+      const r = await post(gw, '/transaction/refund', {
+        merchantid: creds.merchantid,
+        password: creds.password,
+        transactionid: p.transactionid,
+        bill_amount: refund,
+        bill_currencycode: 'THB',
+      });
       assert.equal(r.status, 200, r.raw);
       return { txid: p.transactionid, refundid: r.body.refundid };
     }
 
     test('refunded_minor can never exceed the captured amount, go negative, or be set on a payment that is not SUCCESS', async () => {
       const { txid } = await paidAndRefunded('100', '10');
-      await assert.rejects(db().updateTable('transactions').set({ refunded_minor: 1_000_001n }).where('id', '=', txid).execute(), /check|constraint/i);
-      await assert.rejects(db().updateTable('transactions').set({ refunded_minor: -1n }).where('id', '=', txid).execute(), /check|constraint/i);
+      await assert.rejects(
+        db().updateTable('transactions').set({ refunded_minor: 1_000_001n }).where('id', '=', txid).execute(),
+        /check|constraint/i,
+      );
+      await assert.rejects(
+        db().updateTable('transactions').set({ refunded_minor: -1n }).where('id', '=', txid).execute(),
+        /check|constraint/i,
+      );
       const processing = await startPayment(gw, creds, { bill_amount: '100' });
-      await assert.rejects(db().updateTable('transactions').set({ refunded_minor: 1n }).where('id', '=', processing.transactionid).execute(), /check|constraint/i);
+      await assert.rejects(
+        db()
+          .updateTable('transactions')
+          .set({ refunded_minor: 1n })
+          .where('id', '=', processing.transactionid)
+          .execute(),
+        /check|constraint/i,
+      );
       await db().updateTable('transactions').set({ refunded_minor: 1_000_000n }).where('id', '=', txid).execute(); // exactly captured: allowed
     });
 
     test('a refund journal entry must match its refund: wrong amount or unknown refund → refused', async () => {
       const { refundid } = await paidAndRefunded('100', '10');
       // The refund's real entry exists; a second entry for another (unknown) refund id, or one with a wrong amount, is refused.
-      for (const [key, amount] of [[`refund:rfd_unknown`, 100_000n], [`refund:${refundid}-x`, 100_000n]] as const) {
+      for (const [key, amount] of [
+        [`refund:rfd_unknown`, 100_000n],
+        [`refund:${refundid}-x`, 100_000n],
+      ] as const) {
         await assert.rejects(
           gw.services.store.transaction((trx) =>
-            gw.services.ledger.post(trx, { id: `e-${Math.random()}`, kind: 'refund', merchantId: creds.merchantid, transactionId: null, idempotencyKey: key, reason: 'forged', createdAt: Date.now() }, refundPostings(creds.merchantid, 'THB', amount)),
+            gw.services.ledger.post(
+              trx,
+              {
+                id: `e-${Math.random()}`,
+                kind: 'refund',
+                merchantId: creds.merchantid,
+                transactionId: null,
+                idempotencyKey: key,
+                reason: 'forged',
+                createdAt: Date.now(),
+              },
+              refundPostings(creds.merchantid, 'THB', amount),
+            ),
           ),
           /refund entry needs its refund/,
         );
@@ -59,22 +103,64 @@ for (const { dialect, skip } of await testDialects()) {
       const postFor = (id: string, amountMinor: bigint) =>
         gw.services.store.transaction(async (trx) => {
           await gw.services.refunds.insert(trx, {
-            id, merchantId: creds.merchantid, transactionId: txid, idempotencyKey: `key:${id}`, requestHash: 'h', amountMinor: 50_000n, currency: 'THB',
-            refundedAfterMinor: 150_000n, reason: null, reference: null, processor: 'sandbox', processorReference: null, createdAt: Date.now(),
+            id,
+            merchantId: creds.merchantid,
+            transactionId: txid,
+            idempotencyKey: `key:${id}`,
+            requestHash: 'h',
+            amountMinor: 50_000n,
+            currency: 'THB',
+            refundedAfterMinor: 150_000n,
+            reason: null,
+            reference: null,
+            processor: 'sandbox',
+            processorReference: null,
+            createdAt: Date.now(),
           });
-          await gw.services.ledger.post(trx, { id: `e-${id}`, kind: 'refund', merchantId: creds.merchantid, transactionId: null, idempotencyKey: `refund:${id}`, reason: 'direct', createdAt: Date.now() }, refundPostings(creds.merchantid, 'THB', amountMinor));
+          await gw.services.ledger.post(
+            trx,
+            {
+              id: `e-${id}`,
+              kind: 'refund',
+              merchantId: creds.merchantid,
+              transactionId: null,
+              idempotencyKey: `refund:${id}`,
+              reason: 'direct',
+              createdAt: Date.now(),
+            },
+            refundPostings(creds.merchantid, 'THB', amountMinor),
+          );
         });
       await assert.rejects(postFor('rfd_direct_wrong', 40_000n), /refund entry needs its refund/);
       await postFor('rfd_direct_right', 50_000n);
-      const ops = new LedgerOperations({ store: gw.services.store, ledger: gw.services.ledger, merchants: gw.services.merchants, now: Date.now });
+      const ops = new LedgerOperations({
+        store: gw.services.store,
+        ledger: gw.services.ledger,
+        merchants: gw.services.merchants,
+        now: Date.now,
+      });
       assert.equal((await ops.verify()).ok, true);
     });
 
     test('one result notification per payment; one notification per refund', async () => {
       const { txid, refundid } = await paidAndRefunded('100', '10');
-      const base = { transactionId: txid, merchantId: creds.merchantid, targetUrl: 'https://merchant.example/notify', payload: '{}', createdAt: Date.now() };
-      await assert.rejects(gw.services.store.transaction((trx) => insertOutboxEvent(trx, { ...base, id: 'evt_second_result' })), /unique|UNIQUE/);
-      await assert.rejects(gw.services.store.transaction((trx) => insertOutboxEvent(trx, { ...base, id: 'evt_second_refund', refundId: refundid })), /unique|UNIQUE/);
+      const base = {
+        transactionId: txid,
+        merchantId: creds.merchantid,
+        targetUrl: 'https://merchant.example/notify',
+        payload: '{}',
+        createdAt: Date.now(),
+      };
+      await assert.rejects(
+        gw.services.store.transaction((trx) => insertOutboxEvent(trx, { ...base, id: 'evt_second_result' })),
+        /unique|UNIQUE/,
+      );
+      await assert.rejects(
+        gw.services.store.transaction((trx) =>
+          insertOutboxEvent(trx, { ...base, id: 'evt_second_refund', refundId: refundid }),
+        ),
+        /unique|UNIQUE/,
+      );
     });
   });
 
@@ -85,36 +171,116 @@ for (const { dialect, skip } of await testDialects()) {
       try {
         await migrateTo(store.db, '010-outbox-origin');
         const now = Date.now();
-        await store.db.insertInto('merchants').values({ id: 'm1', name: 'Old Shop', password_hash: 'x', webhook_secret_enc: 'x', previous_webhook_secret_enc: null, previous_webhook_secret_expires_at: null, payout_currency: 'THB', payout_account: '4111111111119012', fee_rate_ppm: 0, status: 'active', created_at: now, updated_at: now }).execute();
-        const tx = { id: 't1', merchant_id: 'm1', trackid: 'old-1', request_hash: 'h', token: 'tok1', redirect_id: 'r1', status: 'SUCCESS' as const, error_code_tag: null, error_text: null, amount_minor: 1_000_000, currency: 'THB', payment_method: 'THAI_DEBIT', bill_country: 'TH', bill_customerip: '203.0.113.1', bill_email: 'a@b.co', return_url: 'https://s.example/r', server_url: 'https://s.example/n', payer_account_no: '1234567890', payer_account_name: 'A', payer_bank_code: '014', productdesc: null, lang: null, created_at: now, expires_at: now + 1, completed_at: now };
-        await sql`insert into transactions (${sql.join(Object.keys(tx).map((k) => sql.ref(k)))}) values (${sql.join(Object.values(tx))})`.execute(store.db);
-        await sql`insert into outbox_events (id, transaction_id, merchant_id, target_url, origin, payload, status, attempts, next_attempt_at, series, created_at) values ('evt_old', 't1', 'm1', 'https://s.example/n', 'https://s.example', '{"old":true}', 'delivered', 1, ${now}, 1, ${now})`.execute(store.db);
-        await sql`insert into delivery_attempts (event_id, attempt_no, series, started_at, latency_ms, http_status, instance_id) values ('evt_old', 1, 1, ${now}, 5, 200, 'i')`.execute(store.db);
+        await store.db
+          .insertInto('merchants')
+          .values({
+            id: 'm1',
+            name: 'Old Shop',
+            password_hash: 'x',
+            webhook_secret_enc: 'x',
+            previous_webhook_secret_enc: null,
+            previous_webhook_secret_expires_at: null,
+            payout_currency: 'THB',
+            payout_account: '4111111111119012',
+            fee_rate_ppm: 0,
+            status: 'active',
+            created_at: now,
+            updated_at: now,
+          })
+          .execute();
+        const tx = {
+          id: 't1',
+          merchant_id: 'm1',
+          trackid: 'old-1',
+          request_hash: 'h',
+          token: 'tok1',
+          redirect_id: 'r1',
+          status: 'SUCCESS' as const,
+          error_code_tag: null,
+          error_text: null,
+          amount_minor: 1_000_000,
+          currency: 'THB',
+          payment_method: 'THAI_DEBIT',
+          bill_country: 'TH',
+          bill_customerip: '203.0.113.1',
+          bill_email: 'a@b.co',
+          return_url: 'https://s.example/r',
+          server_url: 'https://s.example/n',
+          payer_account_no: '1234567890',
+          payer_account_name: 'A',
+          payer_bank_code: '014',
+          productdesc: null,
+          lang: null,
+          created_at: now,
+          expires_at: now + 1,
+          completed_at: now,
+        };
+        await sql`insert into transactions (${sql.join(Object.keys(tx).map((k) => sql.ref(k)))}) values (${sql.join(Object.values(tx))})`.execute(
+          store.db,
+        );
+        await sql`insert into outbox_events (id, transaction_id, merchant_id, target_url, origin, payload, status, attempts, next_attempt_at, series, created_at) values ('evt_old', 't1', 'm1', 'https://s.example/n', 'https://s.example', '{"old":true}', 'delivered', 1, ${now}, 1, ${now})`.execute(
+          store.db,
+        );
+        await sql`insert into delivery_attempts (event_id, attempt_no, series, started_at, latency_ms, http_status, instance_id) values ('evt_old', 1, 1, ${now}, 5, 200, 'i')`.execute(
+          store.db,
+        );
         await store.transaction(async (trx) => {
-          await sql`insert into ledger_accounts (id, kind, merchant_id, currency, balance_minor, posting_count, created_at) values ('merchant_payout:m1:THB', 'merchant_payout', 'm1', 'THB', 0, 0, ${now}), ('gateway_clearing:gateway:THB', 'gateway_clearing', null, 'THB', 0, 0, ${now})`.execute(trx);
-          await sql`insert into postings (entry_id, line_no, account_id, currency, amount_minor, account_seq, balance_after_minor, created_at) values ('j1', 1, 'merchant_payout:m1:THB', 'THB', 1000000, 1, 1000000, ${now}), ('j1', 2, 'gateway_clearing:gateway:THB', 'THB', -1000000, 1, -1000000, ${now})`.execute(trx);
-          await sql`insert into journal_entries (id, kind, merchant_id, transaction_id, idempotency_key, reason, created_at) values ('j1', 'payment', 'm1', 't1', null, 'payment old-1', ${now})`.execute(trx);
+          await sql`insert into ledger_accounts (id, kind, merchant_id, currency, balance_minor, posting_count, created_at) values ('merchant_payout:m1:THB', 'merchant_payout', 'm1', 'THB', 0, 0, ${now}), ('gateway_clearing:gateway:THB', 'gateway_clearing', null, 'THB', 0, 0, ${now})`.execute(
+            trx,
+          );
+          await sql`insert into postings (entry_id, line_no, account_id, currency, amount_minor, account_seq, balance_after_minor, created_at) values ('j1', 1, 'merchant_payout:m1:THB', 'THB', 1000000, 1, 1000000, ${now}), ('j1', 2, 'gateway_clearing:gateway:THB', 'THB', -1000000, 1, -1000000, ${now})`.execute(
+            trx,
+          );
+          await sql`insert into journal_entries (id, kind, merchant_id, transaction_id, idempotency_key, reason, created_at) values ('j1', 'payment', 'm1', 't1', null, 'payment old-1', ${now})`.execute(
+            trx,
+          );
         });
 
         // 011 (summed system accounts) and 012 run over these rows, in that order; later ones follow.
         assert.deepEqual((await store.migrate()).slice(0, 2), ['011-summed-accounts', '012-refunds']);
 
-        const old = await store.db.selectFrom('transactions').selectAll().where('id', '=', 't1').executeTakeFirstOrThrow();
+        const old = await store.db
+          .selectFrom('transactions')
+          .selectAll()
+          .where('id', '=', 't1')
+          .executeTakeFirstOrThrow();
         assert.equal(Number(old.refunded_minor), 0);
         assert.equal(old.return_url_on_failure, null);
-        const event = await store.db.selectFrom('outbox_events').selectAll().where('id', '=', 'evt_old').executeTakeFirstOrThrow();
+        const event = await store.db
+          .selectFrom('outbox_events')
+          .selectAll()
+          .where('id', '=', 'evt_old')
+          .executeTakeFirstOrThrow();
         assert.equal(event.payload, '{"old":true}');
         assert.equal(event.refund_id, null);
         assert.equal(event.origin, 'https://s.example');
         assert.equal((await store.db.selectFrom('delivery_attempts').selectAll().execute()).length, 1);
         assert.equal((await store.db.selectFrom('journal_entries').selectAll().execute()).length, 1);
         // The append-only and payment rules still hold after the rebuild.
-        await assert.rejects(sql`update journal_entries set reason = 'changed' where id = 'j1'`.execute(store.db), /append-only/);
+        await assert.rejects(
+          sql`update journal_entries set reason = 'changed' where id = 'j1'`.execute(store.db),
+          /append-only/,
+        );
         await assert.rejects(sql`delete from journal_entries where id = 'j1'`.execute(store.db), /append-only/);
         // Indexes of migration 010 are still there.
         if (dialect === 'sqlite') {
-          const names = (await sql<{ name: string }>`select name from sqlite_schema where type = 'index' and tbl_name = 'outbox_events' and sql is not null`.execute(store.db)).rows.map((r) => r.name).sort();
-          assert.deepEqual(names, ['outbox_events_created', 'outbox_events_merchant_created', 'outbox_events_refund', 'outbox_events_result_per_transaction', 'outbox_events_status_created', 'outbox_pending_origin']);
+          const names = (
+            await sql<{
+              name: string;
+            }>`select name from sqlite_schema where type = 'index' and tbl_name = 'outbox_events' and sql is not null`.execute(
+              store.db,
+            )
+          ).rows
+            .map((r) => r.name)
+            .sort();
+          assert.deepEqual(names, [
+            'outbox_events_created',
+            'outbox_events_merchant_created',
+            'outbox_events_refund',
+            'outbox_events_result_per_transaction',
+            'outbox_events_status_created',
+            'outbox_pending_origin',
+          ]);
           const fk = (await sql`pragma foreign_keys`.execute(store.db)).rows[0] as Record<string, number>;
           assert.equal(Object.values(fk)[0], 1, 'foreign keys are on again');
         }

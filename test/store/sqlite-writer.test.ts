@@ -10,10 +10,25 @@ import { storeJobs, TEST_STORE_JOBS_MODULE } from '../support/test-store-jobs.ts
 import { isStoreUnavailable, openStore, type Store } from '../../src/store/open-store.ts';
 import { createTestStore, type TestStore } from '../support/test-store.ts';
 
-const MERCHANT = { name: 'Writer Test', password_hash: 'h', webhook_secret_enc: 's', previous_webhook_secret_enc: null, previous_webhook_secret_expires_at: null, payout_currency: 'THB', payout_account: '1234', fee_rate_ppm: 0, status: 'active' as const, created_at: 1, updated_at: 1 };
+const MERCHANT = {
+  name: 'Writer Test',
+  password_hash: 'h',
+  webhook_secret_enc: 's',
+  previous_webhook_secret_enc: null,
+  previous_webhook_secret_expires_at: null,
+  payout_currency: 'THB',
+  payout_account: '1234',
+  fee_rate_ppm: 0,
+  status: 'active' as const,
+  created_at: 1,
+  updated_at: 1,
+};
 
 function insertMerchant(db: Store['db'], id: string) {
-  return db.insertInto('merchants').values({ ...MERCHANT, id }).execute();
+  return db
+    .insertInto('merchants')
+    .values({ ...MERCHANT, id })
+    .execute();
 }
 
 describe('SQLite writer thread', () => {
@@ -28,14 +43,20 @@ describe('SQLite writer thread', () => {
   test('40 store jobs issued together are one message to the writer thread and commit together', async () => {
     const runJob = createJobRunner(store, storeJobs, TEST_STORE_JOBS_MODULE);
     const before = store.sqliteWriterStats()!;
-    const names = await Promise.all(Array.from({ length: 40 }, (_, i) => runJob('insertMeta', { name: `job-batch-${i}` })));
+    const names = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => runJob('insertMeta', { name: `job-batch-${i}` })),
+    );
     const after = store.sqliteWriterStats()!;
     assert.equal(names.length, 40);
     assert.equal(after.jobs - before.jobs, 40);
     // The jobs of one turn travel together; BEGIN, the savepoints and COMMIT run on the thread.
     assert.equal(after.messages - before.messages, 1);
     assert.equal(after.statements - before.statements, 0);
-    const rows = await store.db.selectFrom('gateway_meta').select('name').where('name', 'like', 'job-batch-%').execute();
+    const rows = await store.db
+      .selectFrom('gateway_meta')
+      .select('name')
+      .where('name', 'like', 'job-batch-%')
+      .execute();
     assert.equal(rows.length, 40);
   });
 
@@ -46,7 +67,13 @@ describe('SQLite writer thread', () => {
     // microtask and nextTick queues drained after it: like 20 requests whose bytes one poll phase
     // read. (Timers due together can be split over two turns on a busy machine; immediates cannot.)
     const names = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => new Promise<string>((resolve, reject) => setImmediate(() => runJob('insertMeta', { name: `job-turn-${i}` }).then(resolve, reject)))),
+      Array.from(
+        { length: 20 },
+        (_, i) =>
+          new Promise<string>((resolve, reject) =>
+            setImmediate(() => runJob('insertMeta', { name: `job-turn-${i}` }).then(resolve, reject)),
+          ),
+      ),
     );
     const after = store.sqliteWriterStats()!;
     assert.equal(names.length, 20);
@@ -78,8 +105,15 @@ describe('SQLite writer thread', () => {
     release();
     assert.equal(await interactive, 'roll it back');
     assert.equal(await job, 'job-during-interactive');
-    assert.equal((await store.db.selectFrom('gateway_meta').select('name').where('name', '=', 'job-during-interactive').execute()).length, 1);
-    assert.equal((await store.db.selectFrom('merchants').select('id').where('id', '=', 'm-rolled-back').execute()).length, 0);
+    assert.equal(
+      (await store.db.selectFrom('gateway_meta').select('name').where('name', '=', 'job-during-interactive').execute())
+        .length,
+      1,
+    );
+    assert.equal(
+      (await store.db.selectFrom('merchants').select('id').where('id', '=', 'm-rolled-back').execute()).length,
+      0,
+    );
   });
 
   test('a failing statement fails only itself, with node:sqlite’s message, and its neighbours still run', async () => {
@@ -90,8 +124,13 @@ describe('SQLite writer thread', () => {
     assert.equal(results[0].status, 'fulfilled');
     assert.equal(results[2].status, 'fulfilled');
     assert.equal(results[1].status, 'rejected');
-    assert.match(String((results[1] as PromiseRejectedResult).reason.message), /UNIQUE constraint failed: merchants\.id/);
-    const ids = (await store.db.selectFrom('merchants').select('id').where('id', 'in', ['m-ok-1', 'm-ok-2']).execute()).map((r) => r.id).sort();
+    assert.match(
+      String((results[1] as PromiseRejectedResult).reason.message),
+      /UNIQUE constraint failed: merchants\.id/,
+    );
+    const ids = (await store.db.selectFrom('merchants').select('id').where('id', 'in', ['m-ok-1', 'm-ok-2']).execute())
+      .map((r) => r.id)
+      .sort();
     assert.deepEqual(ids, ['m-ok-1', 'm-ok-2']);
   });
 
@@ -118,7 +157,9 @@ describe('SQLite writer thread', () => {
       /abort this transaction/,
     );
     await outside;
-    const ids = (await store.db.selectFrom('merchants').select('id').where('id', 'in', ['m-rolled-back', 'm-outside']).execute()).map((r) => r.id);
+    const ids = (
+      await store.db.selectFrom('merchants').select('id').where('id', 'in', ['m-rolled-back', 'm-outside']).execute()
+    ).map((r) => r.id);
     assert.deepEqual(ids, ['m-outside']);
   });
 
@@ -132,7 +173,11 @@ describe('SQLite writer thread', () => {
 
   test('a query with a CTE goes to the writer (it could hide a write)', async () => {
     const before = store.sqliteWriterStats()!;
-    const rows = await store.db.with('m', (db) => db.selectFrom('merchants').select('id').where('id', '=', 'm-own')).selectFrom('m').selectAll().execute();
+    const rows = await store.db
+      .with('m', (db) => db.selectFrom('merchants').select('id').where('id', '=', 'm-own'))
+      .selectFrom('m')
+      .selectAll()
+      .execute();
     assert.deepEqual(rows, [{ id: 'm-own' }]);
     assert.equal(store.sqliteWriterStats()!.statements - before.statements, 1);
   });
@@ -171,7 +216,10 @@ describe('SQLite writer thread and process lifetime', () => {
       await store.migrate();
       store.db.insertInto('merchants').values(${JSON.stringify({ ...MERCHANT, id: 'm-exit' })}).execute().then(() => console.log('committed'));
     `;
-    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 });
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
     assert.equal(child.signal, null, 'the process had to be killed: the writer thread kept it alive');
     assert.equal(child.status, 0, child.stderr);
     assert.equal(child.stdout.trim(), 'committed');

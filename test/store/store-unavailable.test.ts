@@ -7,10 +7,16 @@ import { isConnectionLost, isStoreUnavailable } from '../../src/store/store-unav
 const withCode = (message: string, fields: Record<string, unknown>) => Object.assign(new Error(message), fields);
 
 const UNAVAILABLE: Array<[string, Error]> = [
-  ['pg: ROLLBACK on a client whose backend was terminated', new Error('Client has encountered a connection error and is not queryable')],
+  [
+    'pg: ROLLBACK on a client whose backend was terminated',
+    new Error('Client has encountered a connection error and is not queryable'),
+  ],
   ['pg: a client used after it was closed', new Error('Client was closed and is not queryable')],
   ['pg: connection terminated under a query', new Error('Connection terminated unexpectedly')],
-  ['PostgreSQL 57P01 admin shutdown', withCode('terminating connection due to administrator command', { code: '57P01' })],
+  [
+    'PostgreSQL 57P01 admin shutdown',
+    withCode('terminating connection due to administrator command', { code: '57P01' }),
+  ],
   ['PostgreSQL 53300 too many connections', withCode('sorry, too many clients already', { code: '53300' })],
   ['PostgreSQL 53100 disk full', withCode('could not extend file: No space left on device', { code: '53100' })],
   ['PostgreSQL 08006 connection failure', withCode('connection failure', { code: '08006' })],
@@ -22,7 +28,10 @@ const UNAVAILABLE: Array<[string, Error]> = [
 
 const BUGS: Array<[string, unknown]> = [
   ['a unique violation', withCode('duplicate key value violates unique constraint', { code: '23505' })],
-  ['SQLite constraint', withCode('UNIQUE constraint failed: transactions.id', { code: 'ERR_SQLITE_ERROR', errcode: 2067 })],
+  [
+    'SQLite constraint',
+    withCode('UNIQUE constraint failed: transactions.id', { code: 'ERR_SQLITE_ERROR', errcode: 2067 }),
+  ],
   ['a TypeError', new TypeError("Cannot read properties of undefined (reading 'id')")],
   ['not an Error', 'boom'],
 ];
@@ -31,7 +40,10 @@ for (const [name, error] of UNAVAILABLE) test(`503: ${name}`, () => assert.equal
 for (const [name, error] of BUGS) test(`not 503: ${name}`, () => assert.equal(isStoreUnavailable(error), false));
 
 test('a dead PostgreSQL connection is recognised (so it is not pooled again); a constraint error is not', () => {
-  assert.equal(isConnectionLost(withCode('terminating connection due to administrator command', { code: '57P01' })), true);
+  assert.equal(
+    isConnectionLost(withCode('terminating connection due to administrator command', { code: '57P01' })),
+    true,
+  );
   assert.equal(isConnectionLost(new Error('Client has encountered a connection error and is not queryable')), true);
   assert.equal(isConnectionLost(withCode('duplicate key value violates unique constraint', { code: '23505' })), false);
 });

@@ -50,7 +50,15 @@ for (const { dialect, skip } of await testDialects()) {
     let merchant: string;
     let insertOrGet: InsertOrGet;
     const count = async () =>
-      Number((await gw.services.store.db.selectFrom('transactions').select((eb) => eb.fn.countAll().as('n')).where('merchant_id', '=', merchant).executeTakeFirstOrThrow()).n);
+      Number(
+        (
+          await gw.services.store.db
+            .selectFrom('transactions')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .where('merchant_id', '=', merchant)
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
 
     before(async () => {
       gw = await startTestGateway(dialect);
@@ -67,7 +75,8 @@ for (const { dialect, skip } of await testDialects()) {
       const results = await Promise.all(records.map((r) => insertOrGet(r)));
       assert.ok(results.every((r) => r.inserted));
       assert.equal((await count()) - before, 200);
-      for (const r of [records[0]!, records[199]!]) assert.deepEqual(await gw.services.transactions.findByTrackid(merchant, r.trackid), r);
+      for (const r of [records[0]!, records[199]!])
+        assert.deepEqual(await gw.services.transactions.findByTrackid(merchant, r.trackid), r);
     });
 
     test('text that needs escaping in an array literal (quotes, backslashes, braces, commas, NULL, Thai) round-trips exactly', async () => {
@@ -92,8 +101,16 @@ for (const { dialect, skip } of await testDialects()) {
       assert.equal(results.filter((r) => r.inserted).length, 1);
       const winner = results.find((r) => r.inserted)!.row;
       for (const r of results) assert.deepEqual(r.row, winner);
-      const stored = await gw.services.store.db.selectFrom('transactions').select('id').where('merchant_id', '=', merchant).where('trackid', '=', first.trackid).execute();
-      assert.deepEqual(stored.map((s) => s.id), [winner.id]);
+      const stored = await gw.services.store.db
+        .selectFrom('transactions')
+        .select('id')
+        .where('merchant_id', '=', merchant)
+        .where('trackid', '=', first.trackid)
+        .execute();
+      assert.deepEqual(
+        stored.map((s) => s.id),
+        [winner.id],
+      );
     });
 
     test('a replay (stored trackid) returns the stored row, even with a different hash, and writes nothing', async () => {
@@ -101,7 +118,10 @@ for (const { dialect, skip } of await testDialects()) {
       await insertOrGet(original);
       const writesBefore = gw.services.store.sqliteWriterStats();
       const rowsBefore = await count();
-      const again = await Promise.all([insertOrGet({ ...original, ...newTransactionIdentifiers(Date.now()) }), insertOrGet({ ...record(merchant), trackid: original.trackid, requestHash: 'other' })]);
+      const again = await Promise.all([
+        insertOrGet({ ...original, ...newTransactionIdentifiers(Date.now()) }),
+        insertOrGet({ ...record(merchant), trackid: original.trackid, requestHash: 'other' }),
+      ]);
       for (const r of again) {
         assert.equal(r.inserted, false);
         assert.deepEqual(r.row, original);
@@ -109,7 +129,16 @@ for (const { dialect, skip } of await testDialects()) {
       // SQLite: each replay was one insert job on the writer thread, which stored nothing new.
       if (writesBefore) assert.equal(gw.services.store.sqliteWriterStats()!.jobs - writesBefore.jobs, 2);
       assert.equal(await count(), rowsBefore);
-      assert.equal((await gw.services.store.db.selectFrom('transactions').select('id').where('trackid', '=', original.trackid).execute()).length, 1);
+      assert.equal(
+        (
+          await gw.services.store.db
+            .selectFrom('transactions')
+            .select('id')
+            .where('trackid', '=', original.trackid)
+            .execute()
+        ).length,
+        1,
+      );
     });
 
     test('one row the database refuses fails alone; its neighbours in the same turn are stored', async () => {

@@ -42,7 +42,11 @@ for (const { dialect, skip } of await testDialects()) {
       ]);
       asked.forEach(({ merchant, p }, i) => {
         for (const found of [byTrackid[i], byId[i], byRedirectId[i]]) {
-          assert.equal(found?.id, p.transactionid, `lookup ${i}: ${[byTrackid[i], byId[i], byRedirectId[i]].map((t) => t?.id).join(" ")}`);
+          assert.equal(
+            found?.id,
+            p.transactionid,
+            `lookup ${i}: ${[byTrackid[i], byId[i], byRedirectId[i]].map((t) => t?.id).join(' ')}`,
+          );
           assert.equal(found?.merchantId, merchant);
           assert.equal(found?.trackid, p.trackid);
           assert.equal(found?.redirectId, p.redirectId);
@@ -82,29 +86,44 @@ for (const { dialect, skip } of await testDialects()) {
       const p = await startPayment(gw, a, { bill_amount: '100' });
       assert.equal((await gw.services.transactions.findByRedirectId(p.redirectId))?.status, 'PROCESSING');
       await gw.services.complete.execute(p.transactionid, 'confirm');
-      const [byRedirect, byTrackid] = await Promise.all([gw.services.transactions.findByRedirectId(p.redirectId), gw.services.transactions.findByTrackid(a.merchantid, p.trackid)]);
+      const [byRedirect, byTrackid] = await Promise.all([
+        gw.services.transactions.findByRedirectId(p.redirectId),
+        gw.services.transactions.findByTrackid(a.merchantid, p.trackid),
+      ]);
       assert.equal(byRedirect?.status, 'SUCCESS');
       assert.equal(byTrackid?.status, 'SUCCESS');
     });
 
-    test('PostgreSQL: lookups asked for in one turn share one statement', { skip: dialect !== 'postgres' && 'PostgreSQL only' }, async () => {
-      const pool = gw.services.store.pgPool!;
-      const original = pool.query.bind(pool);
-      const names: string[] = [];
-      pool.query = ((config: { name?: string }, ...rest: unknown[]) => {
-        if (String(config?.name).startsWith('transactions_by_')) names.push(String(config?.name));
-        return (original as (...args: unknown[]) => unknown)(config, ...rest);
-      }) as typeof pool.query;
-      try {
-        const found = await Promise.all(paymentsA.map((p) => gw.services.transactions.findByTrackid(a.merchantid, p.trackid)));
-        assert.deepEqual(found.map((t) => t?.id), paymentsA.map((p) => p.transactionid));
-        assert.deepEqual(names, ['transactions_by_trackids_v1']);
-        names.length = 0;
-        assert.equal((await gw.services.transactions.findByTrackid(a.merchantid, paymentsA[0]!.trackid))?.id, paymentsA[0]!.transactionid);
-        assert.deepEqual(names, ['transactions_by_trackid_v1'], 'a lone lookup uses the one-key statement');
-      } finally {
-        pool.query = original;
-      }
-    });
+    test(
+      'PostgreSQL: lookups asked for in one turn share one statement',
+      { skip: dialect !== 'postgres' && 'PostgreSQL only' },
+      async () => {
+        const pool = gw.services.store.pgPool!;
+        const original = pool.query.bind(pool);
+        const names: string[] = [];
+        pool.query = ((config: { name?: string }, ...rest: unknown[]) => {
+          if (String(config?.name).startsWith('transactions_by_')) names.push(String(config?.name));
+          return (original as (...args: unknown[]) => unknown)(config, ...rest);
+        }) as typeof pool.query;
+        try {
+          const found = await Promise.all(
+            paymentsA.map((p) => gw.services.transactions.findByTrackid(a.merchantid, p.trackid)),
+          );
+          assert.deepEqual(
+            found.map((t) => t?.id),
+            paymentsA.map((p) => p.transactionid),
+          );
+          assert.deepEqual(names, ['transactions_by_trackids_v1']);
+          names.length = 0;
+          assert.equal(
+            (await gw.services.transactions.findByTrackid(a.merchantid, paymentsA[0]!.trackid))?.id,
+            paymentsA[0]!.transactionid,
+          );
+          assert.deepEqual(names, ['transactions_by_trackid_v1'], 'a lone lookup uses the one-key statement');
+        } finally {
+          pool.query = original;
+        }
+      },
+    );
   });
 }

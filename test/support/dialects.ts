@@ -35,13 +35,22 @@ export type DialectCase = { dialect: Dialect; skip: string | false };
 
 export async function testDialects(): Promise<DialectCase[]> {
   const wanted = (process.env.TEST_DATABASE ?? 'all').toLowerCase();
-  if (!['sqlite', 'postgres', 'all'].includes(wanted)) throw new Error(`TEST_DATABASE must be sqlite, postgres or all (got ${wanted})`);
+  if (!['sqlite', 'postgres', 'all'].includes(wanted))
+    throw new Error(`TEST_DATABASE must be sqlite, postgres or all (got ${wanted})`);
   const cases: DialectCase[] = [];
   if (wanted !== 'postgres') cases.push({ dialect: 'sqlite', skip: false });
   if (wanted !== 'sqlite') {
     const url = await postgresAdminUrl();
-    if (!url && process.env.CI === 'true') throw new Error('CI=true but PostgreSQL is not reachable on 127.0.0.1:5432 (users postgres/root): the PostgreSQL suites must run in CI.');
-    cases.push({ dialect: 'postgres', skip: url ? false : 'PostgreSQL is not reachable on 127.0.0.1:5432 as postgres or root; set TEST_PG_ADMIN_URL to run these' });
+    if (!url && process.env.CI === 'true')
+      throw new Error(
+        'CI=true but PostgreSQL is not reachable on 127.0.0.1:5432 (users postgres/root): the PostgreSQL suites must run in CI.',
+      );
+    cases.push({
+      dialect: 'postgres',
+      skip: url
+        ? false
+        : 'PostgreSQL is not reachable on 127.0.0.1:5432 as postgres or root; set TEST_PG_ADMIN_URL to run these',
+    });
   }
   return cases;
 }

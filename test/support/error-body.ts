@@ -15,7 +15,14 @@ export const INITIATION_KEYS = [
   'error_text',
 ] as const;
 
-export const STATUS_KEYS = [...INITIATION_KEYS, 'bill_amount', 'bill_currencycode', 'created_at', 'completed_at', 'refunded_amount'] as const;
+export const STATUS_KEYS = [
+  ...INITIATION_KEYS,
+  'bill_amount',
+  'bill_currencycode',
+  'created_at',
+  'completed_at',
+  'refunded_amount',
+] as const;
 
 export type ExpectedError = {
   status: number;
@@ -33,7 +40,10 @@ type Response = { status: number; headers: Record<string, unknown>; body: Record
 
 /** Stack frames, file paths or error class names: none may reach a merchant. */
 export function assertNoInternals(raw: string): void {
-  assert.doesNotMatch(raw, /\bat [\w.<>]+ \(|\bat (file|node):|\.ts:\d+|\.js:\d+|node_modules|\/work\/|TypeError|ReferenceError|\bstack\b/i);
+  assert.doesNotMatch(
+    raw,
+    /\bat [\w.<>]+ \(|\bat (file|node):|\.ts:\d+|\.js:\d+|node_modules|\/work\/|TypeError|ReferenceError|\bstack\b/i,
+  );
 }
 
 export function assertErrorBody(res: Response, expected: ExpectedError): void {
@@ -49,7 +59,8 @@ export function assertErrorBody(res: Response, expected: ExpectedError): void {
   assert.equal(res.body.error_code_tag, expected.tag, context);
   assert.equal(typeof res.body.error_text, 'string', context);
   assert.ok(res.body.error_text.length > 10, context);
-  if (expected.field !== undefined) assert.ok(res.body.error_text.includes(expected.field), `error_text should name '${expected.field}': ${context}`);
+  if (expected.field !== undefined)
+    assert.ok(res.body.error_text.includes(expected.field), `error_text should name '${expected.field}': ${context}`);
   assert.equal(res.body.redirectUrl, null, context);
   assert.equal(res.body.token, null, context);
   if (expected.shape !== 'status') assert.equal(res.body.transactionid, null, context);

@@ -69,8 +69,17 @@ export async function startDeliverProcess(env: Record<string, string>, timeoutMs
 }
 
 /** Starts a long-running CLI command and resolves once its stdout matches `ready`. */
-async function startUntil(args: string[], env: Record<string, string>, ready: RegExp, timeoutMs: number): Promise<Omit<GatewayProcess, 'url'> & { match: RegExpExecArray }> {
-  const child = spawn(NODE, ['src/cli/index.ts', ...args], { cwd: ROOT, env: gatewayEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+async function startUntil(
+  args: string[],
+  env: Record<string, string>,
+  ready: RegExp,
+  timeoutMs: number,
+): Promise<Omit<GatewayProcess, 'url'> & { match: RegExpExecArray }> {
+  const child = spawn(NODE, ['src/cli/index.ts', ...args], {
+    cwd: ROOT,
+    env: gatewayEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   running.add(child);
   child.once('exit', () => running.delete(child));
   let out = '';
@@ -112,9 +121,20 @@ async function startUntil(args: string[], env: Record<string, string>, ready: Re
 export type CliResult = { code: number | null; stdout: string; stderr: string };
 
 /** Runs a CLI command (or another entry) to completion; killed after `timeoutMs`. */
-export function runCliProcess(args: string[], env: Record<string, string>, entry = 'src/cli/index.ts', timeoutMs = 30_000): Promise<CliResult> {
+export function runCliProcess(
+  args: string[],
+  env: Record<string, string>,
+  entry = 'src/cli/index.ts',
+  timeoutMs = 30_000,
+): Promise<CliResult> {
   return new Promise((resolve) => {
-    const child = spawn(NODE, [entry, ...args], { cwd: ROOT, env: gatewayEnv(env), stdio: ['ignore', 'pipe', 'pipe'], timeout: timeoutMs, killSignal: 'SIGKILL' });
+    const child = spawn(NODE, [entry, ...args], {
+      cwd: ROOT,
+      env: gatewayEnv(env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: timeoutMs,
+      killSignal: 'SIGKILL',
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -125,7 +145,11 @@ export function runCliProcess(args: string[], env: Record<string, string>, entry
 
 /** POSTs JSON over real HTTP. */
 export async function httpPost(url: string, body: unknown): Promise<{ status: number; body: any; headers: Headers }> {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
   return { status: response.status, body: await response.json(), headers: response.headers };
 }
 

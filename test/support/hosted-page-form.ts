@@ -6,7 +6,11 @@ import type { FastifyInstance } from 'fastify';
 
 export type Page = { status: number; headers: OutgoingHttpHeaders; body: string };
 
-export async function get(gw: { app: FastifyInstance }, url: string, headers: Record<string, string> = {}): Promise<Page> {
+export async function get(
+  gw: { app: FastifyInstance },
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<Page> {
   const r = await gw.app.inject({ method: 'GET', url, headers });
   return { status: r.statusCode, headers: r.headers, body: r.body };
 }
@@ -20,7 +24,12 @@ export function formSecrets(page: Page): { cookie: string; csrf: string } {
   return { cookie, csrf };
 }
 
-export async function postForm(gw: { app: FastifyInstance }, path: string, fields: Record<string, string>, headers: Record<string, string> = {}): Promise<Page> {
+export async function postForm(
+  gw: { app: FastifyInstance },
+  path: string,
+  fields: Record<string, string>,
+  headers: Record<string, string> = {},
+): Promise<Page> {
   const r = await gw.app.inject({
     method: 'POST',
     url: path,
@@ -31,7 +40,11 @@ export async function postForm(gw: { app: FastifyInstance }, path: string, field
 }
 
 /** Loads the page of `redirectId` and presses confirm or cancel; the answer (a 303) is returned. */
-export async function pressButton(gw: { app: FastifyInstance }, redirectId: string, button: 'confirm' | 'cancel'): Promise<Page> {
+export async function pressButton(
+  gw: { app: FastifyInstance },
+  redirectId: string,
+  button: 'confirm' | 'cancel',
+): Promise<Page> {
   const { cookie, csrf } = formSecrets(await get(gw, `/transaction/Redirect?ID=${redirectId}`));
   return postForm(gw, `/transaction/Redirect/${button}`, { ID: redirectId, csrf }, { cookie });
 }

@@ -5,13 +5,24 @@ import { createMerchant, gatewayEnv, type Creds } from '../e2e/delivery-process.
 import { runCliProcess, startGatewayProcess, type GatewayProcess } from './gateway-process.ts';
 import { createTestDatabase } from './test-store.ts';
 
-export type RunningGateway = { url: string; env: Record<string, string>; creds: Creds; process: GatewayProcess; close(): Promise<void> };
+export type RunningGateway = {
+  url: string;
+  env: Record<string, string>;
+  creds: Creds;
+  process: GatewayProcess;
+  close(): Promise<void>;
+};
 
-export async function startRunningGateway(options: { dialect?: Dialect; env?: Record<string, string>; merchantId?: string } = {}): Promise<RunningGateway> {
+export async function startRunningGateway(
+  options: { dialect?: Dialect; env?: Record<string, string>; merchantId?: string } = {},
+): Promise<RunningGateway> {
   const database = await createTestDatabase(options.dialect ?? 'sqlite');
   try {
     const env = gatewayEnv(database.databaseUrl, { RETRY_LADDER: '0,200ms,200ms', ...options.env });
-    const creds = options.merchantId === undefined ? await createMerchant(env, 'Dev Shop') : await createMerchantWithId(env, options.merchantId);
+    const creds =
+      options.merchantId === undefined
+        ? await createMerchant(env, 'Dev Shop')
+        : await createMerchantWithId(env, options.merchantId);
     const process = await startGatewayProcess(env);
     return {
       url: process.url,
@@ -30,13 +41,33 @@ export async function startRunningGateway(options: { dialect?: Dialect; env?: Re
 }
 
 async function createMerchantWithId(env: Record<string, string>, id: string): Promise<Creds> {
-  const result = await runCliProcess(['merchant', 'create', '--name', 'Dev Shop', '--payout-currency', 'THB', '--payout-account', '1234567890', '--id', id, '--json'], env);
+  const result = await runCliProcess(
+    [
+      'merchant',
+      'create',
+      '--name',
+      'Dev Shop',
+      '--payout-currency',
+      'THB',
+      '--payout-account',
+      '1234567890',
+      '--id',
+      id,
+      '--json',
+    ],
+    env,
+  );
   if (result.code !== 0) throw new Error(`merchant create failed: ${result.stderr}`);
   return JSON.parse(result.stdout) as Creds;
 }
 
 /** A valid initiation request (the README's example) for these credentials. */
-export function initiation(creds: { merchantid: string; password: string }, serverUrl: string, trackid: string, amount = '1000.00'): Record<string, unknown> {
+export function initiation(
+  creds: { merchantid: string; password: string },
+  serverUrl: string,
+  trackid: string,
+  amount = '1000.00',
+): Record<string, unknown> {
   return {
     merchantid: creds.merchantid,
     password: creds.password,

@@ -74,7 +74,10 @@ export async function startTestGateway(dialect: Dialect, env: Record<string, str
 export type MerchantCredentials = { merchantid: string; password: string; webhook_secret: string };
 
 /** Creates a merchant through the same use case the CLI uses, and makes it visible to the request path. */
-export async function addMerchant(gw: TestGateway, overrides: { id?: string; payoutCurrency?: string; feeRate?: string } = {}): Promise<MerchantCredentials> {
+export async function addMerchant(
+  gw: TestGateway,
+  overrides: { id?: string; payoutCurrency?: string; feeRate?: string } = {},
+): Promise<MerchantCredentials> {
   const issued = await gw.services.manageMerchants.create({
     name: 'Test Shop',
     payoutCurrency: overrides.payoutCurrency ?? 'THB',
@@ -90,20 +93,35 @@ const FIXTURES = new URL('../fixtures/', import.meta.url);
 
 /** A request body from test/fixtures (copied from the clients' real requests) with real credentials substituted (raw text, as clients send it). */
 export function fixture(name: string, creds: { merchantid: string; password: string }): string {
-  return readFileSync(new URL(name, FIXTURES), 'utf8').replaceAll('TEST001', creds.merchantid).replaceAll('REPLACE_ME', creds.password);
+  return readFileSync(new URL(name, FIXTURES), 'utf8')
+    .replaceAll('TEST001', creds.merchantid)
+    .replaceAll('REPLACE_ME', creds.password);
 }
 
 /** A valid initiation body built from the string-amount fixture, with overrides. */
-export function initiationBody(creds: { merchantid: string; password: string }, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+export function initiationBody(
+  creds: { merchantid: string; password: string },
+  overrides: Record<string, unknown> = {},
+): Record<string, unknown> {
   return { ...JSON.parse(fixture('string-amount.json', creds)), ...overrides };
 }
 
-export async function post(gw: { app: FastifyInstance }, url: string, body: unknown, headers: Record<string, string> = {}) {
+export async function post(
+  gw: { app: FastifyInstance },
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+) {
   const response = await gw.app.inject({
     method: 'POST',
     url,
     headers: { 'content-type': 'application/json', ...headers },
     payload: typeof body === 'string' ? body : JSON.stringify(body),
   });
-  return { status: response.statusCode, headers: response.headers, body: response.json() as Record<string, any>, raw: response.body };
+  return {
+    status: response.statusCode,
+    headers: response.headers,
+    body: response.json() as Record<string, any>,
+    raw: response.body,
+  };
 }

@@ -13,7 +13,10 @@ export type TestStore = { store: Store; databaseUrl: string; cleanup(): Promise<
 export async function createTestDatabase(dialect: Dialect): Promise<{ databaseUrl: string; drop(): Promise<void> }> {
   if (dialect === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'gw-test-'));
-    return { databaseUrl: `sqlite:${join(dir, 'gateway.db')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+    return {
+      databaseUrl: `sqlite:${join(dir, 'gateway.db')}`,
+      drop: async () => rmSync(dir, { recursive: true, force: true }),
+    };
   }
   const admin = await postgresAdminUrl();
   if (!admin) throw new Error('PostgreSQL is not reachable');

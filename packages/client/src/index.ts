@@ -48,7 +48,14 @@ export class GatewayError extends Error {
   /** The whole answer, when it was JSON. */
   readonly body: Record<string, unknown> | null;
 
-  constructor(fields: { httpStatus: number; responsecode: string | null; errorCodeTag: string | null; errorText: string | null; requestId: string | null; body: Record<string, unknown> | null }) {
+  constructor(fields: {
+    httpStatus: number;
+    responsecode: string | null;
+    errorCodeTag: string | null;
+    errorText: string | null;
+    requestId: string | null;
+    body: Record<string, unknown> | null;
+  }) {
     super(fields.errorText ?? `The gateway answered HTTP ${fields.httpStatus} without a readable body.`);
     this.name = 'GatewayError';
     this.httpStatus = fields.httpStatus;
@@ -68,7 +75,8 @@ export class GatewayClient {
   readonly #fetch: typeof fetch;
 
   constructor(options: ClientOptions) {
-    if (!options || typeof options.baseUrl !== 'string' || !/^https?:\/\//.test(options.baseUrl)) throw new TypeError('baseUrl must be an http(s) URL');
+    if (!options || typeof options.baseUrl !== 'string' || !/^https?:\/\//.test(options.baseUrl))
+      throw new TypeError('baseUrl must be an http(s) URL');
     if (!options.merchantId || !options.password) throw new TypeError('merchantId and password are required');
     this.#base = options.baseUrl.replace(/\/+$/, '');
     this.#credentials = { merchantid: options.merchantId, password: options.password };
@@ -84,7 +92,10 @@ export class GatewayClient {
 
   /** POST /transaction/status — by the gateway's `transactionid` or your `trackid`. */
   status(reference: TransactionReference | string): Promise<StatusResponse> {
-    return this.#post<StatusResponse>('/transaction/status', typeof reference === 'string' ? { transactionid: reference } : reference);
+    return this.#post<StatusResponse>(
+      '/transaction/status',
+      typeof reference === 'string' ? { transactionid: reference } : reference,
+    );
   }
 
   /**
@@ -93,7 +104,11 @@ export class GatewayClient {
    */
   refund(request: RefundRequest): Promise<RefundResponse> {
     const { idempotencyKey, ...body } = request;
-    return this.#post<RefundResponse>('/transaction/refund', { bill_currencycode: 'THB', ...body }, idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey });
+    return this.#post<RefundResponse>(
+      '/transaction/refund',
+      { bill_currencycode: 'THB', ...body },
+      idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey },
+    );
   }
 
   /** POST /<serviceName>InstaPay/QueryPayoutBalance — the payout balance, four decimals. */
@@ -103,10 +118,17 @@ export class GatewayClient {
 
   /** Sandbox only: finishes a payment as the customer would (`outcome` overrides the amount rule). */
   sandboxComplete(transactionid: string, outcome?: SandboxOutcome): Promise<StatusResponse> {
-    return this.#post<StatusResponse>('/sandbox/transaction/complete', { transactionid, ...(outcome !== undefined && { outcome }) });
+    return this.#post<StatusResponse>('/sandbox/transaction/complete', {
+      transactionid,
+      ...(outcome !== undefined && { outcome }),
+    });
   }
 
-  async #post<T extends GatewayAnswer>(path: string, body: Record<string, unknown>, headers: Record<string, string> = {}): Promise<T> {
+  async #post<T extends GatewayAnswer>(
+    path: string,
+    body: Record<string, unknown>,
+    headers: Record<string, string> = {},
+  ): Promise<T> {
     const response = await this.#fetch(`${this.#base}${path}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },

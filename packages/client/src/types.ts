@@ -40,7 +40,8 @@ export type StatusResponse = InitiationResponse & {
   refunded_amount?: string | null;
 };
 
-export type TransactionReference = { transactionid: string; trackid?: never } | { trackid: string; transactionid?: never };
+export type TransactionReference =
+  { transactionid: string; trackid?: never } | { trackid: string; transactionid?: never };
 
 export type SandboxOutcome = 'success' | 'failed' | 'cancelled' | 'expired';
 

@@ -25,7 +25,8 @@ async function readPasswordFromStdin(): Promise<string> {
   process.stdin.setEncoding('utf8');
   for await (const chunk of process.stdin) {
     text += chunk as string;
-    if (text.length > MAX_PASSWORD_LENGTH + 2) throw new UsageError(`the password on stdin is longer than ${MAX_PASSWORD_LENGTH} characters`);
+    if (text.length > MAX_PASSWORD_LENGTH + 2)
+      throw new UsageError(`the password on stdin is longer than ${MAX_PASSWORD_LENGTH} characters`);
   }
   const password = text.replace(/\r?\n$/, '');
   if (password.includes('\n')) throw new UsageError('--password-stdin reads one line; stdin had several');
@@ -41,11 +42,20 @@ function operatorStatusCommand(status: 'active' | 'disabled', summary: string): 
       const username = requirePositional(positionals, 'username');
       const operator = await withConsole(ctx, async (c) => {
         const updated = await c.accounts.setOperatorStatus(username, status);
-        await c.audit.record(CLI, status === 'disabled' ? 'operator.disable' : 'operator.enable', updated.username, {}, CLI_ORIGIN);
+        await c.audit.record(
+          CLI,
+          status === 'disabled' ? 'operator.disable' : 'operator.enable',
+          updated.username,
+          {},
+          CLI_ORIGIN,
+        );
         return updated;
       });
       if (values.json) ctx.io.out(JSON.stringify({ username: operator.username, status }));
-      else ctx.io.out(`Operator ${operator.username} ${status === 'active' ? 'enabled' : 'disabled; their console sessions have ended'}.`);
+      else
+        ctx.io.out(
+          `Operator ${operator.username} ${status === 'active' ? 'enabled' : 'disabled; their console sessions have ended'}.`,
+        );
       return 0;
     },
   };
@@ -56,22 +66,42 @@ export const consoleCommands: Record<string, Command> = {
     summary: 'create a console operator; prints a generated password (and with --totp the authenticator URI) once',
     usage: '--username <name> [--totp] [--password-stdin] [--json]',
     async run(args, ctx) {
-      const { values } = flags(args, { username: { type: 'string', required: true }, totp: { type: 'boolean' }, 'password-stdin': { type: 'boolean' }, json: { type: 'boolean' } });
+      const { values } = flags(args, {
+        username: { type: 'string', required: true },
+        totp: { type: 'boolean' },
+        'password-stdin': { type: 'boolean' },
+        json: { type: 'boolean' },
+      });
       const password = values['password-stdin'] ? await readPasswordFromStdin() : undefined;
       const created = await withConsole(ctx, async (c) => {
-        const result = await c.accounts.createOperator({ username: values.username!, totp: values.totp === true, ...(password !== undefined && { password }) });
+        const result = await c.accounts.createOperator({
+          username: values.username!,
+          totp: values.totp === true,
+          ...(password !== undefined && { password }),
+        });
         await c.audit.record(CLI, 'operator.create', result.username, { totp: values.totp === true }, CLI_ORIGIN);
         return result;
       });
       if (values.json) {
-        ctx.io.out(JSON.stringify({ username: created.username, password: created.password ?? null, otpauth_uri: created.otpauthUri ?? null }));
+        ctx.io.out(
+          JSON.stringify({
+            username: created.username,
+            password: created.password ?? null,
+            otpauth_uri: created.otpauthUri ?? null,
+          }),
+        );
         return 0;
       }
       ctx.io.out(
         [
           `Operator ${created.username} created.${created.password || created.otpauthUri ? ' Store these now; they are not shown again.' : ''}`,
           ...(created.password ? [`  password:    ${created.password}`] : []),
-          ...(created.otpauthUri ? [`  otpauth URI: ${created.otpauthUri}`, '  (add it to an authenticator app; the console asks for its 6-digit code at login)'] : []),
+          ...(created.otpauthUri
+            ? [
+                `  otpauth URI: ${created.otpauthUri}`,
+                '  (add it to an authenticator app; the console asks for its 6-digit code at login)',
+              ]
+            : []),
         ].join('\n'),
       );
       return 0;
@@ -83,10 +113,20 @@ export const consoleCommands: Record<string, Command> = {
     async run(args, ctx) {
       const { values } = flags(args, { json: { type: 'boolean' } });
       const operators = await withConsole(ctx, (c) => c.accounts.listOperators());
-      const rows = operators.map((o) => ({ username: o.username, status: o.status, totp: o.totpSecretSealed !== null, created_at: new Date(o.createdAt).toISOString() }));
+      const rows = operators.map((o) => ({
+        username: o.username,
+        status: o.status,
+        totp: o.totpSecretSealed !== null,
+        created_at: new Date(o.createdAt).toISOString(),
+      }));
       if (values.json) ctx.io.out(JSON.stringify({ operators: rows }));
       else if (rows.length === 0) ctx.io.out('No operators.');
-      else table(ctx.io, ['USERNAME', 'STATUS', 'TOTP', 'CREATED_AT'], rows.map((r) => [r.username, r.status, r.totp ? 'yes' : 'no', r.created_at]));
+      else
+        table(
+          ctx.io,
+          ['USERNAME', 'STATUS', 'TOTP', 'CREATED_AT'],
+          rows.map((r) => [r.username, r.status, r.totp ? 'yes' : 'no', r.created_at]),
+        );
       return 0;
     },
   },
@@ -103,11 +143,19 @@ export const consoleCommands: Record<string, Command> = {
         return reset;
       });
       if (values.json) ctx.io.out(JSON.stringify({ username: result.username, password: result.password ?? null }));
-      else ctx.io.out(result.password ? `New password for ${result.username} (shown once): ${result.password}` : `Password of ${result.username} replaced; their console sessions have ended.`);
+      else
+        ctx.io.out(
+          result.password
+            ? `New password for ${result.username} (shown once): ${result.password}`
+            : `Password of ${result.username} replaced; their console sessions have ended.`,
+        );
       return 0;
     },
   },
-  'operator disable': operatorStatusCommand('disabled', 'stop an operator logging in to the console (their sessions end)'),
+  'operator disable': operatorStatusCommand(
+    'disabled',
+    'stop an operator logging in to the console (their sessions end)',
+  ),
   'operator enable': operatorStatusCommand('active', 'let a disabled operator log in again'),
   'merchant set-console-password': {
     summary: "issue a merchant's console password (printed once; separate from the API password)",
@@ -122,7 +170,10 @@ export const consoleCommands: Record<string, Command> = {
         return result;
       });
       if (values.json) ctx.io.out(JSON.stringify(issued));
-      else ctx.io.out(`Console password for ${id} (shown once): ${issued.password}\nThe merchant logs in at /console with merchantid ${id} and this password.`);
+      else
+        ctx.io.out(
+          `Console password for ${id} (shown once): ${issued.password}\nThe merchant logs in at /console with merchantid ${id} and this password.`,
+        );
       return 0;
     },
   },

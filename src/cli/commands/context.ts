@@ -18,7 +18,10 @@ export class UsageError extends Error {}
 type FlagSpec = Record<string, { type: 'string' | 'boolean'; required?: boolean }>;
 
 /** Strict flag parsing: unknown flags and missing required ones are usage errors. */
-export function flags<T extends FlagSpec>(args: string[], spec: T): { values: { [K in keyof T]?: T[K]['type'] extends 'string' ? string : boolean }; positionals: string[] } {
+export function flags<T extends FlagSpec>(
+  args: string[],
+  spec: T,
+): { values: { [K in keyof T]?: T[K]['type'] extends 'string' ? string : boolean }; positionals: string[] } {
   let parsed;
   try {
     parsed = parseArgs({ args, options: spec, allowPositionals: true, strict: true });
@@ -26,7 +29,8 @@ export function flags<T extends FlagSpec>(args: string[], spec: T): { values: { 
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
   for (const [name, s] of Object.entries(spec)) {
-    if (s.required && (parsed.values as Record<string, unknown>)[name] === undefined) throw new UsageError(`--${name} is required`);
+    if (s.required && (parsed.values as Record<string, unknown>)[name] === undefined)
+      throw new UsageError(`--${name} is required`);
   }
   return parsed as never;
 }

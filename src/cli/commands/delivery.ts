@@ -62,9 +62,16 @@ export const deliveryCommands: Record<string, Command> = {
     summary: 'notifications (payment results and refunds), newest first',
     usage: '[--merchant <id>] [--status failed|pending|delivered] [--limit N] [--cursor <next_cursor>] [--json]',
     async run(args, ctx) {
-      const { values } = flags(args, { merchant: { type: 'string' }, status: { type: 'string' }, limit: { type: 'string' }, cursor: { type: 'string' }, json: { type: 'boolean' } });
+      const { values } = flags(args, {
+        merchant: { type: 'string' },
+        status: { type: 'string' },
+        limit: { type: 'string' },
+        cursor: { type: 'string' },
+        json: { type: 'boolean' },
+      });
       const status = values.status;
-      if (status !== undefined && !STATUSES.includes(status as OutboxStatus)) throw new UsageError(`--status must be one of ${STATUSES.join(', ')}`);
+      if (status !== undefined && !STATUSES.includes(status as OutboxStatus))
+        throw new UsageError(`--status must be one of ${STATUSES.join(', ')}`);
       const limit = parseLimit(values.limit);
       const before = parseCursor(values.cursor, 'evt_', 'delivery list');
       // One row more than asked tells whether another page follows.
@@ -85,8 +92,21 @@ export const deliveryCommands: Record<string, Command> = {
           ctx.io,
           ['EVENT_ID', 'STATUS', 'ATTEMPTS', 'MERCHANTID', 'CREATED_AT', 'NEXT_OR_DONE', 'LAST_ERROR'],
           rows.map((r) => {
-            const when = r.status === 'delivered' ? `delivered ${r.delivered_at}` : r.status === 'pending' ? `next ${r.next_attempt_at}` : 'gave up';
-            return [r.event_id, r.status, String(r.attempts), r.merchantid, r.created_at ?? '', when, r.last_error ?? ''];
+            const when =
+              r.status === 'delivered'
+                ? `delivered ${r.delivered_at}`
+                : r.status === 'pending'
+                  ? `next ${r.next_attempt_at}`
+                  : 'gave up';
+            return [
+              r.event_id,
+              r.status,
+              String(r.attempts),
+              r.merchantid,
+              r.created_at ?? '',
+              when,
+              r.last_error ?? '',
+            ];
           }),
         );
       }
@@ -123,7 +143,10 @@ export const deliveryCommands: Record<string, Command> = {
           ...(event.last_error ? [`  last error: ${event.last_error}`] : []),
           `  body     ${event.payload}`,
           attempts.length === 0 ? '  no attempts yet' : '  attempts:',
-          ...found.attempts.map((a) => `    #${a.attemptNo} (series ${a.series}) ${iso(a.startedAt)} ${outcomeText(a)} in ${a.latencyMs} ms on ${a.instanceId}${a.responseExcerpt ? ` — ${JSON.stringify(a.responseExcerpt.slice(0, 120))}` : ''}`),
+          ...found.attempts.map(
+            (a) =>
+              `    #${a.attemptNo} (series ${a.series}) ${iso(a.startedAt)} ${outcomeText(a)} in ${a.latencyMs} ms on ${a.instanceId}${a.responseExcerpt ? ` — ${JSON.stringify(a.responseExcerpt.slice(0, 120))}` : ''}`,
+          ),
         ].join('\n'),
       );
       return 0;
@@ -136,8 +159,19 @@ export const deliveryCommands: Record<string, Command> = {
       const { values, positionals } = flags(args, { json: { type: 'boolean' } });
       const id = requirePositional(positionals, 'event_id');
       const result = await withStore(ctx, (store) => resendDelivery(store, id, Date.now()));
-      if (values.json) ctx.io.out(JSON.stringify({ event_id: result.eventId, series: result.series, previous_status: result.previousStatus, status: 'pending' }));
-      else ctx.io.out(`Event ${result.eventId} queued for delivery again (series ${result.series}; it was ${result.previousStatus}).`);
+      if (values.json)
+        ctx.io.out(
+          JSON.stringify({
+            event_id: result.eventId,
+            series: result.series,
+            previous_status: result.previousStatus,
+            status: 'pending',
+          }),
+        );
+      else
+        ctx.io.out(
+          `Event ${result.eventId} queued for delivery again (series ${result.series}; it was ${result.previousStatus}).`,
+        );
       return 0;
     },
   },

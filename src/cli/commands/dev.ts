@@ -35,12 +35,14 @@ export const devCommands: Record<string, Command> = {
       const port = Number(values.port ?? '4242');
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--port must be 0–65535');
       const forwardTo = values['forward-to'];
-      if (forwardTo !== undefined && !/^https?:\/\/[^\s]+$/.test(forwardTo)) throw new UsageError('--forward-to must be an http(s) URL');
+      if (forwardTo !== undefined && !/^https?:\/\/[^\s]+$/.test(forwardTo))
+        throw new UsageError('--forward-to must be an http(s) URL');
       const key = resolveSecretKey(ctx.config);
       const store = await openMigratedStore(ctx.config);
       try {
         const merchants = new MerchantsRepo(store.db);
-        if (values.merchant !== undefined && !(await merchants.findById(values.merchant))) throw new GatewayError('NOT_FOUND', `No merchant ${values.merchant}.`);
+        if (values.merchant !== undefined && !(await merchants.findById(values.merchant)))
+          throw new GatewayError('NOT_FOUND', `No merchant ${values.merchant}.`);
         const inbox = await startInbox({
           host: values.host ?? '127.0.0.1',
           port,
@@ -75,8 +77,13 @@ export const devCommands: Record<string, Command> = {
       const { values, positionals } = flags(args, { outcome: { type: 'string' }, json: { type: 'boolean' } });
       const id = requirePositional(positionals, 'transactionid');
       const outcome = values.outcome as SandboxOutcome | undefined;
-      if (outcome !== undefined && !OUTCOMES.includes(outcome)) throw new UsageError(`--outcome must be one of ${OUTCOMES.join(', ')}`);
-      if (ctx.config.mode !== 'sandbox') throw new GatewayError('INVALID_STATE', 'trigger works in sandbox mode only; in live mode the processor decides.');
+      if (outcome !== undefined && !OUTCOMES.includes(outcome))
+        throw new UsageError(`--outcome must be one of ${OUTCOMES.join(', ')}`);
+      if (ctx.config.mode !== 'sandbox')
+        throw new GatewayError(
+          'INVALID_STATE',
+          'trigger works in sandbox mode only; in live mode the processor decides.',
+        );
       const key = resolveSecretKey(ctx.config);
       const store = await openMigratedStore(ctx.config);
       try {
@@ -85,7 +92,11 @@ export const devCommands: Record<string, Command> = {
         // Wake the serving instances now rather than at their next poll.
         if (store.pgPool) await notifyOutbox(store.pgPool, 'cli').catch(() => {});
         const status = statusOf(done, ctx.config.publicBaseUrl);
-        ctx.io.out(values.json ? JSON.stringify(status) : `Transaction ${done.id} is now ${status.result}${done.errorCodeTag ? ` (${done.errorCodeTag})` : ''}; its notification goes to ${done.serverUrl}.`);
+        ctx.io.out(
+          values.json
+            ? JSON.stringify(status)
+            : `Transaction ${done.id} is now ${status.result}${done.errorCodeTag ? ` (${done.errorCodeTag})` : ''}; its notification goes to ${done.serverUrl}.`,
+        );
       } finally {
         await store.close();
       }

@@ -1,7 +1,12 @@
 // ledger credit | debit | show | verify — thin over app/ledger-operations.ts.
 // Balances and amounts are printed with four fraction digits (the ledger's precision).
 import { openMigratedStore } from '../../bootstrap.ts';
-import { LedgerOperations, type AdjustmentResult, type LedgerCheck, type MerchantLedger } from '../../app/ledger-operations.ts';
+import {
+  LedgerOperations,
+  type AdjustmentResult,
+  type LedgerCheck,
+  type MerchantLedger,
+} from '../../app/ledger-operations.ts';
 import { formatMinor } from '../../domain/money.ts';
 import { LedgerRepo, type EntryWithPostings } from '../../store/ledger.repo.ts';
 import { MerchantsRepo } from '../../store/merchants.repo.ts';
@@ -11,7 +16,14 @@ import { UsageError, flags } from './context.ts';
 async function withLedger<T>(ctx: CommandContext, work: (ops: LedgerOperations) => Promise<T>): Promise<T> {
   const store = await openMigratedStore(ctx.config);
   try {
-    return await work(new LedgerOperations({ store, ledger: new LedgerRepo(store.db), merchants: new MerchantsRepo(store.db), now: Date.now }));
+    return await work(
+      new LedgerOperations({
+        store,
+        ledger: new LedgerRepo(store.db),
+        merchants: new MerchantsRepo(store.db),
+        now: Date.now,
+      }),
+    );
   } finally {
     await store.close();
   }
@@ -30,7 +42,13 @@ function entryJson(e: EntryWithPostings) {
     idempotency_key: e.idempotencyKey,
     reason: e.reason,
     created_at: iso(e.createdAt),
-    postings: e.postings.map((p) => ({ line: p.lineNo, account: p.accountId, currency: p.currency, amount: amount4(p.amountMinor), balance_after: p.balanceAfterMinor === null ? null : amount4(p.balanceAfterMinor) })),
+    postings: e.postings.map((p) => ({
+      line: p.lineNo,
+      account: p.accountId,
+      currency: p.currency,
+      amount: amount4(p.amountMinor),
+      balance_after: p.balanceAfterMinor === null ? null : amount4(p.balanceAfterMinor),
+    })),
   };
 }
 
@@ -38,7 +56,10 @@ function entryLines(e: EntryWithPostings): string[] {
   const ref = e.transactionId ? `transaction ${e.transactionId}` : `key ${e.idempotencyKey}`;
   return [
     `  ${iso(e.createdAt)}  ${e.kind.padEnd(7)} ${e.id}  ${ref}${e.reason ? `  "${e.reason}"` : ''}`,
-    ...e.postings.map((p) => `      ${p.accountId.padEnd(44)} ${signed4(p.amountMinor).padStart(20)} ${p.currency}${p.balanceAfterMinor === null ? '' : `  → ${amount4(p.balanceAfterMinor)}`}`),
+    ...e.postings.map(
+      (p) =>
+        `      ${p.accountId.padEnd(44)} ${signed4(p.amountMinor).padStart(20)} ${p.currency}${p.balanceAfterMinor === null ? '' : `  → ${amount4(p.balanceAfterMinor)}`}`,
+    ),
   ];
 }
 
@@ -56,10 +77,25 @@ function adjustmentCommand(direction: 'credit' | 'debit'): Command {
         json: { type: 'boolean' },
       });
       const result: AdjustmentResult = await withLedger(ctx, (ops) =>
-        ops.adjust({ direction, merchantId: values.merchant!, amount: values.amount!, currency: values.currency!, reason: values.reason!, idempotencyKey: values['idempotency-key']! }),
+        ops.adjust({
+          direction,
+          merchantId: values.merchant!,
+          amount: values.amount!,
+          currency: values.currency!,
+          reason: values.reason!,
+          idempotencyKey: values['idempotency-key']!,
+        }),
       );
       if (values.json) {
-        ctx.io.out(JSON.stringify({ replayed: result.replayed, ...entryJson(result.entry), amount: amount4(result.amountMinor), currency: result.currency, balance: amount4(result.balanceMinor) }));
+        ctx.io.out(
+          JSON.stringify({
+            replayed: result.replayed,
+            ...entryJson(result.entry),
+            amount: amount4(result.amountMinor),
+            currency: result.currency,
+            balance: amount4(result.balanceMinor),
+          }),
+        );
         return 0;
       }
       const what = `${amount4(result.amountMinor)} ${result.currency}`;
@@ -76,7 +112,9 @@ function adjustmentCommand(direction: 'credit' | 'debit'): Command {
 
 function printShow(ctx: CommandContext, view: MerchantLedger): void {
   const m = view.merchant;
-  ctx.io.out(`Merchant ${m.id} (${m.name}, ${m.status}) — payout currency ${m.payoutCurrency}, payout account ••••${m.payoutAccount.slice(-4)}, fee rate ${m.feeRatePpm} ppm`);
+  ctx.io.out(
+    `Merchant ${m.id} (${m.name}, ${m.status}) — payout currency ${m.payoutCurrency}, payout account ••••${m.payoutAccount.slice(-4)}, fee rate ${m.feeRatePpm} ppm`,
+  );
   ctx.io.out('Balances:');
   for (const a of view.accounts) {
     const note = a.isPayoutAccount ? '  (payout account: QueryPayoutBalance reports this)' : '';
@@ -96,12 +134,19 @@ function printCheck(ctx: CommandContext, check: LedgerCheck, json: boolean | und
     return;
   }
   if (check.ok) {
-    ctx.io.out('Ledger OK: every entry sums to zero per currency, every stored balance equals its postings, no payout balance is negative.');
+    ctx.io.out(
+      'Ledger OK: every entry sums to zero per currency, every stored balance equals its postings, no payout balance is negative.',
+    );
     return;
   }
-  for (const u of check.unbalancedEntries) ctx.io.err(`Entry ${u.entryId} does not sum to zero in ${u.currency}: ${amount4(u.sumMinor)}`);
-  for (const id of check.malformedEntries) ctx.io.err(`Entry ${id} has fewer than two postings or postings without an entry row`);
-  for (const b of check.balanceMismatches) ctx.io.err(`Account ${b.accountId}: stored ${amount4(b.storedMinor)}, postings add up to ${amount4(b.postedMinor)}`);
+  for (const u of check.unbalancedEntries)
+    ctx.io.err(`Entry ${u.entryId} does not sum to zero in ${u.currency}: ${amount4(u.sumMinor)}`);
+  for (const id of check.malformedEntries)
+    ctx.io.err(`Entry ${id} has fewer than two postings or postings without an entry row`);
+  for (const b of check.balanceMismatches)
+    ctx.io.err(
+      `Account ${b.accountId}: stored ${amount4(b.storedMinor)}, postings add up to ${amount4(b.postedMinor)}`,
+    );
   for (const id of check.negativePayoutAccounts) ctx.io.err(`Payout account ${id} is negative`);
 }
 
@@ -112,7 +157,11 @@ export const ledgerCommands: Record<string, Command> = {
     summary: "a merchant's balances and recent entries",
     usage: '--merchant <id> [--limit N] [--json]',
     async run(args, ctx) {
-      const { values } = flags(args, { merchant: { type: 'string', required: true }, limit: { type: 'string' }, json: { type: 'boolean' } });
+      const { values } = flags(args, {
+        merchant: { type: 'string', required: true },
+        limit: { type: 'string' },
+        json: { type: 'boolean' },
+      });
       let limit: number | undefined;
       if (values.limit !== undefined) {
         if (!/^\d{1,4}$/.test(values.limit)) throw new UsageError('--limit must be a whole number');
@@ -127,7 +176,13 @@ export const ledgerCommands: Record<string, Command> = {
         JSON.stringify({
           merchantid: view.merchant.id,
           payout_currency: view.merchant.payoutCurrency,
-          balances: view.accounts.map((a) => ({ account: a.id, currency: a.currency, balance: amount4(a.balanceMinor), postings: Number(a.postingCount), payout_account: a.isPayoutAccount })),
+          balances: view.accounts.map((a) => ({
+            account: a.id,
+            currency: a.currency,
+            balance: amount4(a.balanceMinor),
+            postings: Number(a.postingCount),
+            payout_account: a.isPayoutAccount,
+          })),
           entries: view.entries.map(entryJson),
         }),
       );

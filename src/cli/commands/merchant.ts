@@ -27,7 +27,12 @@ function statusCommand(status: 'active' | 'disabled', summary: string): Command 
       const { values, positionals } = flags(args, { json: { type: 'boolean' } });
       const id = requirePositional(positionals, 'merchantid');
       await withMerchants(ctx, (m) => m.setStatus(id, status));
-      print(ctx, values.json, { merchantid: id, status }, `Merchant ${id} ${status === 'active' ? 'enabled' : 'disabled'}.`);
+      print(
+        ctx,
+        values.json,
+        { merchantid: id, status },
+        `Merchant ${id} ${status === 'active' ? 'enabled' : 'disabled'}.`,
+      );
       return 0;
     },
   };
@@ -36,7 +41,8 @@ function statusCommand(status: 'active' | 'disabled', summary: string): Command 
 export const merchantCommands: Record<string, Command> = {
   'merchant create': {
     summary: 'create a merchant; prints its password and webhook secret once',
-    usage: '--name <name> --payout-currency <ISO 4217> --payout-account <card or account number> [--id <merchantid>] [--fee-rate 0.025] [--json]',
+    usage:
+      '--name <name> --payout-currency <ISO 4217> --payout-account <card or account number> [--id <merchantid>] [--fee-rate 0.025] [--json]',
     async run(args, ctx) {
       const { values } = flags(args, {
         name: { type: 'string', required: true },
@@ -55,12 +61,17 @@ export const merchantCommands: Record<string, Command> = {
           ...(values['fee-rate'] !== undefined && { feeRate: values['fee-rate'] }),
         }),
       );
-      print(ctx, values.json, issued, [
-        `Merchant created. Store these now; they are not shown again.`,
-        `  merchantid:     ${issued.merchantid}`,
-        `  password:       ${issued.password}`,
-        `  webhook_secret: ${issued.webhook_secret}`,
-      ].join('\n'));
+      print(
+        ctx,
+        values.json,
+        issued,
+        [
+          `Merchant created. Store these now; they are not shown again.`,
+          `  merchantid:     ${issued.merchantid}`,
+          `  password:       ${issued.password}`,
+          `  webhook_secret: ${issued.webhook_secret}`,
+        ].join('\n'),
+      );
       return 0;
     },
   },
@@ -81,7 +92,12 @@ export const merchantCommands: Record<string, Command> = {
       }));
       if (values.json) ctx.io.out(JSON.stringify({ merchants: rows }));
       else if (rows.length === 0) ctx.io.out('No merchants.');
-      else table(ctx.io, ['MERCHANTID', 'STATUS', 'PAYOUT', 'ACCOUNT', 'NAME'], rows.map((r) => [r.merchantid, r.status, r.payout_currency, r.payout_account, r.name]));
+      else
+        table(
+          ctx.io,
+          ['MERCHANTID', 'STATUS', 'PAYOUT', 'ACCOUNT', 'NAME'],
+          rows.map((r) => [r.merchantid, r.status, r.payout_currency, r.payout_account, r.name]),
+        );
       return 0;
     },
   },
@@ -106,7 +122,12 @@ export const merchantCommands: Record<string, Command> = {
       const previous = issued.previous_valid_until
         ? `The previous secret keeps signing until ${issued.previous_valid_until}.`
         : 'The previous secret could not be opened with this GATEWAY_SECRET_KEY and was dropped; only the new one signs.';
-      print(ctx, values.json, issued, `New webhook secret for ${id} (shown once): ${issued.webhook_secret}\n${previous}`);
+      print(
+        ctx,
+        values.json,
+        issued,
+        `New webhook secret for ${id} (shown once): ${issued.webhook_secret}\n${previous}`,
+      );
       return 0;
     },
   },

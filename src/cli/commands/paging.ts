@@ -8,7 +8,8 @@ export type PageCursor = { createdAt: number; id: string };
 
 export function parseLimit(value: string | undefined): number {
   const limit = value === undefined ? 100 : Number(value);
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw new UsageError(`--limit must be a whole number from 1 to ${MAX_LIMIT}`);
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT)
+    throw new UsageError(`--limit must be a whole number from 1 to ${MAX_LIMIT}`);
   return limit;
 }
 

@@ -9,7 +9,6 @@ import type { Command, CommandContext } from './context.ts';
 import { parseCursor, parseLimit, pageOf } from './paging.ts';
 import { flags, requirePositional, table } from './context.ts';
 
-
 async function withStore<T>(ctx: CommandContext, work: (store: Store) => Promise<T>): Promise<T> {
   const store = await openMigratedStore(ctx.config);
   try {
@@ -41,7 +40,13 @@ export const refundCommands: Record<string, Command> = {
     summary: 'refunds, newest first',
     usage: '[--merchant <id>] [--transaction <transactionid>] [--limit N] [--cursor <next_cursor>] [--json]',
     async run(args, ctx) {
-      const { values } = flags(args, { merchant: { type: 'string' }, transaction: { type: 'string' }, limit: { type: 'string' }, cursor: { type: 'string' }, json: { type: 'boolean' } });
+      const { values } = flags(args, {
+        merchant: { type: 'string' },
+        transaction: { type: 'string' },
+        limit: { type: 'string' },
+        cursor: { type: 'string' },
+        json: { type: 'boolean' },
+      });
       const limit = parseLimit(values.limit);
       const before = parseCursor(values.cursor, 'rfd_', 'refund list');
       const page = await withStore(ctx, (store) =>
@@ -60,7 +65,16 @@ export const refundCommands: Record<string, Command> = {
         table(
           ctx.io,
           ['REFUNDID', 'MERCHANTID', 'TRANSACTIONID', 'AMOUNT', 'CURRENCY', 'REFUNDED_AFTER', 'CREATED_AT', 'REASON'],
-          rows.map((r) => [r.refundid, r.merchantid, r.transactionid, r.amount, r.currency, r.refunded_after, r.created_at, r.reason ?? '']),
+          rows.map((r) => [
+            r.refundid,
+            r.merchantid,
+            r.transactionid,
+            r.amount,
+            r.currency,
+            r.refunded_after,
+            r.created_at,
+            r.reason ?? '',
+          ]),
         );
       }
       if (!values.json && nextCursor) ctx.io.err(`More: add --cursor ${nextCursor}`);
@@ -76,7 +90,11 @@ export const refundCommands: Record<string, Command> = {
       const found = await withStore(ctx, async (store) => {
         const refund = await new RefundsRepo(store.db).findById(id);
         if (!refund) return undefined;
-        const payment = await store.db.selectFrom('transactions').select(['trackid', 'amount_minor', 'refunded_minor']).where('id', '=', refund.transactionId).executeTakeFirst();
+        const payment = await store.db
+          .selectFrom('transactions')
+          .select(['trackid', 'amount_minor', 'refunded_minor'])
+          .where('id', '=', refund.transactionId)
+          .executeTakeFirst();
         const event = await new OutboxRepo(store.db, store.dialect).findByRefund(id);
         return { refund, payment, event };
       });
@@ -85,8 +103,18 @@ export const refundCommands: Record<string, Command> = {
       const money = (minor: bigint | string | number) => formatMinor(BigInt(minor), currencyExponent(refund.currency));
       const json = {
         ...refundJson(refund),
-        payment: payment ? { trackid: payment.trackid, amount: money(payment.amount_minor), refunded: money(payment.refunded_minor) } : null,
-        notification: event ? { event_id: event.id, status: event.status, attempts: event.attempts, delivered_at: event.deliveredAt === null ? null : new Date(event.deliveredAt).toISOString(), last_error: event.lastError } : null,
+        payment: payment
+          ? { trackid: payment.trackid, amount: money(payment.amount_minor), refunded: money(payment.refunded_minor) }
+          : null,
+        notification: event
+          ? {
+              event_id: event.id,
+              status: event.status,
+              attempts: event.attempts,
+              delivered_at: event.deliveredAt === null ? null : new Date(event.deliveredAt).toISOString(),
+              last_error: event.lastError,
+            }
+          : null,
       };
       if (values.json) {
         ctx.io.out(JSON.stringify(json));

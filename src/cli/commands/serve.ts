@@ -37,16 +37,22 @@ export const serveCommands: Record<string, Command> = {
     async run(args, ctx) {
       flags(args, {});
       const logger = createLogger(ctx.config.logLevel);
-      const gateway = await startGateway(ctx.config, { logger, workers: workersFor(ctx.config), announce: (text) => ctx.io.out(text) });
+      const gateway = await startGateway(ctx.config, {
+        logger,
+        workers: workersFor(ctx.config),
+        announce: (text) => ctx.io.out(text),
+      });
       if (gateway.metricsUrl) ctx.io.out(`Metrics on ${gateway.metricsUrl}/metrics`);
-      if (!ctx.config.deliveryWorker) ctx.io.out('Notifications are not delivered by this process (DELIVERY_WORKER=false): run `deliver` beside it.');
+      if (!ctx.config.deliveryWorker)
+        ctx.io.out('Notifications are not delivered by this process (DELIVERY_WORKER=false): run `deliver` beside it.');
       ctx.io.out(`Gateway (${ctx.config.mode}) listening on ${gateway.url} — public URL ${ctx.config.publicBaseUrl}`);
       await untilSignalled(logger, ctx.config.shutdownTimeoutMs, () => gateway.stop());
       return 0;
     },
   },
   deliver: {
-    summary: 'deliver notifications only, without the HTTP API, until SIGTERM (PostgreSQL; beside `serve` with DELIVERY_WORKER=false)',
+    summary:
+      'deliver notifications only, without the HTTP API, until SIGTERM (PostgreSQL; beside `serve` with DELIVERY_WORKER=false)',
     async run(args, ctx) {
       flags(args, {});
       const logger = createLogger(ctx.config.logLevel);

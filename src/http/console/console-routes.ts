@@ -7,7 +7,17 @@ import { isGatewayError } from '../../domain/errors.ts';
 import { isStoreUnavailable } from '../../store/open-store.ts';
 import { httpStatusOf } from '../error-status.ts';
 import { registerFormParser } from '../hosted-page/form-body.ts';
-import { attachSession, browserUrl, languageOf, maybeSessionOf, messageBody, readCookie, sendPage, SESSION_COOKIE, type ConsoleKit } from './console-kit.ts';
+import {
+  attachSession,
+  browserUrl,
+  languageOf,
+  maybeSessionOf,
+  messageBody,
+  readCookie,
+  sendPage,
+  SESSION_COOKIE,
+  type ConsoleKit,
+} from './console-kit.ts';
 import { registerLoginRoutes } from './pages/login.ts';
 import { registerPaymentRoutes } from './pages/payments.ts';
 import { registerDeliveryRoutes } from './pages/deliveries.ts';
@@ -47,7 +57,10 @@ export async function registerConsole(app: FastifyInstance, services: Services):
         if (!session) {
           // To the login form, which brings them back for a GET. "Your session ended" only for a
           // browser that had a session cookie, not for a first visit.
-          const query = new URLSearchParams({ ...(cookie !== undefined && { ended: '1' }), ...(request.method === 'GET' && { next: browserUrl(kit, request) }) }).toString();
+          const query = new URLSearchParams({
+            ...(cookie !== undefined && { ended: '1' }),
+            ...(request.method === 'GET' && { next: browserUrl(kit, request) }),
+          }).toString();
           return reply.redirect(`${kit.root}/login${query ? `?${query}` : ''}`, 303);
         }
         attachSession(request, session);
@@ -62,7 +75,8 @@ export async function registerConsole(app: FastifyInstance, services: Services):
         let body: string;
         if (isGatewayError(error)) {
           status = httpStatusOf(error);
-          title = status === 404 ? t.errors.notFoundTitle : status >= 500 ? t.errors.errorTitle : t.errors.badRequestTitle;
+          title =
+            status === 404 ? t.errors.notFoundTitle : status >= 500 ? t.errors.errorTitle : t.errors.badRequestTitle;
           body = status === 404 ? t.errors.notFoundBody : status >= 500 ? t.errors.errorBody : error.message;
         } else if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
           status = error.statusCode;
@@ -80,16 +94,44 @@ export async function registerConsole(app: FastifyInstance, services: Services):
         }
         const session = maybeSessionOf(request);
         // A refused action on one payment (a refund over what is left, say) leads back to that payment.
-        const payment = status < 500 && status !== 404 ? /^\/console\/payments\/([0-9a-f-]{36})\//.exec(request.url)?.[1] : undefined;
+        const payment =
+          status < 500 && status !== 404 ? /^\/console\/payments\/([0-9a-f-]{36})\//.exec(request.url)?.[1] : undefined;
         const back = payment ? `${kit.root}/payments/${payment}` : `${kit.root}/payments`;
-        return sendPage(kit, request, reply, { lang, title, body: messageBody(title, body, { href: back, label: t.errors.back }), langHref: back, ...(session && { session }) }, status);
+        return sendPage(
+          kit,
+          request,
+          reply,
+          {
+            lang,
+            title,
+            body: messageBody(title, body, { href: back, label: t.errors.back }),
+            langHref: back,
+            ...(session && { session }),
+          },
+          status,
+        );
       });
 
       const notFound = (request: FastifyRequest, reply: FastifyReply) => {
         const lang = languageOf(request, reply, kit);
         const t = CONSOLE_TEXTS[lang];
         const session = maybeSessionOf(request);
-        return sendPage(kit, request, reply, { lang, title: t.errors.notFoundTitle, body: messageBody(t.errors.notFoundTitle, t.errors.notFoundBody, { href: `${kit.root}/payments`, label: t.errors.back }), langHref: `${kit.root}/payments`, ...(session && { session }) }, 404);
+        return sendPage(
+          kit,
+          request,
+          reply,
+          {
+            lang,
+            title: t.errors.notFoundTitle,
+            body: messageBody(t.errors.notFoundTitle, t.errors.notFoundBody, {
+              href: `${kit.root}/payments`,
+              label: t.errors.back,
+            }),
+            langHref: `${kit.root}/payments`,
+            ...(session && { session }),
+          },
+          404,
+        );
       };
       scope.setNotFoundHandler(notFound);
 

@@ -101,7 +101,15 @@ export type ConsoleTexts = {
     refundHint: string;
     refundDone: (id: string) => string;
   };
-  deliveries: { heading: string; failed: string; pending: string; delivered: string; all: string; none: string; payment: string };
+  deliveries: {
+    heading: string;
+    failed: string;
+    pending: string;
+    delivered: string;
+    all: string;
+    none: string;
+    payment: string;
+  };
   delivery: Record<'pending' | 'delivered' | 'failed', string>;
   balances: {
     heading: string;
@@ -148,15 +156,41 @@ export type ConsoleTexts = {
     statusName: Record<'active' | 'disabled', string>;
     back: string;
   };
-  audit: { heading: string; at: string; who: string; action: string; target: string; details: string; from: string; none: string };
-  errors: { notFoundTitle: string; notFoundBody: string; forbiddenTitle: string; forbiddenBody: string; badRequestTitle: string; badRequestBody: string; errorTitle: string; errorBody: string; back: string };
+  audit: {
+    heading: string;
+    at: string;
+    who: string;
+    action: string;
+    target: string;
+    details: string;
+    from: string;
+    none: string;
+  };
+  errors: {
+    notFoundTitle: string;
+    notFoundBody: string;
+    forbiddenTitle: string;
+    forbiddenBody: string;
+    badRequestTitle: string;
+    badRequestBody: string;
+    errorTitle: string;
+    errorBody: string;
+    back: string;
+  };
 };
 
 const th: ConsoleTexts = {
   title: 'คอนโซลเกตเวย์',
   languageName: 'ไทย',
   switchTo: 'English',
-  nav: { payments: 'รายการชำระเงิน', deliveries: 'การแจ้งผล', balances: 'ยอดคงเหลือ', merchants: 'ร้านค้า', audit: 'บันทึกการใช้งาน', logout: 'ออกจากระบบ' },
+  nav: {
+    payments: 'รายการชำระเงิน',
+    deliveries: 'การแจ้งผล',
+    balances: 'ยอดคงเหลือ',
+    merchants: 'ร้านค้า',
+    audit: 'บันทึกการใช้งาน',
+    logout: 'ออกจากระบบ',
+  },
   signedInAs: (name, role) => `เข้าสู่ระบบเป็น ${name} (${role})`,
   role: { operator: 'ผู้ดูแลระบบ', merchant: 'ร้านค้า' },
   login: {
@@ -251,7 +285,15 @@ const th: ConsoleTexts = {
     refundHint: 'คืนเงินบางส่วนหรือทั้งหมด หักจากยอดคงเหลือของร้านค้า และแจ้งร้านค้าด้วยการแจ้งผลแบบ refund',
     refundDone: (id) => `คืนเงินแล้ว (${id})`,
   },
-  deliveries: { heading: 'การแจ้งผล', failed: 'ล้มเหลว', pending: 'รอส่ง', delivered: 'ส่งสำเร็จ', all: 'ทั้งหมด', none: 'ไม่มีรายการ', payment: 'การชำระเงิน' },
+  deliveries: {
+    heading: 'การแจ้งผล',
+    failed: 'ล้มเหลว',
+    pending: 'รอส่ง',
+    delivered: 'ส่งสำเร็จ',
+    all: 'ทั้งหมด',
+    none: 'ไม่มีรายการ',
+    payment: 'การชำระเงิน',
+  },
   delivery: { pending: 'รอส่ง', delivered: 'ส่งสำเร็จ', failed: 'ล้มเหลว' },
   balances: {
     heading: 'ยอดคงเหลือและรายการบัญชี',
@@ -298,7 +340,16 @@ const th: ConsoleTexts = {
     statusName: { active: 'ใช้งาน', disabled: 'ระงับ' },
     back: 'กลับไปที่รายชื่อร้านค้า',
   },
-  audit: { heading: 'บันทึกการใช้งาน', at: 'เวลา', who: 'ผู้ดำเนินการ', action: 'การกระทำ', target: 'เป้าหมาย', details: 'รายละเอียด', from: 'จาก', none: 'ยังไม่มีบันทึก' },
+  audit: {
+    heading: 'บันทึกการใช้งาน',
+    at: 'เวลา',
+    who: 'ผู้ดำเนินการ',
+    action: 'การกระทำ',
+    target: 'เป้าหมาย',
+    details: 'รายละเอียด',
+    from: 'จาก',
+    none: 'ยังไม่มีบันทึก',
+  },
   errors: {
     notFoundTitle: 'ไม่พบหน้านี้',
     notFoundBody: 'ไม่มีรายการนี้ หรือคุณไม่มีสิทธิ์เข้าถึง',
@@ -316,7 +367,14 @@ const en: ConsoleTexts = {
   title: 'Gateway console',
   languageName: 'English',
   switchTo: 'ภาษาไทย',
-  nav: { payments: 'Payments', deliveries: 'Notifications', balances: 'Balances', merchants: 'Merchants', audit: 'Audit log', logout: 'Log out' },
+  nav: {
+    payments: 'Payments',
+    deliveries: 'Notifications',
+    balances: 'Balances',
+    merchants: 'Merchants',
+    audit: 'Audit log',
+    logout: 'Log out',
+  },
   signedInAs: (name, role) => `Signed in as ${name} (${role})`,
   role: { operator: 'operator', merchant: 'merchant' },
   login: {
@@ -372,7 +430,12 @@ const en: ConsoleTexts = {
     returnUrl: 'returnUrl',
     timeline: 'Timeline',
     initiated: 'Initiated',
-    cause: { confirm: 'customer confirmed', cancel: 'customer cancelled', expire: 'expired', sandbox: 'sandbox completion' },
+    cause: {
+      confirm: 'customer confirmed',
+      cancel: 'customer cancelled',
+      expire: 'expired',
+      sandbox: 'sandbox completion',
+    },
     notification: 'Notification to the merchant',
     noNotification: 'No notification yet (the payment is not final).',
     event: 'Event id',
@@ -408,10 +471,19 @@ const en: ConsoleTexts = {
     refundReason: 'Reason (optional)',
     refundReference: 'Reference',
     refundSubmit: 'Refund',
-    refundHint: "Refund part or all of the payment. It is taken from the merchant's balance and the merchant gets a refund notification.",
+    refundHint:
+      "Refund part or all of the payment. It is taken from the merchant's balance and the merchant gets a refund notification.",
     refundDone: (id) => `Refunded (${id}).`,
   },
-  deliveries: { heading: 'Notifications', failed: 'Failed', pending: 'Pending', delivered: 'Delivered', all: 'All', none: 'None.', payment: 'Payment' },
+  deliveries: {
+    heading: 'Notifications',
+    failed: 'Failed',
+    pending: 'Pending',
+    delivered: 'Delivered',
+    all: 'All',
+    none: 'None.',
+    payment: 'Payment',
+  },
   delivery: { pending: 'pending', delivered: 'delivered', failed: 'failed' },
   balances: {
     heading: 'Balances and ledger',
@@ -458,7 +530,16 @@ const en: ConsoleTexts = {
     statusName: { active: 'active', disabled: 'disabled' },
     back: 'Back to merchants',
   },
-  audit: { heading: 'Audit log', at: 'When', who: 'Who', action: 'Action', target: 'Target', details: 'Details', from: 'From', none: 'No entries yet.' },
+  audit: {
+    heading: 'Audit log',
+    at: 'When',
+    who: 'Who',
+    action: 'Action',
+    target: 'Target',
+    details: 'Details',
+    from: 'From',
+    none: 'No entries yet.',
+  },
   errors: {
     notFoundTitle: 'Not found',
     notFoundBody: 'There is no such page or record, or it is not yours to see.',

@@ -133,7 +133,8 @@ export class RenderedPageCache {
       this.#entries.delete(key);
       this.#bytes -= old.bytes;
     }
-    const bytes = page.body.bytes + page.cspParts.reduce((sum, p) => sum + p.length, 0) + key.length + fingerprint.length;
+    const bytes =
+      page.body.bytes + page.cspParts.reduce((sum, p) => sum + p.length, 0) + key.length + fingerprint.length;
     if (bytes > this.#maxBytes) return;
     this.#entries.set(key, { fingerprint, page, bytes });
     this.#bytes += bytes;

@@ -8,10 +8,19 @@ import { newNonce, setPageHeaders } from './security.ts';
 import { messagePage, type MessageKind } from './templates.ts';
 import type { PageLang } from './texts.ts';
 
-export function sendPageMessage(reply: FastifyReply, status: number, kind: MessageKind, lang?: PageLang, backHref?: string): FastifyReply {
+export function sendPageMessage(
+  reply: FastifyReply,
+  status: number,
+  kind: MessageKind,
+  lang?: PageLang,
+  backHref?: string,
+): FastifyReply {
   const nonce = newNonce();
   setPageHeaders(reply, nonce);
-  return reply.code(status).type('text/html; charset=utf-8').send(messagePage(kind, nonce, lang, backHref));
+  return reply
+    .code(status)
+    .type('text/html; charset=utf-8')
+    .send(messagePage(kind, nonce, lang, backHref));
 }
 
 export function sendPageError(error: GatewayError, reply: FastifyReply): FastifyReply {

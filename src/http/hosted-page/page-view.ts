@@ -67,7 +67,9 @@ export function formatDeadline(at: number, lang: PageLang): string {
   const parts: Record<string, string> = {};
   for (const part of deadlineFormatter(lang).formatToParts(new Date(at))) parts[part.type] = part.value;
   const { day, month, year, hour, minute } = parts;
-  return lang === 'th' ? `${day} ${month} ${year} ${hour}:${minute} น. (ICT)` : `${day} ${month} ${year}, ${hour}:${minute} ICT`;
+  return lang === 'th'
+    ? `${day} ${month} ${year} ${hour}:${minute} น. (ICT)`
+    : `${day} ${month} ${year}, ${hour}:${minute} ICT`;
 }
 
 /**
@@ -76,11 +78,23 @@ export function formatDeadline(at: number, lang: PageLang): string {
  * trackid, description, payer bank and account, deadline, return URLs, ids) is written once at
  * initiation. A cached page is reused only while this is unchanged (see page-cache.ts).
  */
-export function pageFingerprint(t: Pick<TransactionRecord, 'status' | 'errorCodeTag' | 'errorText' | 'refundedMinor' | 'completedAt'>, merchantName: string): string {
+export function pageFingerprint(
+  t: Pick<TransactionRecord, 'status' | 'errorCodeTag' | 'errorText' | 'refundedMinor' | 'completedAt'>,
+  merchantName: string,
+): string {
   return JSON.stringify([t.status, t.errorCodeTag, t.errorText, String(t.refundedMinor), t.completedAt, merchantName]);
 }
 
 /** The EMVCo Thai QR payload: bill payment (tag 30) with the transaction as reference 1. */
-export function qrPayloadFor(t: Pick<TransactionRecord, 'id' | 'amountMinor'>, billerId: string, merchantName: string): string {
-  return buildThaiQrPayload({ billerId, reference1: thaiQrReferenceFor(t.id), amountMinor: t.amountMinor, merchantName });
+export function qrPayloadFor(
+  t: Pick<TransactionRecord, 'id' | 'amountMinor'>,
+  billerId: string,
+  merchantName: string,
+): string {
+  return buildThaiQrPayload({
+    billerId,
+    reference1: thaiQrReferenceFor(t.id),
+    amountMinor: t.amountMinor,
+    merchantName,
+  });
 }

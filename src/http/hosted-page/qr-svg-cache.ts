@@ -55,7 +55,10 @@ export class QrImageCache<T> {
 
 /** The inline SVG of the payment page. */
 export class QrSvgCache extends QrImageCache<string> {
-  constructor(maxEntries: number = DEFAULT_QR_CACHE_ENTRIES, render: (payload: string, label: string) => Promise<string> = renderQrSvg) {
+  constructor(
+    maxEntries: number = DEFAULT_QR_CACHE_ENTRIES,
+    render: (payload: string, label: string) => Promise<string> = renderQrSvg,
+  ) {
     super(maxEntries, render);
   }
 

@@ -13,7 +13,9 @@ export type FinalResult = Pick<TransactionRecord, 'status' | 'trackid' | 'id' | 
  * Where the customer goes after a final state: `returnUrl_on_failure` for a failed, cancelled or
  * expired payment when the merchant gave one, otherwise `returnUrl`; the result is appended either way.
  */
-export function customerReturnUrl(t: FinalResult & Pick<TransactionRecord, 'returnUrl' | 'returnUrlOnFailure'>): string {
+export function customerReturnUrl(
+  t: FinalResult & Pick<TransactionRecord, 'returnUrl' | 'returnUrlOnFailure'>,
+): string {
   const base = t.status === 'FAILED' && t.returnUrlOnFailure ? t.returnUrlOnFailure : t.returnUrl;
   return returnUrlFor(base, t);
 }

@@ -49,7 +49,11 @@ export function contentSecurityPolicy(nonce: string, returnOrigin?: string | Arr
 }
 
 /** Headers on every hosted-page response (pages, the status JSON and error pages). */
-export function setPageHeaders(reply: FastifyReply, nonce: string, returnOrigin?: string | Array<string | undefined>): void {
+export function setPageHeaders(
+  reply: FastifyReply,
+  nonce: string,
+  returnOrigin?: string | Array<string | undefined>,
+): void {
   setPageHeadersWithPolicy(reply, contentSecurityPolicy(nonce, returnOrigin));
 }
 
@@ -97,7 +101,12 @@ export function ensureCsrfCookie(request: FastifyRequest, reply: FastifyReply, s
 }
 
 export function csrfToken(key: SecretKey, redirectId: string, cookie: string): string {
-  return createHmac('sha256', hmacKey(key)).update('hosted-page-csrf\0').update(redirectId).update('\0').update(cookie).digest('base64url');
+  return createHmac('sha256', hmacKey(key))
+    .update('hosted-page-csrf\0')
+    .update(redirectId)
+    .update('\0')
+    .update(cookie)
+    .digest('base64url');
 }
 
 /** True only for a same-origin post whose token matches the ID and the browser's cookie. */

@@ -142,7 +142,8 @@ const en: PageTexts = {
   notFoundTitle: 'Payment page not found',
   notFoundBody: 'The link may be wrong or incomplete. Please go back to the shop and start the payment again.',
   forbiddenTitle: 'This request could not be completed',
-  forbiddenBody: 'The form expired or did not come from the payment page. Please open the payment page again and retry.',
+  forbiddenBody:
+    'The form expired or did not come from the payment page. Please open the payment page again and retry.',
   backToPayment: 'Back to the payment page',
   errorTitle: 'Temporary problem',
   errorBody: 'Nothing has changed in your payment. Please try again in a moment.',

@@ -21,7 +21,10 @@ const INIT_SCRIPT = `window.addEventListener('DOMContentLoaded', function () {
 
 const ASSETS: Record<string, { type: string; load: () => Buffer }> = {
   'swagger-ui.css': { type: 'text/css; charset=utf-8', load: () => readFileSync(join(DIST, 'swagger-ui.css')) },
-  'swagger-ui-bundle.js': { type: 'text/javascript; charset=utf-8', load: () => readFileSync(join(DIST, 'swagger-ui-bundle.js')) },
+  'swagger-ui-bundle.js': {
+    type: 'text/javascript; charset=utf-8',
+    load: () => readFileSync(join(DIST, 'swagger-ui-bundle.js')),
+  },
   'docs-init.js': { type: 'text/javascript; charset=utf-8', load: () => Buffer.from(INIT_SCRIPT) },
   'favicon-32x32.png': { type: 'image/png', load: () => readFileSync(join(DIST, 'favicon-32x32.png')) },
 };
@@ -68,7 +71,9 @@ export function registerDocsPage(app: FastifyInstance, config: Config): void {
 `;
   const loaded = new Map<string, Buffer>();
 
-  app.get('/docs', async (_request, reply) => securityHeaders(reply).header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(page));
+  app.get('/docs', async (_request, reply) =>
+    securityHeaders(reply).header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(page),
+  );
   app.get('/docs/assets/:name', async (request, reply) => {
     const name = (request.params as { name: string }).name;
     const spec = Object.hasOwn(ASSETS, name) ? ASSETS[name] : undefined;

@@ -9,7 +9,8 @@ export function errorTable(): ErrorRow[] {
   return (Object.keys(ERROR_CODES) as ErrorTag[]).map((tag) => {
     const statuses = new Set([httpStatusOf(new GatewayError(tag, ''))]);
     if (tag === 'MALFORMED_REQUEST') {
-      for (const kind of Object.keys(MALFORMED_STATUS) as MalformedKind[]) statuses.add(httpStatusOf(new GatewayError(tag, '', kind)));
+      for (const kind of Object.keys(MALFORMED_STATUS) as MalformedKind[])
+        statuses.add(httpStatusOf(new GatewayError(tag, '', kind)));
     }
     return { error_code_tag: tag, responsecode: ERROR_CODES[tag], http_statuses: [...statuses].sort((a, b) => a - b) };
   });

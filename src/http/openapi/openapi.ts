@@ -23,14 +23,27 @@ function loadExamples(): RecordedExamples {
 }
 
 const SIGNATURE_HEADERS = [
-  { name: 'webhook-id', in: 'header', required: true, schema: { type: 'string' }, description: 'The event id (= `event_id`); identical on every retry: deduplicate on it.' },
-  { name: 'webhook-timestamp', in: 'header', required: true, schema: { type: 'string', pattern: '^\\d+$' }, description: 'Unix seconds when this attempt was sent.' },
+  {
+    name: 'webhook-id',
+    in: 'header',
+    required: true,
+    schema: { type: 'string' },
+    description: 'The event id (= `event_id`); identical on every retry: deduplicate on it.',
+  },
+  {
+    name: 'webhook-timestamp',
+    in: 'header',
+    required: true,
+    schema: { type: 'string', pattern: '^\\d+$' },
+    description: 'Unix seconds when this attempt was sent.',
+  },
   {
     name: 'webhook-signature',
     in: 'header',
     required: true,
     schema: { type: 'string' },
-    description: 'Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256 of id.timestamp.body>`, one per active secret.',
+    description:
+      'Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256 of id.timestamp.body>`, one per active secret.',
   },
 ];
 
@@ -83,7 +96,12 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'Thai QR payment gateway', version: gatewayPackage().version, description: description(), license: { name: 'MIT', identifier: 'MIT' } },
+      info: {
+        title: 'Thai QR payment gateway',
+        version: gatewayPackage().version,
+        description: description(),
+        license: { name: 'MIT', identifier: 'MIT' },
+      },
       servers: [{ url: config.publicBaseUrl }],
       tags: [
         { name: 'Payments', description: 'Start payments and read their state.' },
@@ -106,7 +124,10 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
             description:
               'POSTed to the payment’s `serverUrl` once it succeeds or fails, retried until a `2xx` answer. Verify the signature over the raw body before trusting it (the client package’s `verifyNotification`, or any Standard Webhooks library).',
             parameters: SIGNATURE_HEADERS,
-            requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/PaymentNotification' } } } },
+            requestBody: {
+              required: true,
+              content: { 'application/json': { schema: { $ref: '#/components/schemas/PaymentNotification' } } },
+            },
             responses: { '2XX': { description: 'Received and stored; any other answer is retried.' } },
           },
         },
@@ -117,7 +138,10 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
             description:
               'POSTed to the payment’s `serverUrl` once per refund, through the same outbox, signing and retries as the result. It carries `event_type` `refund` and `result` `REFUNDED`, so a handler that only knows payment results (`CAPTURED` / `Not Successful`) ignores it.',
             parameters: SIGNATURE_HEADERS,
-            requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/RefundNotification' } } } },
+            requestBody: {
+              required: true,
+              content: { 'application/json': { schema: { $ref: '#/components/schemas/RefundNotification' } } },
+            },
             responses: { '2XX': { description: 'Received and stored; any other answer is retried.' } },
           },
         },
@@ -127,8 +151,12 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
     // and these documentation routes are not.
     // A route with a schema but no operationId gets one from its method and path, so every
     // operation can be named (clients, tests) the moment it is registered.
-    transform: ({ schema, url, route }) => ({ schema: (schema ? withOperationId(schema as Json, route.method, url) : { hide: true }) as never, url }),
-    transformObject: (documentObject) => addExamples((documentObject as { openapiObject: Json }).openapiObject, examples) as never,
+    transform: ({ schema, url, route }) => ({
+      schema: (schema ? withOperationId(schema as Json, route.method, url) : { hide: true }) as never,
+      url,
+    }),
+    transformObject: (documentObject) =>
+      addExamples((documentObject as { openapiObject: Json }).openapiObject, examples) as never,
   });
   app.get(OPENAPI_PATH, async (_request, reply) => {
     reply.header('cache-control', 'no-cache');

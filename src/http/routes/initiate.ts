@@ -26,19 +26,33 @@ export function registerInitiateRoute(app: FastifyInstance, services: Services):
       return reason;
     },
   };
-  const schema = operation({ operationId: 'initiatePayment', tag: 'Payments', summary: 'Start a Thai QR debit payment', description: 'Answers a `redirectUrl` for the customer. Idempotent on `trackid`: the same content again answers the original response with `Idempotent-Replayed: true`.', body: InitiationRequestSchema }, InitiationResponseSchema);
-  return registerJsonOperation(app, {
-    path: '/transaction/s2s',
-    errorShape: 'initiation',
-    async handle(raw, clientAddress) {
-      const body = asObject(raw);
-      const merchant = authenticate(services, body, clientAddress);
-      const input = validateInitiation(body, limits);
-      const outcome = await services.initiate.execute(merchant.id, input);
-      services.metrics.initiated(outcome.replayed);
-      return outcome.replayed ? { body: outcome.response, headers: REPLAYED } : { body: outcome.response };
+  const schema = operation(
+    {
+      operationId: 'initiatePayment',
+      tag: 'Payments',
+      summary: 'Start a Thai QR debit payment',
+      description:
+        'Answers a `redirectUrl` for the customer. Idempotent on `trackid`: the same content again answers the original response with `Idempotent-Replayed: true`.',
+      body: InitiationRequestSchema,
     },
-  }, schema);
+    InitiationResponseSchema,
+  );
+  return registerJsonOperation(
+    app,
+    {
+      path: '/transaction/s2s',
+      errorShape: 'initiation',
+      async handle(raw, clientAddress) {
+        const body = asObject(raw);
+        const merchant = authenticate(services, body, clientAddress);
+        const input = validateInitiation(body, limits);
+        const outcome = await services.initiate.execute(merchant.id, input);
+        services.metrics.initiated(outcome.replayed);
+        return outcome.replayed ? { body: outcome.response, headers: REPLAYED } : { body: outcome.response };
+      },
+    },
+    schema,
+  );
 }
 
 const REPLAYED = { 'idempotent-replayed': 'true' };

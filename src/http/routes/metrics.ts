@@ -10,7 +10,12 @@ export function registerMetrics(app: FastifyInstance, services: Services): void 
   metrics.collectProcessMetrics();
   app.addHook('onResponse', async (request, reply) => {
     // The route pattern, not the URL: unmatched paths share one label, so cardinality stays bounded.
-    metrics.requestAnswered(request.routeOptions.url ?? 'unmatched', request.method, reply.statusCode, reply.elapsedTime / 1000);
+    metrics.requestAnswered(
+      request.routeOptions.url ?? 'unmatched',
+      request.method,
+      reply.statusCode,
+      reply.elapsedTime / 1000,
+    );
   });
   if (config.metricsPort !== undefined) return;
   app.get('/metrics', async (request, reply) => {

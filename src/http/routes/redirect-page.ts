@@ -11,11 +11,28 @@ import type { CompletionCause, FailureTag } from '../../domain/lifecycle.ts';
 import type { Services } from '../../app/services.ts';
 import type { TransactionRecord } from '../../store/transactions.repo.ts';
 import { sendPageMessage } from '../hosted-page/page-errors.ts';
-import { bankName, formatAmount, formatDeadline, formatRemaining, maskAccount, pageFingerprint, qrPayloadFor } from '../hosted-page/page-view.ts';
+import {
+  bankName,
+  formatAmount,
+  formatDeadline,
+  formatRemaining,
+  maskAccount,
+  pageFingerprint,
+  qrPayloadFor,
+} from '../hosted-page/page-view.ts';
 import { cachedPage, RenderedPageCache, SLOT_MARKERS, type CachedPage } from '../hosted-page/page-cache.ts';
 import { QrSvgCache } from '../hosted-page/qr-svg-cache.ts';
 import { customerReturnUrl } from '../hosted-page/return-url.ts';
-import { contentSecurityPolicy, csrfToken, csrfValid, ensureCsrfCookie, newNonce, originOf, setPageHeaders, setPageHeadersWithPolicy } from '../hosted-page/security.ts';
+import {
+  contentSecurityPolicy,
+  csrfToken,
+  csrfValid,
+  ensureCsrfCookie,
+  newNonce,
+  originOf,
+  setPageHeaders,
+  setPageHeadersWithPolicy,
+} from '../hosted-page/security.ts';
 import { languageSwitch, paymentPage, resultPage } from '../hosted-page/templates.ts';
 import { isPageLang, pickLang, TEXTS, type PageLang } from '../hosted-page/texts.ts';
 
@@ -33,7 +50,8 @@ export function registerRedirectPageRoutes(app: FastifyInstance, services: Servi
   const pagePath = `${basePath}/transaction/Redirect`;
   const secureCookie = config.publicBaseUrl.startsWith('https:');
   const sandbox = config.mode === 'sandbox';
-  const pageHref = (id: string, lang?: PageLang): string => `${pagePath}?ID=${encodeURIComponent(id)}${lang ? `&lang=${lang}` : ''}`;
+  const pageHref = (id: string, lang?: PageLang): string =>
+    `${pagePath}?ID=${encodeURIComponent(id)}${lang ? `&lang=${lang}` : ''}`;
   // One per app: the QR of an open payment is rendered once per language, not per GET, and
   // the whole page once per (transaction, language, state); see hosted-page/page-cache.ts.
   const qrImages = new QrSvgCache();
@@ -53,13 +71,19 @@ export function registerRedirectPageRoutes(app: FastifyInstance, services: Servi
   }
 
   async function merchantName(t: TransactionRecord): Promise<string> {
-    return (services.directory.get(t.merchantId) ?? (await services.merchants.findById(t.merchantId)))?.name ?? t.merchantId;
+    return (
+      (services.directory.get(t.merchantId) ?? (await services.merchants.findById(t.merchantId)))?.name ?? t.merchantId
+    );
   }
 
   /** Bounded wait for the first delivery attempt of the result notification (RETURN_WAIT_FOR_NOTIFICATION). */
   async function waitForNotification(t: TransactionRecord, request: FastifyRequest): Promise<void> {
     const outcome = await services.notificationWaits.waitForFirstAttempt(t.id, config.returnWaitForNotificationMs);
-    if (outcome === 'timed_out') request.log.info({ transactionId: t.id }, 'customer sent back before the first notification attempt finished (wait bound reached)');
+    if (outcome === 'timed_out')
+      request.log.info(
+        { transactionId: t.id },
+        'customer sent back before the first notification attempt finished (wait bound reached)',
+      );
   }
 
   const langOf = (query: Query): PageLang | undefined => (isPageLang(query.lang) ? query.lang : undefined);
@@ -83,12 +107,20 @@ export function registerRedirectPageRoutes(app: FastifyInstance, services: Servi
         trackid: t.trackid,
         returnUrl: customerReturnUrl(t),
         languageLinks,
-        refunded: t.refundedMinor > 0n ? { amount: formatAmount(t.refundedMinor, t.currency), full: t.refundedMinor >= t.amountMinor } : undefined,
+        refunded:
+          t.refundedMinor > 0n
+            ? { amount: formatAmount(t.refundedMinor, t.currency), full: t.refundedMinor >= t.amountMinor }
+            : undefined,
         testMode: sandbox,
       });
       return cachedPage(body, contentSecurityPolicy(slot.nonce));
     }
-    const qrSvg = await qrImages.svgFor(t.id, lang, qrPayloadFor(t, config.thaiQrBillerId, name), TEXTS[lang].qrLabel(amount, name));
+    const qrSvg = await qrImages.svgFor(
+      t.id,
+      lang,
+      qrPayloadFor(t, config.thaiQrBillerId, name),
+      TEXTS[lang].qrLabel(amount, name),
+    );
     const body = paymentPage({
       lang,
       nonce: slot.nonce,
@@ -105,66 +137,93 @@ export function registerRedirectPageRoutes(app: FastifyInstance, services: Servi
       statusUrl: `${pagePath}/status?ID=${encodeURIComponent(t.redirectId)}`,
       qrPngUrl: `${pagePath}/qr.png?ID=${encodeURIComponent(t.redirectId)}`,
       testMode: sandbox,
-      sandbox: sandbox ? { confirmAction: `${pagePath}/confirm`, cancelAction: `${pagePath}/cancel`, redirectId: t.redirectId, csrf: slot.csrf } : undefined,
+      sandbox: sandbox
+        ? {
+            confirmAction: `${pagePath}/confirm`,
+            cancelAction: `${pagePath}/cancel`,
+            redirectId: t.redirectId,
+            csrf: slot.csrf,
+          }
+        : undefined,
       languageLinks,
       pollMs: POLL_MS,
     });
-    return cachedPage(body, contentSecurityPolicy(slot.nonce, [originOf(t.returnUrl), t.returnUrlOnFailure ? originOf(t.returnUrlOnFailure) : undefined]));
+    return cachedPage(
+      body,
+      contentSecurityPolicy(slot.nonce, [
+        originOf(t.returnUrl),
+        t.returnUrlOnFailure ? originOf(t.returnUrlOnFailure) : undefined,
+      ]),
+    );
   }
 
-  app.get('/transaction/Redirect', { config: { errorShape: 'page' } }, async (request: FastifyRequest<{ Querystring: Query }>, reply) => {
-    const query = request.query;
-    const t = await load(query.ID);
-    if (!t) return sendPageMessage(reply, 404, 'notFound', langOf(query));
-    const lang = pickLang(query.lang, t.lang);
-    const name = await merchantName(t);
-    // The row was just read: a cached page is used only if it was rendered from this same state.
-    const fingerprint = pageFingerprint(t, name);
-    let page = pages.get(t.id, lang, fingerprint);
-    if (!page) {
-      page = await renderCacheable(t, lang, name);
-      pages.set(t.id, lang, fingerprint, page);
-    }
-    const nonce = newNonce();
-    const remainingMs = t.expiresAt - services.now();
-    // Only the open sandbox page has the confirm/cancel forms, and only it sets the CSRF cookie.
-    const csrf = page.hasCsrfForm ? csrfToken(services.key, t.redirectId, ensureCsrfCookie(request, reply, secureCookie)) : '';
-    setPageHeadersWithPolicy(reply, page.cspParts.join(nonce));
-    reply.type('text/html; charset=utf-8');
-    return reply.send(page.body.fill({ nonce, csrf, remainingMs: String(remainingMs), remainingText: formatRemaining(remainingMs) }));
-  });
+  app.get(
+    '/transaction/Redirect',
+    { config: { errorShape: 'page' } },
+    async (request: FastifyRequest<{ Querystring: Query }>, reply) => {
+      const query = request.query;
+      const t = await load(query.ID);
+      if (!t) return sendPageMessage(reply, 404, 'notFound', langOf(query));
+      const lang = pickLang(query.lang, t.lang);
+      const name = await merchantName(t);
+      // The row was just read: a cached page is used only if it was rendered from this same state.
+      const fingerprint = pageFingerprint(t, name);
+      let page = pages.get(t.id, lang, fingerprint);
+      if (!page) {
+        page = await renderCacheable(t, lang, name);
+        pages.set(t.id, lang, fingerprint, page);
+      }
+      const nonce = newNonce();
+      const remainingMs = t.expiresAt - services.now();
+      // Only the open sandbox page has the confirm/cancel forms, and only it sets the CSRF cookie.
+      const csrf = page.hasCsrfForm
+        ? csrfToken(services.key, t.redirectId, ensureCsrfCookie(request, reply, secureCookie))
+        : '';
+      setPageHeadersWithPolicy(reply, page.cspParts.join(nonce));
+      reply.type('text/html; charset=utf-8');
+      return reply.send(
+        page.body.fill({ nonce, csrf, remainingMs: String(remainingMs), remainingText: formatRemaining(remainingMs) }),
+      );
+    },
+  );
 
   // Only the state and, once final, the way back: no amount, names or account data.
-  app.get('/transaction/Redirect/status', { config: { errorShape: 'page' } }, async (request: FastifyRequest<{ Querystring: Query }>, reply) => {
-    setPageHeaders(reply, newNonce());
-    const t = await load(request.query.ID);
-    if (!t) return reply.code(404).send({ state: null, returnUrl: null });
-    // The poll hands the customer back: first let the shop hear the result (bounded).
-    if (t.status !== 'PROCESSING') await waitForNotification(t, request);
-    return { state: t.status, returnUrl: t.status === 'PROCESSING' ? null : customerReturnUrl(t) };
-  });
+  app.get(
+    '/transaction/Redirect/status',
+    { config: { errorShape: 'page' } },
+    async (request: FastifyRequest<{ Querystring: Query }>, reply) => {
+      setPageHeaders(reply, newNonce());
+      const t = await load(request.query.ID);
+      if (!t) return reply.code(404).send({ state: null, returnUrl: null });
+      // The poll hands the customer back: first let the shop hear the result (bounded).
+      if (t.status !== 'PROCESSING') await waitForNotification(t, request);
+      return { state: t.status, returnUrl: t.status === 'PROCESSING' ? null : customerReturnUrl(t) };
+    },
+  );
 
-  const finish = (cause: Extract<CompletionCause, 'confirm' | 'cancel'>) => async (request: FastifyRequest, reply: FastifyReply) => {
-    const body = (request.body && typeof request.body === 'object' ? request.body : {}) as Record<string, unknown>;
-    const lang = isPageLang(body.lang) ? body.lang : undefined;
-    if (!sandbox) return sendPageMessage(reply, 404, 'notFound', lang); // live: the processor decides, not the page
-    const t = await load(body.ID);
-    if (!t) return sendPageMessage(reply, 404, 'notFound', lang);
-    if (!csrfValid(services.key, request, t.redirectId, body.csrf)) {
-      return sendPageMessage(reply, 403, 'forbidden', lang, pageHref(t.redirectId, lang));
-    }
-    setPageHeaders(reply, newNonce());
-    if (t.status !== 'PROCESSING') return reply.redirect(pageHref(t.redirectId, lang), 303); // already final (or just expired): show the result
-    try {
-      const done = await services.complete.execute(t.id, cause);
-      await waitForNotification(done, request);
-      return reply.redirect(customerReturnUrl(done), 303);
-    } catch (error) {
-      // Lost a race with another completion (a double click, the sweeper): the page shows what won.
-      if (isGatewayError(error) && error.tag === 'INVALID_STATE') return reply.redirect(pageHref(t.redirectId, lang), 303);
-      throw error;
-    }
-  };
+  const finish =
+    (cause: Extract<CompletionCause, 'confirm' | 'cancel'>) => async (request: FastifyRequest, reply: FastifyReply) => {
+      const body = (request.body && typeof request.body === 'object' ? request.body : {}) as Record<string, unknown>;
+      const lang = isPageLang(body.lang) ? body.lang : undefined;
+      if (!sandbox) return sendPageMessage(reply, 404, 'notFound', lang); // live: the processor decides, not the page
+      const t = await load(body.ID);
+      if (!t) return sendPageMessage(reply, 404, 'notFound', lang);
+      if (!csrfValid(services.key, request, t.redirectId, body.csrf)) {
+        return sendPageMessage(reply, 403, 'forbidden', lang, pageHref(t.redirectId, lang));
+      }
+      setPageHeaders(reply, newNonce());
+      if (t.status !== 'PROCESSING') return reply.redirect(pageHref(t.redirectId, lang), 303); // already final (or just expired): show the result
+      try {
+        const done = await services.complete.execute(t.id, cause);
+        await waitForNotification(done, request);
+        return reply.redirect(customerReturnUrl(done), 303);
+      } catch (error) {
+        // Lost a race with another completion (a double click, the sweeper): the page shows what won.
+        if (isGatewayError(error) && error.tag === 'INVALID_STATE')
+          return reply.redirect(pageHref(t.redirectId, lang), 303);
+        throw error;
+      }
+    };
 
   app.post('/transaction/Redirect/confirm', { config: { errorShape: 'page' } }, finish('confirm'));
   app.post('/transaction/Redirect/cancel', { config: { errorShape: 'page' } }, finish('cancel'));

@@ -18,17 +18,25 @@ export function registerRedirectQrPngRoute(app: FastifyInstance, services: Servi
   // Fewer entries than the SVG cache: a PNG is ~10 KB and only fetched on a click.
   const images = new QrImageCache<Buffer>(Math.ceil(DEFAULT_QR_CACHE_ENTRIES / 4), (payload) => renderQrPng(payload));
 
-  app.get('/transaction/Redirect/qr.png', { config: { errorShape: 'page' } }, async (request: FastifyRequest<{ Querystring: Record<string, unknown> }>, reply) => {
-    const { ID: id, lang } = request.query;
-    const t = typeof id === 'string' && REDIRECT_ID.test(id) ? await services.transactions.findByRedirectId(id) : undefined;
-    if (!t || t.status !== 'PROCESSING' || services.now() >= t.expiresAt) return sendPageMessage(reply, 404, 'notFound', isPageLang(lang) ? lang : undefined);
-    const name = (services.directory.get(t.merchantId) ?? (await services.merchants.findById(t.merchantId)))?.name ?? t.merchantId;
-    const png = await images.imageFor(t.id, 'png', qrPayloadFor(t, services.config.thaiQrBillerId, name), '');
-    setPageHeaders(reply, newNonce());
-    return reply
-      .header('content-disposition', `attachment; filename="${QR_PNG_FILENAME}"`)
-      .header('cross-origin-resource-policy', 'same-origin')
-      .type('image/png')
-      .send(png);
-  });
+  app.get(
+    '/transaction/Redirect/qr.png',
+    { config: { errorShape: 'page' } },
+    async (request: FastifyRequest<{ Querystring: Record<string, unknown> }>, reply) => {
+      const { ID: id, lang } = request.query;
+      const t =
+        typeof id === 'string' && REDIRECT_ID.test(id) ? await services.transactions.findByRedirectId(id) : undefined;
+      if (!t || t.status !== 'PROCESSING' || services.now() >= t.expiresAt)
+        return sendPageMessage(reply, 404, 'notFound', isPageLang(lang) ? lang : undefined);
+      const name =
+        (services.directory.get(t.merchantId) ?? (await services.merchants.findById(t.merchantId)))?.name ??
+        t.merchantId;
+      const png = await images.imageFor(t.id, 'png', qrPayloadFor(t, services.config.thaiQrBillerId, name), '');
+      setPageHeaders(reply, newNonce());
+      return reply
+        .header('content-disposition', `attachment; filename="${QR_PNG_FILENAME}"`)
+        .header('cross-origin-resource-policy', 'same-origin')
+        .type('image/png')
+        .send(png);
+    },
+  );
 }

@@ -8,13 +8,30 @@ import { operation, RefundRequestSchema, RefundResponseSchema } from '../schemas
 import { authenticate } from './authenticate.ts';
 
 export function registerRefundRoute(app: FastifyInstance, services: Services): void {
-  app.post('/transaction/refund', { config: { errorShape: 'refund' }, schema: operation({ operationId: 'refundPayment', tag: 'Payments', summary: 'Refund all or part of a successful payment', description: 'Several partial refunds per payment, never more than captured. Idempotent: on the `Idempotency-Key` header or `refund_reference`, else on the content; a replay answers the original refund with `Idempotent-Replayed: true`.', body: RefundRequestSchema }, RefundResponseSchema) }, async (request, reply) => {
-    const body = asObject(request.body);
-    const merchant = authenticate(services, body, request.ip);
-    const header = request.headers['idempotency-key'];
-    const input = validateRefund(body, Array.isArray(header) ? header.join(',') : header);
-    const outcome = await services.refund.execute(merchant.id, input);
-    if (outcome.replayed) reply.header('idempotent-replayed', 'true');
-    return outcome.response;
-  });
+  app.post(
+    '/transaction/refund',
+    {
+      config: { errorShape: 'refund' },
+      schema: operation(
+        {
+          operationId: 'refundPayment',
+          tag: 'Payments',
+          summary: 'Refund all or part of a successful payment',
+          description:
+            'Several partial refunds per payment, never more than captured. Idempotent: on the `Idempotency-Key` header or `refund_reference`, else on the content; a replay answers the original refund with `Idempotent-Replayed: true`.',
+          body: RefundRequestSchema,
+        },
+        RefundResponseSchema,
+      ),
+    },
+    async (request, reply) => {
+      const body = asObject(request.body);
+      const merchant = authenticate(services, body, request.ip);
+      const header = request.headers['idempotency-key'];
+      const input = validateRefund(body, Array.isArray(header) ? header.join(',') : header);
+      const outcome = await services.refund.execute(merchant.id, input);
+      if (outcome.replayed) reply.header('idempotent-replayed', 'true');
+      return outcome.response;
+    },
+  );
 }

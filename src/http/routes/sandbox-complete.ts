@@ -11,23 +11,40 @@ import { authenticate } from './authenticate.ts';
 const OUTCOMES: readonly SandboxOutcome[] = ['success', 'failed', 'cancelled', 'expired'];
 
 export function registerSandboxCompleteRoute(app: FastifyInstance, services: Services): void {
-  app.post('/sandbox/transaction/complete', { config: { errorShape: 'status' }, schema: operation({ operationId: 'completeSandboxPayment', tag: 'Sandbox', summary: 'Sandbox: finish a payment without a browser', description: 'Sandbox mode only (404 `NOT_FOUND` in live mode). Answers the status shape.', body: SandboxCompleteRequestSchema }, StatusResponseSchema) }, async (request) => {
-    if (services.config.mode !== 'sandbox') {
-      // Registered in live mode too, so the 404 comes in this operation's error shape.
-      throw new GatewayError('NOT_FOUND', 'Sandbox completion is not available in live mode.');
-    }
-    const body = asObject(request.body);
-    const merchant = authenticate(services, body, request.ip);
-    if (body.transactionid === undefined || body.transactionid === null || body.transactionid === '') throw missingField('transactionid');
-    const id = referenceField(body.transactionid, 'transactionid');
-    const outcome = body.outcome;
-    if (outcome !== undefined && outcome !== null && !OUTCOMES.includes(outcome as SandboxOutcome)) {
-      throw invalidField('outcome', `it must be one of ${OUTCOMES.join(', ')}`);
-    }
-    const done = await services.complete.execute(id, 'sandbox', {
-      merchantId: merchant.id,
-      ...(typeof outcome === 'string' && { override: outcome as SandboxOutcome }),
-    });
-    return statusOf(done, services.config.publicBaseUrl);
-  });
+  app.post(
+    '/sandbox/transaction/complete',
+    {
+      config: { errorShape: 'status' },
+      schema: operation(
+        {
+          operationId: 'completeSandboxPayment',
+          tag: 'Sandbox',
+          summary: 'Sandbox: finish a payment without a browser',
+          description: 'Sandbox mode only (404 `NOT_FOUND` in live mode). Answers the status shape.',
+          body: SandboxCompleteRequestSchema,
+        },
+        StatusResponseSchema,
+      ),
+    },
+    async (request) => {
+      if (services.config.mode !== 'sandbox') {
+        // Registered in live mode too, so the 404 comes in this operation's error shape.
+        throw new GatewayError('NOT_FOUND', 'Sandbox completion is not available in live mode.');
+      }
+      const body = asObject(request.body);
+      const merchant = authenticate(services, body, request.ip);
+      if (body.transactionid === undefined || body.transactionid === null || body.transactionid === '')
+        throw missingField('transactionid');
+      const id = referenceField(body.transactionid, 'transactionid');
+      const outcome = body.outcome;
+      if (outcome !== undefined && outcome !== null && !OUTCOMES.includes(outcome as SandboxOutcome)) {
+        throw invalidField('outcome', `it must be one of ${OUTCOMES.join(', ')}`);
+      }
+      const done = await services.complete.execute(id, 'sandbox', {
+        merchantId: merchant.id,
+        ...(typeof outcome === 'string' && { override: outcome as SandboxOutcome }),
+      });
+      return statusOf(done, services.config.publicBaseUrl);
+    },
+  );
 }

@@ -20,15 +20,32 @@ export function transactionReference(body: JsonObject): { transactionid?: string
 }
 
 export function registerStatusRoute(app: FastifyInstance, services: Services): JsonOperation {
-  const schema = operation({ operationId: 'getTransactionStatus', tag: 'Payments', summary: 'Query one of your transactions', description: 'By `transactionid` or `trackid`.', body: StatusRequestSchema }, StatusResponseSchema);
-  return registerJsonOperation(app, {
-    path: '/transaction/status',
-    errorShape: 'status',
-    async handle(raw, clientAddress) {
-      const body = asObject(raw);
-      const merchant = authenticate(services, body, clientAddress);
-      const transaction = await findMerchantTransaction(services.transactions, merchant.id, transactionReference(body));
-      return { body: statusOf(transaction, services.config.publicBaseUrl) };
+  const schema = operation(
+    {
+      operationId: 'getTransactionStatus',
+      tag: 'Payments',
+      summary: 'Query one of your transactions',
+      description: 'By `transactionid` or `trackid`.',
+      body: StatusRequestSchema,
     },
-  }, schema);
+    StatusResponseSchema,
+  );
+  return registerJsonOperation(
+    app,
+    {
+      path: '/transaction/status',
+      errorShape: 'status',
+      async handle(raw, clientAddress) {
+        const body = asObject(raw);
+        const merchant = authenticate(services, body, clientAddress);
+        const transaction = await findMerchantTransaction(
+          services.transactions,
+          merchant.id,
+          transactionReference(body),
+        );
+        return { body: statusOf(transaction, services.config.publicBaseUrl) };
+      },
+    },
+    schema,
+  );
 }

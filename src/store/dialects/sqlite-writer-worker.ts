@@ -12,7 +12,16 @@
 // While an interactive transaction is open, `jobs` messages wait here (they must not join it)
 // and run as soon as it ends; the interactive transaction's own statements go first.
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
-import { CompiledQuery, Kysely, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler, type DatabaseConnection, type Driver, type QueryResult } from 'kysely';
+import {
+  CompiledQuery,
+  Kysely,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+  type DatabaseConnection,
+  type Driver,
+  type QueryResult,
+} from 'kysely';
 import { openSqlite, SqliteStatements, type SqliteOptions, type SqliteResult } from './sqlite-connection.ts';
 import { isStoreUnavailable } from '../store-unavailable.ts';
 import { serializeError, type SerializedError } from './writer-errors.ts';
@@ -25,7 +34,12 @@ export type WriterRequest =
   | { type: 'close' };
 export type WriterOutcome<T = unknown> = { ok: true; result: T } | { ok: false; error: SerializedError };
 export type WriterReply =
-  | { type: 'results'; id: number; outcomes: WriterOutcome[]; /** Jobs: the number of the group (transaction) they committed in. */ group?: number }
+  | {
+      type: 'results';
+      id: number;
+      outcomes: WriterOutcome[];
+      /** Jobs: the number of the group (transaction) they committed in. */ group?: number;
+    }
   | { type: 'fatal'; error: SerializedError }
   | { type: 'closed' };
 
@@ -95,7 +109,10 @@ function runStatements(request: Extract<WriterRequest, { type: 'run' }>): void {
   port!.postMessage({ type: 'results', id: request.id, outcomes } satisfies WriterReply);
 }
 
-type Attempt = { kind: 'committed'; results: unknown[] } | { kind: 'job failed'; index: number; error: unknown } | { kind: 'store failed'; error: unknown };
+type Attempt =
+  | { kind: 'committed'; results: unknown[] }
+  | { kind: 'job failed'; index: number; error: unknown }
+  | { kind: 'store failed'; error: unknown };
 
 /** One try at committing `calls` in one transaction; any failure rolls all of it back. */
 async function attempt(calls: JobCall[]): Promise<Attempt> {
@@ -155,14 +172,17 @@ async function runGroup(requests: Array<Extract<WriterRequest, { type: 'jobs' }>
     outcomes[out.r]![out.j] = failed;
     pending = pending.filter((_, i) => i !== tried.index);
   }
-  requests.forEach((request, i) => port!.postMessage({ type: 'results', id: request.id, outcomes: outcomes[i]!, group } satisfies WriterReply));
+  requests.forEach((request, i) =>
+    port!.postMessage({ type: 'results', id: request.id, outcomes: outcomes[i]!, group } satisfies WriterReply),
+  );
 }
 
 const queue: WriterRequest[] = [];
 let draining = false;
 
 function pullWaiting(): void {
-  for (let next = receiveMessageOnPort(port!); next; next = receiveMessageOnPort(port!)) queue.push(next.message as WriterRequest);
+  for (let next = receiveMessageOnPort(port!); next; next = receiveMessageOnPort(port!))
+    queue.push(next.message as WriterRequest);
 }
 
 /** Handles queued requests in arrival order, except that jobs wait while an interactive transaction is open. */

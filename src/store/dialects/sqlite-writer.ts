@@ -39,8 +39,12 @@ export class SqliteWriter {
     });
     this.#worker.unref();
     this.#worker.on('message', (reply: WriterReply) => this.#onReply(reply));
-    this.#worker.on('error', (error) => this.#fail(new Error(`database connection is not open: the SQLite writer thread failed (${error.message})`)));
-    this.#worker.on('exit', () => this.#fail(new Error('database connection is not open: the SQLite writer thread has stopped')));
+    this.#worker.on('error', (error) =>
+      this.#fail(new Error(`database connection is not open: the SQLite writer thread failed (${error.message})`)),
+    );
+    this.#worker.on('exit', () =>
+      this.#fail(new Error('database connection is not open: the SQLite writer thread has stopped')),
+    );
   }
 
   /** Runs one statement on the writer connection; resolves after the worker ran it (a COMMIT: after its fsync). */

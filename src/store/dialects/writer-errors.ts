@@ -15,7 +15,8 @@ export type SerializedError = {
 };
 
 export function serializeError(error: unknown): SerializedError {
-  if (error instanceof GatewayError) return { name: 'GatewayError', message: error.message, tag: error.tag, malformed: error.malformed };
+  if (error instanceof GatewayError)
+    return { name: 'GatewayError', message: error.message, tag: error.tag, malformed: error.malformed };
   if (!(error instanceof Error)) return { message: String(error) };
   const e = error as Error & { code?: unknown; errcode?: unknown; errstr?: unknown };
   return { message: e.message, code: e.code, errcode: e.errcode, errstr: e.errstr };

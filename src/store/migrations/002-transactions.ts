@@ -32,7 +32,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addUniqueConstraint('transactions_merchant_trackid', ['merchant_id', 'trackid'])
     .execute();
   // The expiry sweeper scans PROCESSING rows by deadline.
-  await db.schema.createIndex('transactions_processing_expiry').on('transactions').columns(['status', 'expires_at']).execute();
+  await db.schema
+    .createIndex('transactions_processing_expiry')
+    .on('transactions')
+    .columns(['status', 'expires_at'])
+    .execute();
 
   await db.schema
     .createTable('transaction_transitions')

@@ -21,7 +21,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('last_error', 'text')
     .execute();
   await db.schema.createIndex('outbox_events_due').on('outbox_events').columns(['status', 'next_attempt_at']).execute();
-  await db.schema.createIndex('outbox_events_merchant').on('outbox_events').columns(['merchant_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('outbox_events_merchant')
+    .on('outbox_events')
+    .columns(['merchant_id', 'created_at'])
+    .execute();
 
   await db.schema
     .createTable('delivery_attempts')

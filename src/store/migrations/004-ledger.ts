@@ -17,18 +17,32 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('ledger_accounts')
     .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('kind', 'text', (c) => c.notNull().check(sqlIn('kind', ['merchant_payout', 'gateway_fee', 'gateway_clearing', 'operator_adjustment'])))
+    .addColumn('kind', 'text', (c) =>
+      c.notNull().check(sqlIn('kind', ['merchant_payout', 'gateway_fee', 'gateway_clearing', 'operator_adjustment'])),
+    )
     .addColumn('merchant_id', 'text', (c) => c.references('merchants.id'))
     .addColumn('currency', 'text', (c) => c.notNull().check(sql`length(currency) = 3 and upper(currency) = currency`))
     .addColumn('balance_minor', 'bigint', (c) => c.notNull().defaultTo(0))
     // Sequence number of the account's latest posting (0: none yet).
-    .addColumn('posting_count', 'bigint', (c) => c.notNull().defaultTo(0).check(sql`posting_count >= 0`))
+    .addColumn('posting_count', 'bigint', (c) =>
+      c
+        .notNull()
+        .defaultTo(0)
+        .check(sql`posting_count >= 0`),
+    )
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     // A merchant's payout balance can never go below zero, whatever the code does.
     .addCheckConstraint('ledger_accounts_payout_not_negative', sql`kind <> 'merchant_payout' or balance_minor >= 0`)
-    .addCheckConstraint('ledger_accounts_owner_by_kind', sql`(kind = 'merchant_payout' and merchant_id is not null) or (kind <> 'merchant_payout' and merchant_id is null)`)
+    .addCheckConstraint(
+      'ledger_accounts_owner_by_kind',
+      sql`(kind = 'merchant_payout' and merchant_id is not null) or (kind <> 'merchant_payout' and merchant_id is null)`,
+    )
     .execute();
-  await db.schema.createIndex('ledger_accounts_merchant').on('ledger_accounts').columns(['merchant_id', 'currency']).execute();
+  await db.schema
+    .createIndex('ledger_accounts_merchant')
+    .on('ledger_accounts')
+    .columns(['merchant_id', 'currency'])
+    .execute();
 
   await db.schema
     .createTable('journal_entries')
@@ -47,7 +61,11 @@ export async function up(db: Kysely<any>): Promise<void> {
           or (kind in ('credit', 'debit') and transaction_id is null and idempotency_key is not null and reason is not null)`,
     )
     .execute();
-  await db.schema.createIndex('journal_entries_merchant').on('journal_entries').columns(['merchant_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('journal_entries_merchant')
+    .on('journal_entries')
+    .columns(['merchant_id', 'created_at'])
+    .execute();
 
   await db.schema
     .createTable('postings')
@@ -61,7 +79,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addPrimaryKeyConstraint('postings_pk', ['entry_id', 'line_no'])
     // Postings are written before their entry; the reference is checked at COMMIT.
-    .addForeignKeyConstraint('postings_entry_fk', ['entry_id'], 'journal_entries', ['id'], (fk) => fk.deferrable().initiallyDeferred())
+    .addForeignKeyConstraint('postings_entry_fk', ['entry_id'], 'journal_entries', ['id'], (fk) =>
+      fk.deferrable().initiallyDeferred(),
+    )
     .addUniqueConstraint('postings_account_chain', ['account_id', 'account_seq'])
     .execute();
 

@@ -15,7 +15,7 @@ const BACKFILL_BATCH = 1000;
 
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('outbox_events').addColumn('origin', 'text').execute();
-  for (let after = ''; ; ) {
+  for (let after = ''; ;) {
     const rows: Array<{ id: string; target_url: string }> = await db
       .selectFrom('outbox_events')
       .select(['id', 'target_url'])
@@ -29,15 +29,29 @@ export async function up(db: Kysely<any>): Promise<void> {
       const origin = originOf(row.target_url);
       byOrigin.set(origin, [...(byOrigin.get(origin) ?? []), row.id]);
     }
-    for (const [origin, ids] of byOrigin) await db.updateTable('outbox_events').set({ origin }).where('id', 'in', ids).execute();
+    for (const [origin, ids] of byOrigin)
+      await db.updateTable('outbox_events').set({ origin }).where('id', 'in', ids).execute();
     after = rows[rows.length - 1]!.id;
   }
 
   await db.schema.dropIndex('outbox_events_due').execute();
   await db.schema.dropIndex('outbox_events_merchant').execute();
   const pending = sql<boolean>`status = 'pending'`;
-  await db.schema.createIndex('outbox_pending_origin').on('outbox_events').columns(['origin', 'next_attempt_at', 'id']).where(pending).execute();
+  await db.schema
+    .createIndex('outbox_pending_origin')
+    .on('outbox_events')
+    .columns(['origin', 'next_attempt_at', 'id'])
+    .where(pending)
+    .execute();
   await db.schema.createIndex('outbox_events_created').on('outbox_events').columns(['created_at', 'id']).execute();
-  await db.schema.createIndex('outbox_events_status_created').on('outbox_events').columns(['status', 'created_at', 'id']).execute();
-  await db.schema.createIndex('outbox_events_merchant_created').on('outbox_events').columns(['merchant_id', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('outbox_events_status_created')
+    .on('outbox_events')
+    .columns(['status', 'created_at', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('outbox_events_merchant_created')
+    .on('outbox_events')
+    .columns(['merchant_id', 'created_at', 'id'])
+    .execute();
 }

@@ -35,7 +35,9 @@ async function sqlite(db: Kysely<any>): Promise<void> {
   const run = (statement: string) => sql.raw(statement).execute(db);
   // Triggers on other tables that read `postings`: kept verbatim, recreated after the rebuild.
   const { rows } = await sql<{ name: string; sql: string }>`select name, sql from sqlite_master
-    where type = 'trigger' and tbl_name <> 'postings' and name in ('ledger_accounts_update', 'journal_entries_insert')`.execute(db);
+    where type = 'trigger' and tbl_name <> 'postings' and name in ('ledger_accounts_update', 'journal_entries_insert')`.execute(
+    db,
+  );
   if (rows.length !== 2) throw new Error('migration 011: the ledger triggers of migration 004 are missing');
   for (const row of rows) await run(`drop trigger ${row.name}`);
   await run(`create table postings_new (

@@ -15,7 +15,8 @@
 import { sql, SqliteAdapter, type Kysely } from 'kysely';
 import { rebuildSqliteTable, replaceOnce } from './sqlite-rebuild.ts';
 
-const REFUND_ENTRY = 'ledger: a refund entry needs its refund, must debit the payout and credit clearing by exactly its amount';
+const REFUND_ENTRY =
+  'ledger: a refund entry needs its refund, must debit the payout and credit clearing by exactly its amount';
 const REFUNDED_RULE = sql`refunded_minor >= 0 and refunded_minor <= amount_minor and (refunded_minor = 0 or status = 'SUCCESS')`;
 
 export async function up(db: Kysely<any>): Promise<void> {
@@ -23,10 +24,19 @@ export async function up(db: Kysely<any>): Promise<void> {
 
   await db.schema.alterTable('transactions').addColumn('return_url_on_failure', 'text').execute();
   if (sqlite) {
-    await db.schema.alterTable('transactions').addColumn('refunded_minor', 'bigint', (c) => c.notNull().defaultTo(0).check(REFUNDED_RULE)).execute();
+    await db.schema
+      .alterTable('transactions')
+      .addColumn('refunded_minor', 'bigint', (c) => c.notNull().defaultTo(0).check(REFUNDED_RULE))
+      .execute();
   } else {
-    await db.schema.alterTable('transactions').addColumn('refunded_minor', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
-    await db.schema.alterTable('transactions').addCheckConstraint('transactions_refunded_within_captured', REFUNDED_RULE).execute();
+    await db.schema
+      .alterTable('transactions')
+      .addColumn('refunded_minor', 'bigint', (c) => c.notNull().defaultTo(0))
+      .execute();
+    await db.schema
+      .alterTable('transactions')
+      .addCheckConstraint('transactions_refunded_within_captured', REFUNDED_RULE)
+      .execute();
   }
 
   await db.schema
@@ -51,24 +61,53 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addCheckConstraint('refunds_within_total', sql`refunded_after_minor >= amount_minor`)
     .execute();
   await db.schema.createIndex('refunds_transaction').on('refunds').columns(['transaction_id', 'created_at']).execute();
-  await db.schema.createIndex('refunds_merchant_created').on('refunds').columns(['merchant_id', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('refunds_merchant_created')
+    .on('refunds')
+    .columns(['merchant_id', 'created_at', 'id'])
+    .execute();
   await db.schema.createIndex('refunds_created').on('refunds').columns(['created_at', 'id']).execute();
 
   // Outbox: several events per transaction.
   if (sqlite) {
-    await rebuildSqliteTable(db, 'outbox_events', (create) => replaceOnce(create, '"transaction_id" text not null unique references', '"transaction_id" text not null references'));
+    await rebuildSqliteTable(db, 'outbox_events', (create) =>
+      replaceOnce(
+        create,
+        '"transaction_id" text not null unique references',
+        '"transaction_id" text not null references',
+      ),
+    );
   } else {
     await sql`alter table outbox_events drop constraint outbox_events_transaction_id_key`.execute(db);
   }
-  await db.schema.alterTable('outbox_events').addColumn('refund_id', 'text', (c) => c.references('refunds.id')).execute();
-  await db.schema.createIndex('outbox_events_result_per_transaction').unique().on('outbox_events').column('transaction_id').where(sql.ref('refund_id'), 'is', null).execute();
-  await db.schema.createIndex('outbox_events_refund').unique().on('outbox_events').column('refund_id').where(sql.ref('refund_id'), 'is not', null).execute();
+  await db.schema
+    .alterTable('outbox_events')
+    .addColumn('refund_id', 'text', (c) => c.references('refunds.id'))
+    .execute();
+  await db.schema
+    .createIndex('outbox_events_result_per_transaction')
+    .unique()
+    .on('outbox_events')
+    .column('transaction_id')
+    .where(sql.ref('refund_id'), 'is', null)
+    .execute();
+  await db.schema
+    .createIndex('outbox_events_refund')
+    .unique()
+    .on('outbox_events')
+    .column('refund_id')
+    .where(sql.ref('refund_id'), 'is not', null)
+    .execute();
 
   // Ledger: the refund entry kind.
   if (sqlite) {
     await rebuildSqliteTable(db, 'journal_entries', (create) =>
       replaceOnce(
-        replaceOnce(create, `"kind" in ('payment', 'credit', 'debit')`, `"kind" in ('payment', 'credit', 'debit', 'refund')`),
+        replaceOnce(
+          create,
+          `"kind" in ('payment', 'credit', 'debit')`,
+          `"kind" in ('payment', 'credit', 'debit', 'refund')`,
+        ),
         `kind in ('credit', 'debit') and transaction_id is null`,
         `kind in ('credit', 'debit', 'refund') and transaction_id is null`,
       ),
@@ -89,11 +128,15 @@ export async function up(db: Kysely<any>): Promise<void> {
       .execute(db);
   } else {
     await sql`alter table journal_entries drop constraint journal_entries_kind_check`.execute(db);
-    await sql`alter table journal_entries add constraint journal_entries_kind_check check (kind in ('payment', 'credit', 'debit', 'refund'))`.execute(db);
+    await sql`alter table journal_entries add constraint journal_entries_kind_check check (kind in ('payment', 'credit', 'debit', 'refund'))`.execute(
+      db,
+    );
     await sql`alter table journal_entries drop constraint journal_entries_reference_by_kind`.execute(db);
     await sql`alter table journal_entries add constraint journal_entries_reference_by_kind check (
       (kind = 'payment' and transaction_id is not null and idempotency_key is null)
-      or (kind in ('credit', 'debit', 'refund') and transaction_id is null and idempotency_key is not null and reason is not null))`.execute(db);
+      or (kind in ('credit', 'debit', 'refund') and transaction_id is null and idempotency_key is not null and reason is not null))`.execute(
+      db,
+    );
     await sql
       .raw(
         `create function journal_entries_refund_check() returns trigger language plpgsql as $$
@@ -112,7 +155,9 @@ export async function up(db: Kysely<any>): Promise<void> {
       )
       .execute(db);
     await sql
-      .raw(`create trigger journal_entries_refund_insert before insert on journal_entries for each row when (new.kind = 'refund') execute function journal_entries_refund_check()`)
+      .raw(
+        `create trigger journal_entries_refund_insert before insert on journal_entries for each row when (new.kind = 'refund') execute function journal_entries_refund_check()`,
+      )
       .execute(db);
   }
 }

@@ -42,14 +42,20 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('last_seen_at', 'bigint', (c) => c.notNull())
     .execute();
   // Ending every session of a disabled operator or merchant.
-  await db.schema.createIndex('console_sessions_subject').on('console_sessions').columns(['role', 'subject_id']).execute();
+  await db.schema
+    .createIndex('console_sessions_subject')
+    .on('console_sessions')
+    .columns(['role', 'subject_id'])
+    .execute();
   await db.schema.createIndex('console_sessions_last_seen').on('console_sessions').column('last_seen_at').execute();
 
   await db.schema
     .createTable('console_audit')
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('at', 'bigint', (c) => c.notNull())
-    .addColumn('actor_role', 'text', (c) => c.notNull().check(sqlIn('actor_role', ['operator', 'merchant', 'cli', 'anonymous'])))
+    .addColumn('actor_role', 'text', (c) =>
+      c.notNull().check(sqlIn('actor_role', ['operator', 'merchant', 'cli', 'anonymous'])),
+    )
     .addColumn('actor_id', 'text')
     .addColumn('action', 'text', (c) => c.notNull())
     .addColumn('target', 'text')
@@ -61,11 +67,35 @@ export async function up(db: Kysely<any>): Promise<void> {
 
   // Payment search (see the console's search in store/console-payments.repo.ts).
   await db.schema.createIndex('transactions_created').on('transactions').columns(['created_at', 'id']).execute();
-  await db.schema.createIndex('transactions_merchant_created').on('transactions').columns(['merchant_id', 'created_at', 'id']).execute();
-  await db.schema.createIndex('transactions_status_created').on('transactions').columns(['status', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('transactions_merchant_created')
+    .on('transactions')
+    .columns(['merchant_id', 'created_at', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('transactions_status_created')
+    .on('transactions')
+    .columns(['status', 'created_at', 'id'])
+    .execute();
   // A merchant's own payments in one state (a merchant's rows are a small part of status_created).
-  await db.schema.createIndex('transactions_merchant_status_created').on('transactions').columns(['merchant_id', 'status', 'created_at', 'id']).execute();
-  await db.schema.createIndex('transactions_trackid').on('transactions').columns(['trackid', 'created_at', 'id']).execute();
-  await db.schema.createIndex('transactions_amount').on('transactions').columns(['amount_minor', 'created_at', 'id']).execute();
-  await db.schema.createIndex('transactions_email').on('transactions').expression(sql`lower(bill_email), created_at, id`).execute();
+  await db.schema
+    .createIndex('transactions_merchant_status_created')
+    .on('transactions')
+    .columns(['merchant_id', 'status', 'created_at', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('transactions_trackid')
+    .on('transactions')
+    .columns(['trackid', 'created_at', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('transactions_amount')
+    .on('transactions')
+    .columns(['amount_minor', 'created_at', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('transactions_email')
+    .on('transactions')
+    .expression(sql`lower(bill_email), created_at, id`)
+    .execute();
 }

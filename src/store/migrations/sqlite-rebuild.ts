@@ -9,8 +9,16 @@ import { sql, type Kysely } from 'kysely';
 type SchemaRow = { type: string; name: string; sql: string };
 
 /** Runs the rebuild with foreign keys off (as SQLite requires) and checks them afterwards. */
-export async function rebuildSqliteTable(db: Kysely<any>, table: string, edit: (createSql: string) => string): Promise<void> {
-  const rows = (await sql<SchemaRow>`select type, name, sql from sqlite_schema where tbl_name = ${table} and sql is not null`.execute(db)).rows;
+export async function rebuildSqliteTable(
+  db: Kysely<any>,
+  table: string,
+  edit: (createSql: string) => string,
+): Promise<void> {
+  const rows = (
+    await sql<SchemaRow>`select type, name, sql from sqlite_schema where tbl_name = ${table} and sql is not null`.execute(
+      db,
+    )
+  ).rows;
   const create = rows.find((r) => r.type === 'table');
   if (!create) throw new Error(`rebuild: no table ${table}`);
   const edited = edit(create.sql);
@@ -36,7 +44,8 @@ export async function rebuildSqliteTable(db: Kysely<any>, table: string, edit: (
       for (const other of others) await run(other.sql);
       await run('PRAGMA legacy_alter_table = OFF');
       const broken = (await run('PRAGMA foreign_key_check')).rows;
-      if (broken.length > 0) throw new Error(`rebuild of ${table}: foreign keys broken: ${JSON.stringify(broken.slice(0, 3))}`);
+      if (broken.length > 0)
+        throw new Error(`rebuild of ${table}: foreign keys broken: ${JSON.stringify(broken.slice(0, 3))}`);
       await run('COMMIT');
     } catch (error) {
       await run('ROLLBACK').catch(() => {});
@@ -50,7 +59,10 @@ export async function rebuildSqliteTable(db: Kysely<any>, table: string, edit: (
 
 /** `text` with `from` replaced exactly once; throws when `from` is not there exactly once. */
 export function replaceOnce(text: string, from: string | RegExp, to: string): string {
-  const matches = typeof from === 'string' ? text.split(from).length - 1 : (text.match(new RegExp(from.source, from.flags.includes('g') ? from.flags : `${from.flags}g`)) ?? []).length;
+  const matches =
+    typeof from === 'string'
+      ? text.split(from).length - 1
+      : (text.match(new RegExp(from.source, from.flags.includes('g') ? from.flags : `${from.flags}g`)) ?? []).length;
   if (matches !== 1) throw new Error(`schema edit: expected one ${String(from)}, found ${matches}`);
   return text.replace(from, to);
 }

@@ -25,7 +25,10 @@ export function registerDeliveryRoutes(scope: FastifyInstance, kit: ConsoleKit):
     const tab: Tab = TABS.includes(request.query.status as Tab) ? (request.query.status as Tab) : 'failed';
     const cursor = typeof request.query.before === 'string' ? CURSOR.exec(request.query.before) : null;
     // Operators may narrow to one merchant (like `delivery list --merchant`); a merchant is always scoped to itself.
-    const asked = typeof request.query.merchant === 'string' && MERCHANT_ID.test(request.query.merchant) ? request.query.merchant : undefined;
+    const asked =
+      typeof request.query.merchant === 'string' && MERCHANT_ID.test(request.query.merchant)
+        ? request.query.merchant
+        : undefined;
     const merchantId = scopeOf(session) ?? asked;
     const keep = operator && asked ? `&merchant=${encodeURIComponent(asked)}` : '';
     const rows = await outbox.list({
@@ -36,20 +39,73 @@ export function registerDeliveryRoutes(scope: FastifyInstance, kit: ConsoleKit):
     });
     const events = rows.slice(0, PAGE_SIZE);
     const last = events.at(-1);
-    const next = rows.length > PAGE_SIZE && last ? `${kit.root}/deliveries?status=${tab}${keep}&before=${last.createdAt}.${last.id}` : undefined;
-    const tabLink = (key: Tab) => html`<a class="button${tab === key ? '' : ' secondary'}" href="${kit.root}/deliveries?status=${key}${keep}"${raw(tab === key ? ' aria-current="page"' : '')}>${d[key]}</a>`;
+    const next =
+      rows.length > PAGE_SIZE && last
+        ? `${kit.root}/deliveries?status=${tab}${keep}&before=${last.createdAt}.${last.id}`
+        : undefined;
+    const tabLink = (key: Tab) =>
+      html`<a
+        class="button${tab === key ? '' : ' secondary'}"
+        href="${kit.root}/deliveries?status=${key}${keep}"
+        ${raw(tab === key ? ' aria-current="page"' : '')}
+        >${d[key]}</a
+      >`;
     const body = html`<h1>${d.heading}</h1>
       <nav class="actions tabs" aria-label="${d.heading}">${TABS.map(tabLink)}</nav>
-      ${operator ? html`<div class="card"><form method="get" action="${kit.root}/deliveries" class="actions"><input type="hidden" name="status" value="${tab}"><div><label for="merchant">${t.payments.merchant}</label><input id="merchant" name="merchant" value="${asked ?? ''}" maxlength="64"></div><button type="submit">${t.payments.submit}</button></form></div>` : null}
-      <div class="card scroll">${
-        events.length === 0
-          ? html`<p>${d.none}</p>`
-          : html`<table><thead><tr><th>${t.payments.created}</th><th>${t.detail.deliveryStatus}</th><th class="num">${t.detail.attempts}</th>${operator ? html`<th>${t.payments.merchant}</th>` : null}<th>${t.detail.lastError}</th><th>${t.detail.nextAttempt}</th><th>${d.payment}</th></tr></thead><tbody>
-            ${events.map(
-              (e) => html`<tr><td>${formatTime(e.createdAt)}</td><td><span class="pill s-${e.status}">${t.delivery[e.status]}</span></td><td class="num">${String(e.attempts)}</td>${operator ? html`<td class="mono">${e.merchantId}</td>` : null}<td>${e.lastError ?? ''}</td><td>${e.status === 'pending' ? formatTime(e.nextAttemptAt) : ''}</td><td class="mono"><a href="${kit.root}/payments/${e.transactionId}${e.refundId ? '#refunds' : '#notification'}">${e.transactionId}</a>${e.refundId ? html` <span class="muted">(${e.refundId})</span>` : null}</td></tr>`,
-            )}</tbody></table>`
-      }</div>
-      <nav class="pager">${cursor ? html`<a href="${kit.root}/deliveries?status=${tab}${keep}">${t.payments.first}</a>` : null}${next ? html`<a rel="next" href="${next}">${t.payments.next}</a>` : null}</nav>`;
+      ${
+        operator
+          ? html`<div class="card">
+              <form method="get" action="${kit.root}/deliveries" class="actions">
+                <input type="hidden" name="status" value="${tab}" />
+                <div>
+                  <label for="merchant">${t.payments.merchant}</label
+                  ><input id="merchant" name="merchant" value="${asked ?? ''}" maxlength="64" />
+                </div>
+                <button type="submit">${t.payments.submit}</button>
+              </form>
+            </div>`
+          : null
+      }
+      <div class="card scroll">
+        ${
+          events.length === 0
+            ? html`<p>${d.none}</p>`
+            : html`<table>
+                <thead>
+                  <tr>
+                    <th>${t.payments.created}</th>
+                    <th>${t.detail.deliveryStatus}</th>
+                    <th class="num">${t.detail.attempts}</th>
+                    ${operator ? html`<th>${t.payments.merchant}</th>` : null}
+                    <th>${t.detail.lastError}</th>
+                    <th>${t.detail.nextAttempt}</th>
+                    <th>${d.payment}</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  ${events.map(
+                    (e) =>
+                      html`<tr>
+                        <td>${formatTime(e.createdAt)}</td>
+                        <td><span class="pill s-${e.status}">${t.delivery[e.status]}</span></td>
+                        <td class="num">${String(e.attempts)}</td>
+                        ${operator ? html`<td class="mono">${e.merchantId}</td>` : null}
+                        <td>${e.lastError ?? ''}</td>
+                        <td>${e.status === 'pending' ? formatTime(e.nextAttemptAt) : ''}</td>
+                        <td class="mono">
+                          <a href="${kit.root}/payments/${e.transactionId}${e.refundId ? '#refunds' : '#notification'}"
+                            >${e.transactionId}</a
+                          >${e.refundId ? html` <span class="muted">(${e.refundId})</span>` : null}
+                        </td>
+                      </tr>`,
+                  )}
+                </tbody>
+              </table>`
+        }
+      </div>
+      <nav class="pager">
+        ${cursor ? html`<a href="${kit.root}/deliveries?status=${tab}${keep}">${t.payments.first}</a>` : null}${next ? html`<a rel="next" href="${next}">${t.payments.next}</a>` : null}
+      </nav>`;
     return sendPage(kit, request, reply, { lang, title: d.heading, body, session, nav: 'deliveries' });
   });
 }
