@@ -16,7 +16,8 @@ import { STORE_JOBS_MODULE, storeJobs } from '../src/app/store-jobs.ts';
 import { createJobRunner } from '../src/store/job-runner.ts';
 import { MerchantsRepo } from '../src/store/merchants.repo.ts';
 import { openStore, type Store } from '../src/store/open-store.ts';
-import { TransactionsRepo, type TransactionRecord } from '../src/store/transactions.repo.ts';
+import { TransactionsRepo } from '../src/store/transactions.repo.ts';
+import { type TransactionRecord } from '../src/domain/transaction.ts';
 
 export type MicroResult = {
   name: string;

@@ -15,7 +15,7 @@ import { STORE_JOBS_MODULE, storeJobs } from '../src/app/store-jobs.ts';
 import { createJobRunner } from '../src/store/job-runner.ts';
 import { MerchantsRepo } from '../src/store/merchants.repo.ts';
 import { openStore } from '../src/store/open-store.ts';
-import type { TransactionRecord } from '../src/store/transactions.repo.ts';
+import type { TransactionRecord } from '../src/domain/transaction.ts';
 
 const CONSOLE_INDEXES = [
   'transactions_created',

@@ -15,10 +15,12 @@ import {
 import { notificationBody } from '../domain/notification.ts';
 import { LedgerRepo } from '../store/ledger.repo.ts';
 import type { Trx } from '../store/open-store.ts';
-import { insertOutboxEvent, type NewOutboxEvent } from '../store/outbox.repo.ts';
+import { insertOutboxEvent } from '../store/outbox.repo.ts';
+import { type NewOutboxEvent } from '../domain/outbox-event.ts';
 import { dialectOf } from '../store/dialect-of.ts';
 import type { CompletionWrite } from '../store/pg-completions.repo.ts';
-import { TransactionsRepo, type TransactionRecord } from '../store/transactions.repo.ts';
+import { TransactionsRepo } from '../store/transactions.repo.ts';
+import { type TransactionRecord } from '../domain/transaction.ts';
 
 /** What a completion needs to know; plain data, so the store may run it on another thread (store-jobs.ts). */
 export type CompletionArgs = {

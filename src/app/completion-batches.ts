@@ -15,7 +15,7 @@ import { accountId, type AccountRef } from '../domain/ledger.ts';
 import { alreadyFinal } from '../domain/lifecycle.ts';
 import { isStoreUnavailable, type Store } from '../store/open-store.ts';
 import { ensureAccounts, readForCompletion, writeCompletions } from '../store/pg-completions.repo.ts';
-import type { TransactionRecord } from '../store/transactions.repo.ts';
+import type { TransactionRecord } from '../domain/transaction.ts';
 import type pg from 'pg';
 import { PerTurnBatches, type Pending as PendingOf } from '../store/per-turn-batches.ts';
 import { planCompletion, type CompletionArgs, type CompletionPlan } from './complete-payment.ts';

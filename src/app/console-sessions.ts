@@ -5,7 +5,8 @@
 import { createHmac } from 'node:crypto';
 import { hmacKey, type SecretKey } from '../domain/credentials.ts';
 import { randomToken } from '../domain/ids.ts';
-import type { ConsoleRepo, ConsoleRole } from '../store/console.repo.ts';
+import type { ConsoleRepo } from '../store/console.repo.ts';
+import type { ConsoleRole } from '../domain/console-account.ts';
 import type { ConsoleAccounts, LoginSubject } from './console-accounts.ts';
 
 export const SESSION_TOKEN = /^[A-Za-z0-9_-]{43}$/;

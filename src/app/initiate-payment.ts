@@ -8,7 +8,7 @@ import { newTransactionIdentifiers } from '../domain/ids.ts';
 import type { NormalisedInitiation } from '../domain/initiation-request.ts';
 import { initiationAccepted, type InitiationResponse } from '../domain/responses.ts';
 import type { InsertOrGet } from '../store/transaction-inserter.ts';
-import type { TransactionRecord } from '../store/transactions.repo.ts';
+import type { TransactionRecord } from '../domain/transaction.ts';
 
 export type InitiatePaymentDeps = {
   insertOrGet: InsertOrGet;

@@ -5,13 +5,10 @@ import { GatewayError, invalidField, missingField } from '../domain/errors.ts';
 import { uuidv7 } from '../domain/ids.ts';
 import { adjustmentPostings, LedgerRefusal, payoutAccount, type AccountKind } from '../domain/ledger.ts';
 import { CURRENCY_CODE, formatMinor, MINOR_DIGITS, parseDecimal } from '../domain/money.ts';
-import {
-  isUniqueViolation,
-  type AccountRecord,
-  type EntryWithPostings,
-  type LedgerRepo,
-} from '../store/ledger.repo.ts';
-import type { MerchantRecord, MerchantsRepo } from '../store/merchants.repo.ts';
+import { isUniqueViolation, type LedgerRepo } from '../store/ledger.repo.ts';
+import { type AccountRecord, type EntryWithPostings } from '../domain/ledger.ts';
+import type { MerchantsRepo } from '../store/merchants.repo.ts';
+import type { MerchantRecord } from '../domain/merchant.ts';
 import type { Store } from '../store/open-store.ts';
 
 /** Currencies payments arrive in (THAI_DEBIT is THB only): a merchant may hold money in these besides its payout currency. */

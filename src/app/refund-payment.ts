@@ -21,9 +21,11 @@ import { refundAccepted, refundNotificationBody, type RefundResponse } from '../
 import type { LedgerRepo } from '../store/ledger.repo.ts';
 import type { Store } from '../store/open-store.ts';
 import { insertOutboxEvent } from '../store/outbox.repo.ts';
-import type { RefundRecord, RefundsRepo } from '../store/refunds.repo.ts';
+import type { RefundsRepo } from '../store/refunds.repo.ts';
+import type { RefundRecord } from '../domain/refund.ts';
 import { isUniqueViolation } from '../store/ledger.repo.ts';
-import type { TransactionRecord, TransactionsRepo } from '../store/transactions.repo.ts';
+import type { TransactionsRepo } from '../store/transactions.repo.ts';
+import type { TransactionRecord } from '../domain/transaction.ts';
 import type { ProcessorConnector } from './processor-connector.ts';
 
 export type RefundPaymentDeps = {

@@ -3,7 +3,7 @@
 // and runs them there, committing those that arrive together in one transaction and one fsync.
 import type { JobRegistry } from '../store/job-runner.ts';
 import type { Trx } from '../store/open-store.ts';
-import type { TransactionRecord } from '../store/transactions.repo.ts';
+import type { TransactionRecord } from '../domain/transaction.ts';
 import { recordAttemptsIn } from '../store/outbox.repo.ts';
 import { leaseEventsIn } from '../store/outbox-claims.repo.ts';
 import { completeInTransaction, reposFor } from './complete-payment.ts';

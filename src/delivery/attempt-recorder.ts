@@ -10,7 +10,8 @@
 // commit) on the thread they all wait for; on PostgreSQL it is one statement
 // (store/pg-attempts.ts) instead of a transaction of five round trips.
 import type { Store } from '../store/open-store.ts';
-import type { AttemptRecord, OutboxRepo } from '../store/outbox.repo.ts';
+import type { OutboxRepo } from '../store/outbox.repo.ts';
+import type { AttemptRecord } from '../domain/outbox-event.ts';
 import { recordAttemptsPg } from '../store/pg-attempts.ts';
 
 /** Records a batch atomically; resolves with whether each transition was applied. */

@@ -4,7 +4,7 @@
 import type { SecretKey } from '../domain/credentials.ts';
 import { openSecret } from '../domain/secret-box.ts';
 import { signWebhook } from '../domain/webhook-signature.ts';
-import type { MerchantRecord } from '../store/merchants.repo.ts';
+import type { MerchantRecord } from '../domain/merchant.ts';
 
 /**
  * The secrets to sign with now: the current one, plus the previous one while its overlap after a

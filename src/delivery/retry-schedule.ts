@@ -4,7 +4,7 @@
 // The ladder lists the delay before each attempt of a series: entry 0 is the first attempt
 // (always made as soon as the event is due), entry k the wait after the k-th failure. So the
 // default `0,5s,5m,30m,2h,5h,10h,10h` makes 8 attempts over about 28 hours, then `failed`.
-import type { AttemptTransition } from '../store/outbox.repo.ts';
+import type { AttemptTransition } from '../domain/outbox-event.ts';
 
 /** A Retry-After longer than this is treated as this: a merchant cannot park an event forever. */
 export const MAX_RETRY_AFTER_MS = 24 * 3_600_000;

@@ -110,6 +110,25 @@ export type PlannedPosting = {
   balanceAfterMinor: bigint | null;
 };
 
+/** A journal entry: the header of a balanced set of postings (payment, refund, credit, debit). */
+export type JournalEntry = {
+  id: string;
+  kind: EntryKind;
+  merchantId: string;
+  transactionId: string | null;
+  idempotencyKey: string | null;
+  reason: string | null;
+  createdAt: number;
+};
+
+/** A stored posting: a planned posting of an entry. */
+export type PostingRecord = PlannedPosting & { entryId: string };
+
+export type EntryWithPostings = JournalEntry & { postings: PostingRecord[] };
+
+/** An account with its owner; a summed account's balance includes its unchained postings. */
+export type AccountRecord = AccountState & { merchantId: string | null; createdAt: number };
+
 /** Why the ledger refused an operator request; the CLI prints the message, the tests read `reason`. */
 export type LedgerRefusalReason = 'OVERDRAFT' | 'IDEMPOTENCY_CONFLICT';
 

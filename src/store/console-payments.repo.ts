@@ -6,7 +6,8 @@
 // indistinguishable from an unknown one).
 import { sql } from 'kysely';
 import type { Db } from './open-store.ts';
-import { transactionFromRow, type TransactionRecord } from './transactions.repo.ts';
+import { transactionFromRow } from './transactions.repo.ts';
+import { type TransactionRecord } from '../domain/transaction.ts';
 import type { TransactionStatus } from '../domain/lifecycle.ts';
 
 export type PaymentSearch = {

@@ -3,39 +3,7 @@ import { sql } from 'kysely';
 import { toNumber } from './database.ts';
 import { consoleDb, type ConsoleAuditTable, type ConsoleDb } from './console-tables.ts';
 import type { Store } from './open-store.ts';
-
-export type OperatorRecord = {
-  id: string;
-  username: string;
-  passwordHash: string;
-  totpSecretSealed: string | null;
-  totpLastStep: bigint | null;
-  status: 'active' | 'disabled';
-  createdAt: number;
-  updatedAt: number;
-};
-
-export type ConsoleRole = 'operator' | 'merchant';
-
-export type SessionRecord = {
-  idHash: string;
-  role: ConsoleRole;
-  subjectId: string;
-  createdAt: number;
-  lastSeenAt: number;
-};
-
-export type AuditEntry = {
-  id: string;
-  at: number;
-  actorRole: ConsoleAuditTable['actor_role'];
-  actorId: string | null;
-  action: string;
-  target: string | null;
-  details: Record<string, unknown>;
-  remoteAddr: string | null;
-  requestId: string | null;
-};
+import type { AuditEntry, ConsoleRole, OperatorRecord, SessionRecord } from '../domain/console-account.ts';
 
 export type AuditCursor = { at: number; id: string };
 

@@ -15,39 +15,17 @@ import {
   type AccountKind,
   type AccountRef,
   type AccountState,
+  type AccountRecord,
   type EntryKind,
+  type EntryWithPostings,
+  type JournalEntry,
+  type PostingRecord,
   type PlannedPosting,
   type PostingLine,
 } from '../domain/ledger.ts';
 import { toNumber, type Int64 } from './database.ts';
 import type { Db, Trx } from './open-store.ts';
 import { dialectOf } from './dialect-of.ts';
-
-export type JournalEntry = {
-  id: string;
-  kind: EntryKind;
-  merchantId: string;
-  transactionId: string | null;
-  idempotencyKey: string | null;
-  reason: string | null;
-  createdAt: number;
-};
-
-export type PostingRecord = {
-  entryId: string;
-  lineNo: number;
-  accountId: string;
-  kind: AccountKind;
-  currency: string;
-  amountMinor: bigint;
-  /** Null on a summed account (fee, clearing), whose postings carry no chain. */
-  accountSeq: bigint | null;
-  balanceAfterMinor: bigint | null;
-};
-
-export type EntryWithPostings = JournalEntry & { postings: PostingRecord[] };
-
-export type AccountRecord = AccountState & { merchantId: string | null; createdAt: number };
 
 /** Integer columns are read as text: SQLite hands out JS numbers, which are exact only to 2^53. */
 const exact = (column: string) => sql<string>`cast(${sql.ref(column)} as text)`;

@@ -3,21 +3,7 @@ import { sql, type Selectable } from 'kysely';
 import type { MerchantsTable } from './database.ts';
 import { toBigInt, toNumber, toNumberOrNull } from './database.ts';
 import type { Db, Trx } from './open-store.ts';
-
-export type MerchantRecord = {
-  id: string;
-  name: string;
-  passwordHash: string;
-  webhookSecretSealed: string;
-  previousWebhookSecretSealed: string | null;
-  previousWebhookSecretExpiresAt: number | null;
-  payoutCurrency: string;
-  payoutAccount: string;
-  feeRatePpm: bigint;
-  status: 'active' | 'disabled';
-  createdAt: number;
-  updatedAt: number;
-};
+import type { MerchantRecord } from '../domain/merchant.ts';
 
 function fromRow(row: Selectable<MerchantsTable>): MerchantRecord {
   return {

@@ -14,7 +14,8 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Selectable } from 'kysely';
 import type { OutboxEventsTable } from './database.ts';
 import { toNumber } from './database.ts';
-import { eventFromRow, type OutboxEvent } from './outbox.repo.ts';
+import { eventFromRow } from './outbox.repo.ts';
+import { type OutboxEvent } from '../domain/outbox-event.ts';
 import { originOf } from '../domain/url-origin.ts';
 import type { Db, Dialect, Store, Trx } from './open-store.ts';
 

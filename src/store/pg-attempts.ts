@@ -16,7 +16,8 @@
 // Named prepared statement, arrays through unnest(), like pg-initiation-batch.ts.
 import type pg from 'pg';
 import { pgArrayLiteral } from './pg-array-literal.ts';
-import { attemptRow, transitionColumns, type AttemptRecord } from './outbox.repo.ts';
+import { attemptRow, transitionColumns } from './outbox.repo.ts';
+import { type AttemptRecord } from '../domain/outbox-event.ts';
 
 const RECORD = {
   name: 'delivery_attempts_record_v1',

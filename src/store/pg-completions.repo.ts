@@ -29,9 +29,10 @@ import type pg from 'pg';
 import { accountId, keepsRunningBalance, type AccountRef, type PostingLine } from '../domain/ledger.ts';
 import { originOf } from '../domain/url-origin.ts';
 import type { TransactionsTable } from './database.ts';
-import type { JournalEntry } from './ledger.repo.ts';
-import type { NewOutboxEvent } from './outbox.repo.ts';
-import { transactionFromRow, type TransactionRecord, type Transition } from './transactions.repo.ts';
+import type { JournalEntry } from '../domain/ledger.ts';
+import type { NewOutboxEvent } from '../domain/outbox-event.ts';
+import { transactionFromRow } from './transactions.repo.ts';
+import { type TransactionRecord, type Transition } from '../domain/transaction.ts';
 
 /** What one completion writes (decided by app/complete-payment.ts planCompletion). */
 export type CompletionWrite = {

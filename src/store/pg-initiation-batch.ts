@@ -9,12 +9,8 @@ import type pg from 'pg';
 import type { TransactionsTable } from './database.ts';
 import { isStoreUnavailable } from './open-store.ts';
 import { pgArrayLiteral } from './pg-array-literal.ts';
-import {
-  transactionFromRow,
-  transactionToRow,
-  type TransactionRecord,
-  type TransactionsRepo,
-} from './transactions.repo.ts';
+import { transactionFromRow, transactionToRow, type TransactionsRepo } from './transactions.repo.ts';
+import { type TransactionRecord } from '../domain/transaction.ts';
 
 const MAX_BATCH = 256;
 /** INSERT statements in flight at once; more initiations wait and go together (per-turn-batches.ts). */

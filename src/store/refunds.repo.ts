@@ -4,22 +4,7 @@ import { sql, type Selectable } from 'kysely';
 import type { RefundsTable } from './database.ts';
 import { toBigInt, toNumber } from './database.ts';
 import type { Db, Trx } from './open-store.ts';
-
-export type RefundRecord = {
-  id: string;
-  merchantId: string;
-  transactionId: string;
-  idempotencyKey: string;
-  requestHash: string;
-  amountMinor: bigint;
-  currency: string;
-  refundedAfterMinor: bigint;
-  reason: string | null;
-  reference: string | null;
-  processor: string;
-  processorReference: string | null;
-  createdAt: number;
-};
+import type { RefundRecord } from '../domain/refund.ts';
 
 function refundFromRow(row: Selectable<RefundsTable>): RefundRecord {
   return {

@@ -10,7 +10,8 @@
 //   - PostgreSQL: the rows of one event-loop turn as one multi-row INSERT (pg-initiation-batch.ts).
 import type { Store } from './open-store.ts';
 import { PgInitiationBatch } from './pg-initiation-batch.ts';
-import type { TransactionRecord, TransactionsRepo } from './transactions.repo.ts';
+import type { TransactionsRepo } from './transactions.repo.ts';
+import type { TransactionRecord } from '../domain/transaction.ts';
 
 export type InsertOrGet = (record: TransactionRecord) => Promise<{ inserted: boolean; row: TransactionRecord }>;
 

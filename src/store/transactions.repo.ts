@@ -4,41 +4,10 @@ import { isDeepStrictEqual } from 'node:util';
 import type { TransactionsTable } from './database.ts';
 import { toBigInt, toNumber, toNumberOrNull } from './database.ts';
 import type { TransactionStatus } from '../domain/lifecycle.ts';
+import type { TransactionRecord, Transition } from '../domain/transaction.ts';
 import type { Db, Trx } from './open-store.ts';
 import type pg from 'pg';
 import { PgTransactionLookups } from './pg-transaction-lookups.ts';
-
-export type TransactionRecord = {
-  id: string;
-  merchantId: string;
-  trackid: string;
-  requestHash: string;
-  token: string;
-  redirectId: string;
-  status: TransactionStatus;
-  errorCodeTag: string | null;
-  errorText: string | null;
-  amountMinor: bigint;
-  currency: string;
-  paymentMethod: string;
-  billCountry: string;
-  billCustomerIp: string;
-  billEmail: string;
-  returnUrl: string;
-  serverUrl: string;
-  payerAccountNo: string;
-  payerAccountName: string;
-  payerBankCode: string;
-  productdesc: string | null;
-  lang: string | null;
-  createdAt: number;
-  expiresAt: number;
-  completedAt: number | null;
-  /** Where a failed, cancelled or expired payment sends the customer; null: returnUrl. */
-  returnUrlOnFailure: string | null;
-  /** Total refunded so far (0 when none). */
-  refundedMinor: bigint;
-};
 
 export function transactionFromRow(row: Selectable<TransactionsTable>): TransactionRecord {
   return {
@@ -107,15 +76,6 @@ export function transactionToRow(t: TransactionRecord): Insertable<TransactionsT
     refunded_minor: t.refundedMinor,
   };
 }
-
-export type Transition = {
-  transactionId: string;
-  fromStatus: TransactionStatus;
-  toStatus: TransactionStatus;
-  cause: string;
-  errorCodeTag: string | null;
-  at: number;
-};
 
 export class TransactionsRepo {
   readonly #db: Db;

@@ -6,7 +6,8 @@ import { createHmac } from 'node:crypto';
 import type { AddressInfo, Socket } from 'node:net';
 import { createLogger } from '../../src/logger.ts';
 import { DeliveryWorker, type DeliveryWorkerOptions } from '../../src/delivery/delivery-worker.ts';
-import { OutboxRepo, type OutboxEvent } from '../../src/store/outbox.repo.ts';
+import { OutboxRepo } from '../../src/store/outbox.repo.ts';
+import { type OutboxEvent } from '../../src/domain/outbox-event.ts';
 import type { Dialect } from '../../src/store/open-store.ts';
 import {
   initiationBody,

@@ -13,7 +13,7 @@ import {
   type TestGateway,
 } from '../support/test-gateway.ts';
 import { assertErrorBody } from '../support/error-body.ts';
-import type { TransactionRecord } from '../../src/store/transactions.repo.ts';
+import type { TransactionRecord } from '../../src/domain/transaction.ts';
 
 type Body = Record<string, unknown>;
 

@@ -21,7 +21,7 @@ import {
   type PostingLine,
 } from '../../src/domain/ledger.ts';
 import { uuidv7 } from '../../src/domain/ids.ts';
-import type { JournalEntry } from '../../src/store/ledger.repo.ts';
+import type { JournalEntry } from '../../src/domain/ledger.ts';
 
 for (const { dialect, skip } of await testDialects()) {
   describe(`ledger repository and database guards [${dialect}]`, { skip }, () => {

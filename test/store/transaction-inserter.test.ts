@@ -4,7 +4,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { newTransactionIdentifiers } from '../../src/domain/ids.ts';
-import type { TransactionRecord } from '../../src/store/transactions.repo.ts';
+import type { TransactionRecord } from '../../src/domain/transaction.ts';
 import { testDialects } from '../support/dialects.ts';
 import { addMerchant, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 import { createTransactionInserter, type InsertOrGet } from '../../src/store/transaction-inserter.ts';

@@ -2,7 +2,8 @@
 import { openMigratedStore } from '../../bootstrap.ts';
 import { GatewayError } from '../../domain/errors.ts';
 import { currencyExponent, formatMinor } from '../../domain/money.ts';
-import { RefundsRepo, type RefundRecord } from '../../store/refunds.repo.ts';
+import { RefundsRepo } from '../../store/refunds.repo.ts';
+import { type RefundRecord } from '../../domain/refund.ts';
 import type { Store } from '../../store/open-store.ts';
 import { OutboxRepo } from '../../store/outbox.repo.ts';
 import type { Command, CommandContext } from './context.ts';

@@ -3,7 +3,7 @@
 import { bankByCode } from '../../domain/thai-banks.ts';
 import { buildThaiQrPayload, thaiQrReferenceFor } from '../../domain/thai-qr.ts';
 import { currencyExponent, formatMinor, groupThousands } from '../../domain/money.ts';
-import type { TransactionRecord } from '../../store/transactions.repo.ts';
+import type { TransactionRecord } from '../../domain/transaction.ts';
 import type { PageLang } from './texts.ts';
 
 const CURRENCY_SYMBOL: Record<string, string> = { THB: '฿' };

@@ -3,7 +3,7 @@
 // kept byte for byte (re-serialising it through URLSearchParams could re-encode it), and a
 // fragment stays at the end where browsers expect it.
 import { RESPONSE_CODE, RESULT_TEXT } from '../../domain/lifecycle.ts';
-import type { TransactionRecord } from '../../store/transactions.repo.ts';
+import type { TransactionRecord } from '../../domain/transaction.ts';
 
 export const SUCCESS_DESCRIPTION = 'The payment was captured.';
 

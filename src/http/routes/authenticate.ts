@@ -1,5 +1,5 @@
 import type { Services } from '../../app/services.ts';
-import type { MerchantRecord } from '../../store/merchants.repo.ts';
+import type { MerchantRecord } from '../../domain/merchant.ts';
 import { credentialsOf, type JsonObject } from '../request-body.ts';
 
 /** Credentials in the body [spec]; failed attempts are counted per client address. */

@@ -9,7 +9,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isGatewayError } from '../../domain/errors.ts';
 import type { CompletionCause, FailureTag } from '../../domain/lifecycle.ts';
 import type { Services } from '../../app/services.ts';
-import type { TransactionRecord } from '../../store/transactions.repo.ts';
+import type { TransactionRecord } from '../../domain/transaction.ts';
 import { sendPageMessage } from '../hosted-page/page-errors.ts';
 import {
   bankName,

@@ -10,9 +10,10 @@ import { randomToken } from '../../../domain/ids.ts';
 import { validateRefund } from '../../../domain/refund-request.ts';
 import { resendDelivery } from '../../../delivery/resend.ts';
 import { ConsolePaymentsRepo, type PaymentSearch } from '../../../store/console-payments.repo.ts';
-import { OutboxRepo, type OutboxEvent } from '../../../store/outbox.repo.ts';
-import type { RefundRecord } from '../../../store/refunds.repo.ts';
-import type { TransactionRecord } from '../../../store/transactions.repo.ts';
+import { OutboxRepo } from '../../../store/outbox.repo.ts';
+import { type OutboxEvent } from '../../../domain/outbox-event.ts';
+import type { RefundRecord } from '../../../domain/refund.ts';
+import type { TransactionRecord } from '../../../domain/transaction.ts';
 import { html, raw, type SafeHtml } from '../../hosted-page/html.ts';
 import { bankName, formatAmount, maskAccount } from '../../hosted-page/page-view.ts';
 import {
