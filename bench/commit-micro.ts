@@ -11,12 +11,12 @@ import { performance } from 'node:perf_hooks';
 import { DatabaseSync } from 'node:sqlite';
 import type { TransactionsTable } from '../src/store/database.ts';
 import { ManageMerchants } from '../src/app/manage-merchants.ts';
-import { openSqlite } from '../src/store/dialects/sqlite.ts';
-import { STORE_JOBS_MODULE, storeJobs } from '../src/app/store-jobs.ts';
+import { openSqlite } from '../src/store/sqlite/dialect.ts';
+import { STORE_JOBS_MODULE, storeJobs } from '../src/store/sqlite/jobs.ts';
 import { createJobRunner } from '../src/store/job-runner.ts';
-import { MerchantsRepo } from '../src/store/merchants.repo.ts';
-import { openStore, type Store } from '../src/store/open-store.ts';
-import { TransactionsRepo } from '../src/store/transactions.repo.ts';
+import { MerchantsRepo } from '../src/store/repos/merchants.repo.ts';
+import { openStoreEngine, type StoreEngine } from '../src/store/engine.ts';
+import { TransactionsRepo } from '../src/store/repos/transactions.repo.ts';
 import { type TransactionRecord } from '../src/domain/transaction.ts';
 
 export type MicroResult = {
@@ -73,9 +73,9 @@ function rowFactory(merchantId: string, runTag: string): () => TransactionRecord
 async function freshStore(
   dir: string,
   file: string,
-): Promise<{ store: Store; merchantId: string; path: string; commits: () => number }> {
+): Promise<{ store: StoreEngine; merchantId: string; path: string; commits: () => number }> {
   const path = join(dir, `${file}.db`);
-  const inner = openStore(`sqlite:${path}`);
+  const inner = openStoreEngine(`sqlite:${path}`);
   await inner.migrate();
   const issued = await new ManageMerchants(new MerchantsRepo(inner.db), MERCHANT_KEY, 0).create({
     name: 'Micro',
@@ -83,7 +83,7 @@ async function freshStore(
     payoutAccount: '1234567890',
   });
   let commits = 0;
-  const store: Store = {
+  const store: StoreEngine = {
     ...inner,
     transaction(work) {
       commits += 1;

@@ -28,7 +28,7 @@ import { benchDatabase, benchGatewayConfig } from './postgres-database.ts';
 import pg from 'pg';
 import { planCompletion } from '../src/app/complete-payment.ts';
 import { newEventId } from '../src/domain/ids.ts';
-import { completionsWriteQuery, readForCompletion } from '../src/store/pg-completions.repo.ts';
+import { completionsWriteQuery, readForCompletion } from '../src/store/postgres/completion-sets.repo.ts';
 
 const { values } = parseArgs({
   options: {

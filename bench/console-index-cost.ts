@@ -10,11 +10,11 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { ManageMerchants } from '../src/app/manage-merchants.ts';
-import { openSqlite } from '../src/store/dialects/sqlite.ts';
-import { STORE_JOBS_MODULE, storeJobs } from '../src/app/store-jobs.ts';
+import { openSqlite } from '../src/store/sqlite/dialect.ts';
+import { STORE_JOBS_MODULE, storeJobs } from '../src/store/sqlite/jobs.ts';
 import { createJobRunner } from '../src/store/job-runner.ts';
-import { MerchantsRepo } from '../src/store/merchants.repo.ts';
-import { openStore } from '../src/store/open-store.ts';
+import { MerchantsRepo } from '../src/store/repos/merchants.repo.ts';
+import { openStoreEngine } from '../src/store/engine.ts';
 import type { TransactionRecord } from '../src/domain/transaction.ts';
 
 const CONSOLE_INDEXES = [
@@ -35,7 +35,7 @@ const PER_COMMIT = 100;
 
 async function phase(dir: string, file: string, withIndexes: boolean): Promise<number> {
   const path = join(dir, `${file}.db`);
-  const store = openStore(`sqlite:${path}`);
+  const store = openStoreEngine(`sqlite:${path}`);
   await store.migrate();
   const { merchantid } = await new ManageMerchants(new MerchantsRepo(store.db), Buffer.alloc(32, 7), 0).create({
     name: 'Bench',
@@ -81,7 +81,7 @@ const WRITERS = 16;
 
 async function groupPhase(dir: string, file: string, withIndexes: boolean): Promise<number> {
   const path = join(dir, `${file}.db`);
-  const store = openStore(`sqlite:${path}`);
+  const store = openStoreEngine(`sqlite:${path}`);
   await store.migrate();
   const { merchantid } = await new ManageMerchants(new MerchantsRepo(store.db), Buffer.alloc(32, 7), 0).create({
     name: 'Bench',

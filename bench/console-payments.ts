@@ -13,8 +13,9 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CompiledQuery } from 'kysely';
-import { openStore } from '../src/store/open-store.ts';
-import { ConsolePaymentsRepo, type PaymentSearch } from '../src/store/console-payments.repo.ts';
+import { openStoreEngine } from '../src/store/engine.ts';
+import { ConsolePaymentsRepo } from '../src/store/repos/console-payments.repo.ts';
+import { type PaymentSearch } from '../src/app/ports.ts';
 import { killAllChildren, runNode, startServer } from './children.ts';
 import { gatewayEnv } from './gateway-run.ts';
 import { runLoad, type LoadResult } from './load.ts';
@@ -256,7 +257,7 @@ async function main(): Promise<void> {
     );
 
     // Query plans of the searches above, as the console issues them.
-    const store = openStore(databaseUrl);
+    const store = openStoreEngine(databaseUrl);
     try {
       const repo = new ConsolePaymentsRepo(store.db);
       const shapes: Array<[string, PaymentSearch]> = [

@@ -19,8 +19,8 @@ import { sql } from 'kysely';
 import { createLogger } from '../src/logger.ts';
 import { startGateway, type RunningGateway } from '../src/server.ts';
 import { deliveryWorker } from '../src/delivery/delivery-worker.ts';
-import { OutboxClaimsRepo } from '../src/store/outbox-claims.repo.ts';
-import type { Db } from '../src/store/open-store.ts';
+import { OutboxClaimsRepo } from '../src/store/repos/outbox-claims.repo.ts';
+import type { Db } from '../src/store/engine.ts';
 import { benchDatabase, benchGatewayConfig } from './postgres-database.ts';
 
 const { values } = parseArgs({

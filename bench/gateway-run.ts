@@ -5,7 +5,7 @@
 // acknowledged completion is final with its outbox event and a sound ledger.
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { openStore } from '../src/store/open-store.ts';
+import { openStoreEngine } from '../src/store/engine.ts';
 import { createBenchMerchant, startServer, type ServerChild } from './children.ts';
 import { runLoad, type LoadResult } from './load.ts';
 import { accountCompletions, mixedTracker, startReceiver, type CompletionAccounting } from './mixed-load.ts';
@@ -332,7 +332,7 @@ async function postJson(
 
 /** Reads the stored trackids of the bench merchant after the gateway has stopped. */
 async function account(databaseUrl: string, merchantId: string, ledger: Ledger): Promise<Accounting> {
-  const store = openStore(databaseUrl);
+  const store = openStoreEngine(databaseUrl);
   let stored: Set<string>;
   try {
     const rows = await store.db

@@ -11,8 +11,8 @@ import { tmpdir, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { openStore } from '../src/store/open-store.ts';
-import { openSqlite } from '../src/store/dialects/sqlite.ts';
+import { openStoreEngine } from '../src/store/engine.ts';
+import { openSqlite } from '../src/store/sqlite/dialect.ts';
 import { createBenchDatabase } from './postgres-database.ts';
 import { seedRows } from './seed-rows.ts';
 
@@ -27,7 +27,7 @@ const dir = dialect === 'sqlite' ? mkdtempSync(join(tmpdir(), 'gw-explain-')) : 
 const pgdb = dialect === 'postgres' ? await createBenchDatabase() : undefined;
 const url = pgdb ? pgdb.url : `sqlite:${join(dir, 'gateway.db')}`;
 try {
-  const store = openStore(url);
+  const store = openStoreEngine(url);
   await store.migrate();
   await store.db
     .insertInto('merchants')

@@ -15,13 +15,13 @@ import { parseArgs } from 'node:util';
 import { Kysely, type CompiledQuery } from 'kysely';
 import pg from 'pg';
 import type { Database } from '../src/store/database.ts';
-import { openStore } from '../src/store/open-store.ts';
-import { NodeSqliteDialect, openSqlite } from '../src/store/dialects/sqlite.ts';
-import { createPostgresDialect, createPostgresPool } from '../src/store/dialects/postgres.ts';
-import { OutboxRepo } from '../src/store/outbox.repo.ts';
-import { RefundsRepo } from '../src/store/refunds.repo.ts';
-import { TransactionsRepo } from '../src/store/transactions.repo.ts';
-import { PG_TRANSACTION_LOOKUPS } from '../src/store/pg-transaction-lookups.ts';
+import { openStoreEngine } from '../src/store/engine.ts';
+import { NodeSqliteDialect, openSqlite } from '../src/store/sqlite/dialect.ts';
+import { createPostgresDialect, createPostgresPool } from '../src/store/postgres/pool.ts';
+import { OutboxRepo } from '../src/store/repos/outbox.repo.ts';
+import { RefundsRepo } from '../src/store/repos/refunds.repo.ts';
+import { TransactionsRepo } from '../src/store/repos/transactions.repo.ts';
+import { PG_TRANSACTION_LOOKUPS } from '../src/store/postgres/transaction-lookups.ts';
 import { createBenchDatabase } from './postgres-database.ts';
 import { seedRows } from './seed-rows.ts';
 
@@ -47,7 +47,7 @@ function outboxSeedSql(): string {
 }
 
 try {
-  const store = openStore(url);
+  const store = openStoreEngine(url);
   await store.migrate();
   await store.db
     .insertInto('merchants')

@@ -5,9 +5,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { LedgerOperations } from '../src/app/ledger-operations.ts';
-import { LedgerRepo } from '../src/store/ledger.repo.ts';
-import { MerchantsRepo } from '../src/store/merchants.repo.ts';
-import { openStore } from '../src/store/open-store.ts';
+import { LedgerRepo } from '../src/store/repos/ledger.repo.ts';
+import { MerchantsRepo } from '../src/store/repos/merchants.repo.ts';
+import { openStoreEngine } from '../src/store/engine.ts';
 import type { NextRequest } from './load.ts';
 import { echoedTrackid, statusBody, type Credentials } from './request-bodies.ts';
 
@@ -106,7 +106,7 @@ export type CompletionAccounting = {
 
 /** After the gateway stopped: every acknowledged completion is final with one outbox event; the ledger verifies. */
 export async function accountCompletions(databaseUrl: string, completed: string[]): Promise<CompletionAccounting> {
-  const store = openStore(databaseUrl);
+  const store = openStoreEngine(databaseUrl);
   try {
     let notFinal = 0;
     let withoutEvent = 0;

@@ -4,7 +4,7 @@
 // accounting leaves out. Generated inside the database, so seeding costs no client round trips.
 import type { DatabaseSync } from 'node:sqlite';
 import pg from 'pg';
-import { openSqlite } from '../src/store/dialects/sqlite.ts';
+import { openSqlite } from '../src/store/sqlite/dialect.ts';
 
 /** Runs seeding SQL on a raw connection of the store at `databaseUrl` (node:sqlite or a pg client), closed afterwards. */
 export async function withRawConnection(

@@ -5,8 +5,8 @@ import { dirname } from 'node:path';
 import type { Config } from './config.ts';
 import type { SecretKey } from './domain/credentials.ts';
 import { SecretKeyMismatchError, secretKeyCheckValue, secretKeyMatches } from './domain/secret-key-check.ts';
-import { GatewayMetaRepo } from './store/gateway-meta.repo.ts';
-import { openStore, type Store } from './store/open-store.ts';
+import { GatewayMetaRepo } from './store/repos/gateway-meta.repo.ts';
+import { openStoreEngine, type StoreEngine } from './store/engine.ts';
 
 /**
  * The key behind password hashes and sealed webhook secrets. Live mode requires
@@ -39,9 +39,9 @@ export async function openMigratedStore(
   config: Config,
   migrate = config.migrateOnStart,
   onMigrated?: (applied: string[]) => void,
-): Promise<Store> {
+): Promise<StoreEngine> {
   const key = resolveSecretKey(config);
-  const store = openStore(config.databaseUrl, { poolSize: config.databasePoolSize });
+  const store = openStoreEngine(config.databaseUrl, { poolSize: config.databasePoolSize });
   try {
     if (migrate) {
       const applied = await store.migrate();
@@ -58,7 +58,7 @@ export async function openMigratedStore(
 const KEY_CHECK = 'secret_key_check';
 
 /** The first process to start records the key's check value; every later one must match it. */
-export async function verifySecretKey(store: Store, key: SecretKey, now = Date.now()): Promise<void> {
+export async function verifySecretKey(store: StoreEngine, key: SecretKey, now = Date.now()): Promise<void> {
   const stored = await new GatewayMetaRepo(store.db).getOrInsert(KEY_CHECK, secretKeyCheckValue(key), now);
   if (!secretKeyMatches(key, stored)) throw new SecretKeyMismatchError();
 }

@@ -5,7 +5,7 @@ import type { Config } from './config.ts';
 import { openMigratedStore, resolveSecretKey } from './bootstrap.ts';
 import { createServices, type Services } from './app/services.ts';
 import { buildApp } from './http/build-app.ts';
-import type { Store } from './store/open-store.ts';
+import type { StoreEngine } from './store/engine.ts';
 import { connectorFor } from './app/processor-connector.ts';
 import { startMetricsServer, type MetricsServer } from './http/metrics-server.ts';
 import {
@@ -43,7 +43,7 @@ export type RunningGateway = {
 
 export type StartOptions = {
   logger: Logger;
-  store?: Store;
+  store?: StoreEngine;
   now?: () => number;
   workers?: WorkerFactory[];
   /** Printed once when the demo merchant is created (not through the logger: it carries secrets). */

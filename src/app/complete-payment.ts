@@ -13,13 +13,13 @@ import {
   type SandboxOutcome,
 } from '../domain/lifecycle.ts';
 import { notificationBody } from '../domain/notification.ts';
-import { LedgerRepo } from '../store/ledger.repo.ts';
-import type { Trx } from '../store/open-store.ts';
-import { insertOutboxEvent } from '../store/outbox.repo.ts';
+import { LedgerRepo } from '../store/repos/ledger.repo.ts';
+import type { Trx } from '../store/engine.ts';
+import { insertOutboxEvent } from '../store/repos/outbox.repo.ts';
 import { type NewOutboxEvent } from '../domain/outbox-event.ts';
 import { dialectOf } from '../store/dialect-of.ts';
-import type { CompletionWrite } from '../store/pg-completions.repo.ts';
-import { TransactionsRepo } from '../store/transactions.repo.ts';
+import type { CompletionWrite } from '../store/postgres/completion-sets.repo.ts';
+import { TransactionsRepo } from '../store/repos/transactions.repo.ts';
 import { type TransactionRecord } from '../domain/transaction.ts';
 
 /** What a completion needs to know; plain data, so the store may run it on another thread (store-jobs.ts). */

@@ -12,9 +12,9 @@ import { GatewayError, invalidField } from '../domain/errors.ts';
 import { uuidv7 } from '../domain/ids.ts';
 import { openSecret, sealSecret } from '../domain/secret-box.ts';
 import { generateTotpSecret, otpauthUri, verifyTotp } from '../domain/totp.ts';
-import type { ConsoleRepo } from '../store/console.repo.ts';
+import type { ConsoleRepo } from '../store/repos/console.repo.ts';
 import type { ConsoleRole, OperatorRecord } from '../domain/console-account.ts';
-import type { MerchantsRepo } from '../store/merchants.repo.ts';
+import type { MerchantsRepo } from '../store/repos/merchants.repo.ts';
 
 const USERNAME = /^[a-z0-9][a-z0-9._-]{1,63}$/;
 

@@ -2,9 +2,9 @@
 // or from a bare store (the CLI), so both write the same rows and the same audit entries.
 import type { Config } from '../config.ts';
 import type { SecretKey } from '../domain/credentials.ts';
-import { ConsoleRepo } from '../store/console.repo.ts';
-import { MerchantsRepo } from '../store/merchants.repo.ts';
-import type { Store } from '../store/open-store.ts';
+import { ConsoleRepo } from '../store/repos/console.repo.ts';
+import { MerchantsRepo } from '../store/repos/merchants.repo.ts';
+import type { StoreEngine } from '../store/engine.ts';
 import { ConsoleAccounts } from './console-accounts.ts';
 import { ConsoleAudit } from './console-audit.ts';
 import { ConsoleSessions } from './console-sessions.ts';
@@ -21,7 +21,7 @@ export type ConsoleServices = {
 
 export function createConsoleServices(
   config: Config,
-  store: Store,
+  store: StoreEngine,
   key: SecretKey,
   now: () => number = Date.now,
   merchants = new MerchantsRepo(store.db),

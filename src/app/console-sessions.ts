@@ -5,7 +5,7 @@
 import { createHmac } from 'node:crypto';
 import { hmacKey, type SecretKey } from '../domain/credentials.ts';
 import { randomToken } from '../domain/ids.ts';
-import type { ConsoleRepo } from '../store/console.repo.ts';
+import type { ConsoleRepo } from '../store/repos/console.repo.ts';
 import type { ConsoleRole } from '../domain/console-account.ts';
 import type { ConsoleAccounts, LoginSubject } from './console-accounts.ts';
 

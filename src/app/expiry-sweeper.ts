@@ -5,7 +5,7 @@
 // INVALID_STATE, which a sweeper simply skips.
 import type { Logger } from 'pino';
 import { isGatewayError } from '../domain/errors.ts';
-import type { TransactionsRepo } from '../store/transactions.repo.ts';
+import type { TransactionsRepo } from '../store/repos/transactions.repo.ts';
 import type { Worker, WorkerFactory } from './worker.ts';
 import type { CompletePayment } from './complete-payment.ts';
 

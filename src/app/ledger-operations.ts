@@ -5,11 +5,11 @@ import { GatewayError, invalidField, missingField } from '../domain/errors.ts';
 import { uuidv7 } from '../domain/ids.ts';
 import { adjustmentPostings, LedgerRefusal, payoutAccount, type AccountKind } from '../domain/ledger.ts';
 import { CURRENCY_CODE, formatMinor, MINOR_DIGITS, parseDecimal } from '../domain/money.ts';
-import { isUniqueViolation, type LedgerRepo } from '../store/ledger.repo.ts';
+import { isUniqueViolation, type LedgerRepo } from '../store/repos/ledger.repo.ts';
 import { type AccountRecord, type EntryWithPostings } from '../domain/ledger.ts';
-import type { MerchantsRepo } from '../store/merchants.repo.ts';
+import type { MerchantsRepo } from '../store/repos/merchants.repo.ts';
 import type { MerchantRecord } from '../domain/merchant.ts';
-import type { Store } from '../store/open-store.ts';
+import type { StoreEngine } from '../store/engine.ts';
 
 /** Currencies payments arrive in (THAI_DEBIT is THB only): a merchant may hold money in these besides its payout currency. */
 export const PAYMENT_CURRENCIES: readonly string[] = ['THB'];
@@ -58,7 +58,12 @@ export type LedgerCheck = {
 
 export type PayoutBalance = { balanceMinor: bigint; currency: string; maskedcard: string };
 
-export type LedgerOperationsDeps = { store: Store; ledger: LedgerRepo; merchants: MerchantsRepo; now: () => number };
+export type LedgerOperationsDeps = {
+  store: StoreEngine;
+  ledger: LedgerRepo;
+  merchants: MerchantsRepo;
+  now: () => number;
+};
 
 /** Last four digits of the registered payout card/account (an IBAN's letters are skipped). */
 export function maskedPayoutAccount(account: string): string {

@@ -1,6 +1,6 @@
 // Use case: a merchant asks for the state of one of its own transactions.
 import { GatewayError } from '../domain/errors.ts';
-import type { TransactionsRepo } from '../store/transactions.repo.ts';
+import type { TransactionsRepo } from '../store/repos/transactions.repo.ts';
 import type { TransactionRecord } from '../domain/transaction.ts';
 
 export async function findMerchantTransaction(

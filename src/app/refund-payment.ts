@@ -18,18 +18,18 @@ import { LedgerRefusal, payoutAccount, refundPostings } from '../domain/ledger.t
 import { currencyExponent, formatMinor } from '../domain/money.ts';
 import type { NormalisedRefund } from '../domain/refund-request.ts';
 import { refundAccepted, refundNotificationBody, type RefundResponse } from '../domain/refund-response.ts';
-import type { LedgerRepo } from '../store/ledger.repo.ts';
-import type { Store } from '../store/open-store.ts';
-import { insertOutboxEvent } from '../store/outbox.repo.ts';
-import type { RefundsRepo } from '../store/refunds.repo.ts';
+import type { LedgerRepo } from '../store/repos/ledger.repo.ts';
+import type { StoreEngine } from '../store/engine.ts';
+import { insertOutboxEvent } from '../store/repos/outbox.repo.ts';
+import type { RefundsRepo } from '../store/repos/refunds.repo.ts';
 import type { RefundRecord } from '../domain/refund.ts';
-import { isUniqueViolation } from '../store/ledger.repo.ts';
-import type { TransactionsRepo } from '../store/transactions.repo.ts';
+import { isUniqueViolation } from '../store/repos/ledger.repo.ts';
+import type { TransactionsRepo } from '../store/repos/transactions.repo.ts';
 import type { TransactionRecord } from '../domain/transaction.ts';
 import type { ProcessorConnector } from './processor-connector.ts';
 
 export type RefundPaymentDeps = {
-  store: Store;
+  store: StoreEngine;
   transactions: TransactionsRepo;
   refunds: RefundsRepo;
   ledger: LedgerRepo;

@@ -6,27 +6,27 @@ import type { SecretKey } from '../domain/credentials.ts';
 import type { OutboundPolicy } from '../domain/outbound-policy.ts';
 import { originOf } from '../domain/url-origin.ts';
 import { createJobRunner } from '../store/job-runner.ts';
-import { LedgerRepo } from '../store/ledger.repo.ts';
-import { MerchantsRepo } from '../store/merchants.repo.ts';
-import type { Store } from '../store/open-store.ts';
+import { LedgerRepo } from '../store/repos/ledger.repo.ts';
+import { MerchantsRepo } from '../store/repos/merchants.repo.ts';
+import type { StoreEngine } from '../store/engine.ts';
 import { createTransactionInserter } from '../store/transaction-inserter.ts';
-import { TransactionsRepo } from '../store/transactions.repo.ts';
+import { TransactionsRepo } from '../store/repos/transactions.repo.ts';
 import { CompletePayment } from './complete-payment.ts';
-import { STORE_JOBS_MODULE, storeJobs } from './store-jobs.ts';
+import { STORE_JOBS_MODULE, storeJobs } from '../store/sqlite/jobs.ts';
 import { InitiatePayment } from './initiate-payment.ts';
 import { ManageMerchants } from './manage-merchants.ts';
 import { MerchantDirectory } from './merchant-directory.ts';
 import { StoreHealth } from './store-health.ts';
 import { GatewayMetrics } from './gateway-metrics.ts';
-import { RefundsRepo } from '../store/refunds.repo.ts';
+import { RefundsRepo } from '../store/repos/refunds.repo.ts';
 import { RefundPayment } from './refund-payment.ts';
-import { completionsIn } from './completion-batches.ts';
+import { completionsIn } from '../store/postgres/completion-batches.ts';
 import { connectorFor, type ProcessorConnector } from './processor-connector.ts';
 import { NotificationWaits } from './notification-waits.ts';
 
 export type Services = {
   config: Config;
-  store: Store;
+  store: StoreEngine;
   key: SecretKey;
   now: () => number;
   /** Where notifications may go (§6), from the configuration: checked at initiation and at delivery. */
@@ -56,7 +56,7 @@ export type Services = {
 
 export function createServices(
   config: Config,
-  store: Store,
+  store: StoreEngine,
   key: SecretKey,
   options: { now?: () => number; logger?: Logger; connector?: ProcessorConnector } = {},
 ): Services {

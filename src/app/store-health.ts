@@ -4,18 +4,18 @@
 // Requests report store-unavailable failures here; while one is outstanding, each readiness
 // check tries a one-row write, and its success clears the failure. Without failures, readiness
 // costs one read, as before.
-import type { Store } from '../store/open-store.ts';
-import { GatewayMetaRepo } from '../store/gateway-meta.repo.ts';
+import type { StoreEngine } from '../store/engine.ts';
+import { GatewayMetaRepo } from '../store/repos/gateway-meta.repo.ts';
 
 const PROBE = 'readiness_write_probe';
 
 export class StoreHealth {
-  readonly #store: Store;
+  readonly #store: StoreEngine;
   readonly #meta: GatewayMetaRepo;
   readonly #now: () => number;
   #failing = false;
 
-  constructor(store: Store, now: () => number) {
+  constructor(store: StoreEngine, now: () => number) {
     this.#store = store;
     this.#meta = new GatewayMetaRepo(store.db);
     this.#now = now;

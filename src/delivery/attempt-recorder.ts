@@ -9,10 +9,10 @@
 // with initiations and completions, instead of five messages (begin, read, insert, update,
 // commit) on the thread they all wait for; on PostgreSQL it is one statement
 // (store/pg-attempts.ts) instead of a transaction of five round trips.
-import type { Store } from '../store/open-store.ts';
-import type { OutboxRepo } from '../store/outbox.repo.ts';
+import type { StoreEngine } from '../store/engine.ts';
+import type { OutboxRepo } from '../store/repos/outbox.repo.ts';
 import type { AttemptRecord } from '../domain/outbox-event.ts';
-import { recordAttemptsPg } from '../store/pg-attempts.ts';
+import { recordAttemptsPg } from '../store/postgres/attempts.ts';
 
 /** Records a batch atomically; resolves with whether each transition was applied. */
 export type RecordBatch = (items: AttemptRecord[]) => Promise<boolean[]>;
@@ -24,7 +24,7 @@ const MAX_BATCH = 256;
  * statement (for distinct events; a batch that repeats one goes through the repository's
  * transaction, which records them in turn); the repository's transaction otherwise.
  */
-export function recordBatchFor(store: Pick<Store, 'sqliteJobs' | 'pgPool'>, repo: OutboxRepo): RecordBatch {
+export function recordBatchFor(store: Pick<StoreEngine, 'sqliteJobs' | 'pgPool'>, repo: OutboxRepo): RecordBatch {
   const { sqliteJobs: jobs, pgPool: pool } = store;
   if (jobs) return (items) => jobs.run<boolean[]>('recordAttempts', items);
   if (pool)
@@ -44,7 +44,7 @@ export class AttemptRecorder {
   #flushing = false;
 
   /** Batches are written as recordBatchFor(store) says; the one-by-one fallback goes through `repo`. */
-  constructor(store: Pick<Store, 'sqliteJobs' | 'pgPool'>, repo: OutboxRepo) {
+  constructor(store: Pick<StoreEngine, 'sqliteJobs' | 'pgPool'>, repo: OutboxRepo) {
     this.#repo = repo;
     this.#recordBatch = recordBatchFor(store, repo);
   }

@@ -41,14 +41,14 @@ import type { Logger } from 'pino';
 import type { Services } from '../app/services.ts';
 import type { OutboundPolicy } from '../domain/outbound-policy.ts';
 import type { Worker, WorkerFactory } from '../app/worker.ts';
-import { OutboxRepo } from '../store/outbox.repo.ts';
+import { OutboxRepo } from '../store/repos/outbox.repo.ts';
 import { type OutboxEvent } from '../domain/outbox-event.ts';
-import { claimsRepoFor, type OutboxClaimsRepo } from '../store/outbox-claims.repo.ts';
+import { claimsRepoFor, type OutboxClaimsRepo } from '../store/repos/outbox-claims.repo.ts';
 import { AttemptRecorder } from './attempt-recorder.ts';
 import type { Resolver } from './guarded-lookup.ts';
 import { NotificationSender, type SendOutcome } from './http-sender.ts';
 import { OpenedSecrets, notificationHeaders, signingSecrets } from './notification-request.ts';
-import { OutboxListener, OutboxNotifier } from './pg-wakeup.ts';
+import { OutboxListener, OutboxNotifier } from '../store/postgres/wakeups.ts';
 import { nextTransition, type AttemptResult, type ScheduleOptions } from './retry-schedule.ts';
 import { gatewayUserAgent } from './user-agent.ts';
 

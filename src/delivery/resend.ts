@@ -2,12 +2,12 @@
 // A new attempt series with the same event id and body bytes, due now; running gateways are
 // told at once on PostgreSQL (NOTIFY) and find it by their poll on SQLite.
 import { GatewayError } from '../domain/errors.ts';
-import type { Store } from '../store/open-store.ts';
-import { OutboxRepo } from '../store/outbox.repo.ts';
-import { notifyOutbox } from './pg-wakeup.ts';
+import type { StoreEngine } from '../store/engine.ts';
+import { OutboxRepo } from '../store/repos/outbox.repo.ts';
+import { notifyOutbox } from '../store/postgres/wakeups.ts';
 
 export async function resendDelivery(
-  store: Store,
+  store: StoreEngine,
   eventId: string,
   now: number,
 ): Promise<{ eventId: string; series: number; previousStatus: string }> {

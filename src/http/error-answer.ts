@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import { GatewayError, isGatewayError } from '../domain/errors.ts';
 import { balanceError, initiationError, statusError } from '../domain/responses.ts';
 import { refundError } from '../domain/refund-response.ts';
-import { isStoreUnavailable } from '../store/open-store.ts';
+import { isStoreUnavailable } from '../store/engine.ts';
 import type { JsonObject } from './request-body.ts';
 
 /** Which response shape a route's errors take (real clients parse one shape per operation). */

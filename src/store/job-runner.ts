@@ -9,7 +9,7 @@
 // A job receives a Kysely handle inside its transaction and its arguments, and must be a pure
 // function of them (no clock, no closures): on SQLite it runs in another thread, so its
 // arguments and result travel by structured clone (plain data, bigint included).
-import type { Store, Trx } from './open-store.ts';
+import type { StoreEngine, Trx } from './engine.ts';
 
 export type StoreJob<A, R> = (trx: Trx, args: A) => Promise<R>;
 export type JobRegistry = Record<string, StoreJob<any, any>>;
@@ -22,7 +22,7 @@ export type JobRunner<R extends JobRegistry> = <K extends keyof R & string>(
  * `module` must be the URL of the module that exports `registry` as `storeJobs`: the SQLite
  * writer thread imports it to find the jobs by name.
  */
-export function createJobRunner<R extends JobRegistry>(store: Store, registry: R, module: URL): JobRunner<R> {
+export function createJobRunner<R extends JobRegistry>(store: StoreEngine, registry: R, module: URL): JobRunner<R> {
   const sqlite = store.sqliteJobs;
   if (sqlite) {
     sqlite.load(module);
@@ -36,7 +36,7 @@ export function createJobRunner<R extends JobRegistry>(store: Store, registry: R
 export const MAX_OPEN_TRANSACTIONS = 4;
 
 /** MAX_OPEN_TRANSACTIONS, but always leaving two pooled connections to everything else (DATABASE_POOL_SIZE may be small). */
-function openTransactionLimit(store: Store): number {
+function openTransactionLimit(store: StoreEngine): number {
   const poolSize = store.pgPool?.options.max ?? 10;
   return Math.max(1, Math.min(MAX_OPEN_TRANSACTIONS, poolSize - 2));
 }
@@ -49,7 +49,7 @@ function openTransactionLimit(store: Store): number {
  * payments/s, docs/performance.md).
  */
 export function limitOpenTransactions(
-  store: Store,
+  store: StoreEngine,
   maxOpen = openTransactionLimit(store),
 ): <T>(work: (trx: Trx) => Promise<T>) => Promise<T> {
   let open = 0;

@@ -8,15 +8,15 @@
 //     lookup cost every NEW initiation ~30 µs of HTTP-thread CPU to spare rare replays a trip to
 //     the writer thread (docs/performance.md, "Where issue 12 stands").
 //   - PostgreSQL: the rows of one event-loop turn as one multi-row INSERT (pg-initiation-batch.ts).
-import type { Store } from './open-store.ts';
-import { PgInitiationBatch } from './pg-initiation-batch.ts';
-import type { TransactionsRepo } from './transactions.repo.ts';
+import type { StoreEngine } from './engine.ts';
+import { PgInitiationBatch } from './postgres/initiation-batch.ts';
+import type { TransactionsRepo } from './repos/transactions.repo.ts';
 import type { TransactionRecord } from '../domain/transaction.ts';
 
 export type InsertOrGet = (record: TransactionRecord) => Promise<{ inserted: boolean; row: TransactionRecord }>;
 
 export function createTransactionInserter(
-  store: Store,
+  store: StoreEngine,
   transactions: TransactionsRepo,
   insertInGroup: InsertOrGet,
 ): InsertOrGet {

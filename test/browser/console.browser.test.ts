@@ -14,7 +14,7 @@ import { pathToFileURL } from 'node:url';
 import type { Page } from 'playwright-core';
 import { createConsoleServices } from '../../src/app/console-services.ts';
 import { deliveryWorker } from '../../src/delivery/delivery-worker.ts';
-import { OutboxRepo } from '../../src/store/outbox.repo.ts';
+import { OutboxRepo } from '../../src/store/repos/outbox.repo.ts';
 import {
   browserSkipReason,
   launchBrowser,

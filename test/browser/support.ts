@@ -10,7 +10,7 @@ import { chromium, type BrowserContext } from 'playwright-core';
 import { startGateway, type RunningGateway } from '../../src/server.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createTestStore, type TestStore } from '../support/test-store.ts';
-import type { Dialect } from '../../src/store/open-store.ts';
+import type { Dialect } from '../../src/store/engine.ts';
 import type { WorkerFactory } from '../../src/app/worker.ts';
 import { LogCapture, testConfig } from '../support/test-gateway.ts';
 

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { runCli } from '../../src/cli/run-cli.ts';
 import { createConsoleServices } from '../../src/app/console-services.ts';
 import { loadConfig } from '../../src/config.ts';
-import { openStore, type Store } from '../../src/store/open-store.ts';
+import { openStoreEngine, type StoreEngine } from '../../src/store/engine.ts';
 import { base32Decode, hotp, totpStep } from '../../src/domain/totp.ts';
 import { testDialects } from '../support/dialects.ts';
 import { createTestDatabase } from '../support/test-store.ts';
@@ -49,7 +49,7 @@ for (const { dialect, skip } of await testDialects()) {
   describe(`console accounts from the CLI (${dialect})`, { skip }, () => {
     let env: Record<string, string>;
     let drop: () => Promise<void>;
-    let store: Store;
+    let store: StoreEngine;
     const consoleServices = () =>
       createConsoleServices(loadConfig(env), store, Buffer.from(TEST_SECRET_KEY_HEX, 'hex'));
 
@@ -77,7 +77,7 @@ for (const { dialect, skip } of await testDialects()) {
         ).code,
         0,
       );
-      store = openStore(db.databaseUrl);
+      store = openStoreEngine(db.databaseUrl);
     });
     after(async () => {
       await store?.close();

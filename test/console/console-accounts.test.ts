@@ -7,7 +7,7 @@ import { createConsoleServices, type ConsoleServices } from '../../src/app/conso
 import { auditSafeDetails } from '../../src/app/console-audit.ts';
 import { consolePasswordMatches, hashConsolePassword } from '../../src/domain/console-password.ts';
 import { base32Decode, hotp, totpStep } from '../../src/domain/totp.ts';
-import { consoleDb } from '../../src/store/console-tables.ts';
+import { consoleDb } from '../../src/store/repos/console-tables.ts';
 import { testDialects } from '../support/dialects.ts';
 import { addMerchant, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 

@@ -5,7 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { base32Decode, hotp, totpStep } from '../../src/domain/totp.ts';
-import { OutboxRepo } from '../../src/store/outbox.repo.ts';
+import { OutboxRepo } from '../../src/store/repos/outbox.repo.ts';
 import { testDialects } from '../support/dialects.ts';
 import {
   addMerchant,

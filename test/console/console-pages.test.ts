@@ -3,7 +3,7 @@
 // rotate, disable, console password — the CLI's use cases, audited), and the audit log.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { OutboxRepo } from '../../src/store/outbox.repo.ts';
+import { OutboxRepo } from '../../src/store/repos/outbox.repo.ts';
 import { testDialects } from '../support/dialects.ts';
 import {
   addMerchant,

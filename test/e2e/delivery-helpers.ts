@@ -6,9 +6,9 @@ import { createHmac } from 'node:crypto';
 import type { AddressInfo, Socket } from 'node:net';
 import { createLogger } from '../../src/logger.ts';
 import { DeliveryWorker, type DeliveryWorkerOptions } from '../../src/delivery/delivery-worker.ts';
-import { OutboxRepo } from '../../src/store/outbox.repo.ts';
+import { OutboxRepo } from '../../src/store/repos/outbox.repo.ts';
 import { type OutboxEvent } from '../../src/domain/outbox-event.ts';
-import type { Dialect } from '../../src/store/open-store.ts';
+import type { Dialect } from '../../src/store/engine.ts';
 import {
   initiationBody,
   post,

@@ -9,7 +9,7 @@ import { testDialects } from '../support/dialects.ts';
 import { addMerchant, startTestGateway, type MerchantCredentials } from '../support/test-gateway.ts';
 import { createLogger } from '../../src/logger.ts';
 import { DeliveryWorker } from '../../src/delivery/delivery-worker.ts';
-import { OutboxRepo } from '../../src/store/outbox.repo.ts';
+import { OutboxRepo } from '../../src/store/repos/outbox.repo.ts';
 import {
   FAST_DELIVERY_ENV,
   Receiver,

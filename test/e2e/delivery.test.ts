@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { testDialects } from '../support/dialects.ts';
 import { addMerchant, type MerchantCredentials } from '../support/test-gateway.ts';
 import { resendDelivery } from '../../src/delivery/resend.ts';
-import { OutboxClaimsRepo } from '../../src/store/outbox-claims.repo.ts';
+import { OutboxClaimsRepo } from '../../src/store/repos/outbox-claims.repo.ts';
 import { sealSecret } from '../../src/domain/secret-box.ts';
 import {
   Receiver,

@@ -4,7 +4,7 @@
 // kill must be in the store afterwards, completions with their outbox event.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openStore } from '../../src/store/open-store.ts';
+import { openStoreEngine } from '../../src/store/engine.ts';
 import { testDialects } from '../support/dialects.ts';
 import { createTestDatabase } from '../support/test-store.ts';
 import { fixture } from '../support/test-gateway.ts';
@@ -82,7 +82,7 @@ for (const { dialect, skip } of await testDialects()) {
       assert.ok(initiated.length >= KILL_AFTER);
       assert.ok(completed.length > 0, 'some completions were acknowledged before the kill');
 
-      const store = openStore(database.databaseUrl);
+      const store = openStoreEngine(database.databaseUrl);
       try {
         const stored = new Set(
           (

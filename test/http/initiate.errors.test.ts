@@ -20,7 +20,7 @@ import { assertErrorBody, assertNoInternals } from '../support/error-body.ts';
 import { createServices } from '../../src/app/services.ts';
 import { buildApp } from '../../src/http/build-app.ts';
 import { createLogger } from '../../src/logger.ts';
-import { openStore } from '../../src/store/open-store.ts';
+import { openStoreEngine } from '../../src/store/engine.ts';
 
 const countRows = async (gw: Pick<TestGateway, 'services'>) =>
   Number(
@@ -553,7 +553,7 @@ for (const { dialect, skip } of await testDialects()) {
           const url = new URL(database.databaseUrl);
           url.hostname = '127.0.0.1';
           url.port = String(relay.port);
-          const store = openStore(url.toString());
+          const store = openStoreEngine(url.toString());
           const logs = new LogCapture();
           const logger = createLogger('info', logs);
           await store.migrate();

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { testDialects } from '../support/dialects.ts';
 import { createTestStore, type TestStore } from '../support/test-store.ts';
-import { LedgerRepo } from '../../src/store/ledger.repo.ts';
+import { LedgerRepo } from '../../src/store/repos/ledger.repo.ts';
 import { uuidv7 } from '../../src/domain/ids.ts';
 
 for (const { dialect, skip } of await testDialects()) {

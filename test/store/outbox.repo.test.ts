@@ -4,10 +4,10 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { testDialects } from '../support/dialects.ts';
 import { addMerchant, startTestGateway, type MerchantCredentials, type TestGateway } from '../support/test-gateway.ts';
-import { OutboxRepo } from '../../src/store/outbox.repo.ts';
+import { OutboxRepo } from '../../src/store/repos/outbox.repo.ts';
 import { type AttemptTransition, type NewAttempt, type OutboxEvent } from '../../src/domain/outbox-event.ts';
 import { AttemptRecorder, recordBatchFor } from '../../src/delivery/attempt-recorder.ts';
-import { claimsRepoFor, type OutboxClaimsRepo } from '../../src/store/outbox-claims.repo.ts';
+import { claimsRepoFor, type OutboxClaimsRepo } from '../../src/store/repos/outbox-claims.repo.ts';
 import { completePayment } from '../e2e/delivery-helpers.ts';
 
 for (const { dialect, skip } of await testDialects()) {

@@ -3,7 +3,7 @@
 // finishes; a run that throws rejects its own requests and no others.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { PerTurnBatches, type Pending } from '../../src/store/per-turn-batches.ts';
+import { PerTurnBatches, type Pending } from '../../src/store/postgres/per-turn-batches.ts';
 
 /** A batcher whose runs finish only when the test says so; it records each batch's inputs. */
 function controlled(maxBatch: number, maxInFlight: number) {

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
-import { pgArrayLiteral } from '../../src/store/pg-array-literal.ts';
+import { pgArrayLiteral } from '../../src/store/postgres/array-literal.ts';
 
 const { prepareValue } = createRequire(import.meta.url)('pg/lib/utils.js') as {
   prepareValue: (value: unknown) => unknown;

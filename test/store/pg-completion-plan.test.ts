@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import pg from 'pg';
 import { testDialects } from '../support/dialects.ts';
 import { addMerchant, initiationBody, post, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
-import { completionsWriteQuery, readForCompletion } from '../../src/store/pg-completions.repo.ts';
+import { completionsWriteQuery, readForCompletion } from '../../src/store/postgres/completion-sets.repo.ts';
 import { planCompletion } from '../../src/app/complete-payment.ts';
 import { newEventId } from '../../src/domain/ids.ts';
 

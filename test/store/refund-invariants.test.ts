@@ -15,11 +15,11 @@ import {
 } from '../support/test-gateway.ts';
 import { createTestDatabase } from '../support/test-store.ts';
 import { startPayment } from '../app/lifecycle-support.ts';
-import { openStore } from '../../src/store/open-store.ts';
+import { openStoreEngine } from '../../src/store/engine.ts';
 import { migrateTo } from '../../src/store/migrations/index.ts';
 import { refundPostings } from '../../src/domain/ledger.ts';
 import { LedgerOperations } from '../../src/app/ledger-operations.ts';
-import { insertOutboxEvent } from '../../src/store/outbox.repo.ts';
+import { insertOutboxEvent } from '../../src/store/repos/outbox.repo.ts';
 
 for (const { dialect, skip } of await testDialects()) {
   describe(`refund invariants in the database [${dialect}]`, { skip }, () => {
@@ -167,7 +167,7 @@ for (const { dialect, skip } of await testDialects()) {
   describe(`migration 012 over existing data [${dialect}]`, { skip }, () => {
     test('rows written before it survive; refunds then work on the old payment', async () => {
       const database = await createTestDatabase(dialect);
-      const store = openStore(database.databaseUrl);
+      const store = openStoreEngine(database.databaseUrl);
       try {
         await migrateTo(store.db, '010-outbox-origin');
         const now = Date.now();

@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { sql } from 'kysely';
 import { createJobRunner } from '../../src/store/job-runner.ts';
 import { storeJobs, TEST_STORE_JOBS_MODULE } from '../support/test-store-jobs.ts';
-import { isStoreUnavailable, openStore, type Store } from '../../src/store/open-store.ts';
+import { isStoreUnavailable, openStoreEngine, type StoreEngine } from '../../src/store/engine.ts';
 import { createTestStore, type TestStore } from '../support/test-store.ts';
 
 const MERCHANT = {
@@ -24,7 +24,7 @@ const MERCHANT = {
   updated_at: 1,
 };
 
-function insertMerchant(db: Store['db'], id: string) {
+function insertMerchant(db: StoreEngine['db'], id: string) {
   return db
     .insertInto('merchants')
     .values({ ...MERCHANT, id })
@@ -33,7 +33,7 @@ function insertMerchant(db: Store['db'], id: string) {
 
 describe('SQLite writer thread', () => {
   let ts: TestStore;
-  let store: Store;
+  let store: StoreEngine;
   before(async () => {
     ts = await createTestStore('sqlite');
     store = ts.store;
@@ -197,7 +197,7 @@ describe('SQLite writer thread', () => {
       (e: unknown) => e,
     );
     assert.ok(isStoreUnavailable(error), String(error));
-    const again = openStore(own.databaseUrl);
+    const again = openStoreEngine(own.databaseUrl);
     const ids = (await again.db.selectFrom('merchants').select('id').orderBy('id').execute()).map((r) => r.id);
     await again.close();
     await own.cleanup();
@@ -208,11 +208,11 @@ describe('SQLite writer thread', () => {
 describe('SQLite writer thread and process lifetime', () => {
   test('an idle store does not keep the process alive; a pending write does until it is committed', () => {
     const script = `
-      import { openStore } from ${JSON.stringify(new URL('../../src/store/open-store.ts', import.meta.url).href)};
+      import { openStoreEngine } from ${JSON.stringify(new URL('../../src/store/engine.ts', import.meta.url).href)};
       import { mkdtempSync } from 'node:fs';
       import { join } from 'node:path';
       import { tmpdir } from 'node:os';
-      const store = openStore('sqlite:' + join(mkdtempSync(join(tmpdir(), 'gw-writer-')), 'g.db'));
+      const store = openStoreEngine('sqlite:' + join(mkdtempSync(join(tmpdir(), 'gw-writer-')), 'g.db'));
       await store.migrate();
       store.db.insertInto('merchants').values(${JSON.stringify({ ...MERCHANT, id: 'm-exit' })}).execute().then(() => console.log('committed'));
     `;

@@ -7,9 +7,9 @@ import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { testDialects } from '../support/dialects.ts';
 import { createTestDatabase } from '../support/test-store.ts';
-import { openStore, type Store } from '../../src/store/open-store.ts';
+import { openStoreEngine, type StoreEngine } from '../../src/store/engine.ts';
 import { migrateTo } from '../../src/store/migrations/index.ts';
-import { LedgerRepo } from '../../src/store/ledger.repo.ts';
+import { LedgerRepo } from '../../src/store/repos/ledger.repo.ts';
 import { uuidv7 } from '../../src/domain/ids.ts';
 import type { AccountRef, PostingLine } from '../../src/domain/ledger.ts';
 
@@ -18,7 +18,7 @@ const fee: AccountRef = { kind: 'gateway_fee', merchantId: null, currency: 'THB'
 
 for (const { dialect, skip } of await testDialects()) {
   describe(`summed fee and clearing accounts [${dialect}]`, { skip }, () => {
-    let store: Store;
+    let store: StoreEngine;
     let drop: () => Promise<void>;
     let ledger: LedgerRepo;
     const merchant = 'M-summed';
@@ -41,18 +41,16 @@ for (const { dialect, skip } of await testDialects()) {
       seq: bigint | null,
       after: bigint | null,
     ) =>
-      store.db
-        .insertInto('postings')
-        .values({
-          entry_id: entryId,
-          line_no: lineNo,
-          account_id: accountId,
-          currency: 'THB',
-          amount_minor: amount,
-          account_seq: seq,
-          balance_after_minor: after,
-          created_at: 0,
-        });
+      store.db.insertInto('postings').values({
+        entry_id: entryId,
+        line_no: lineNo,
+        account_id: accountId,
+        currency: 'THB',
+        amount_minor: amount,
+        account_seq: seq,
+        balance_after_minor: after,
+        created_at: 0,
+      });
     const verify = async () => {
       assert.deepEqual(await ledger.unbalancedEntries(), []);
       assert.deepEqual(await ledger.malformedEntries(), []);
@@ -63,7 +61,7 @@ for (const { dialect, skip } of await testDialects()) {
     before(async () => {
       const database = await createTestDatabase(dialect);
       drop = database.drop;
-      store = openStore(database.databaseUrl);
+      store = openStoreEngine(database.databaseUrl);
       // The schema as it was before summed accounts: every posting continues its account's chain.
       await migrateTo(store.db, '010-outbox-origin');
       await store.db

@@ -8,7 +8,7 @@ import type { TransactionRecord } from '../../src/domain/transaction.ts';
 import { testDialects } from '../support/dialects.ts';
 import { addMerchant, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 import { createTransactionInserter, type InsertOrGet } from '../../src/store/transaction-inserter.ts';
-import { STORE_JOBS_MODULE, storeJobs } from '../../src/app/store-jobs.ts';
+import { STORE_JOBS_MODULE, storeJobs } from '../../src/store/sqlite/jobs.ts';
 import { createJobRunner } from '../../src/store/job-runner.ts';
 
 let n = 0;

@@ -1,7 +1,7 @@
 // Which stores a test run covers: TEST_DATABASE=sqlite|postgres|all (default all).
 // PostgreSQL missing: a failure in CI (CI=true), a skip with a reason on a laptop.
 import pg from 'pg';
-import type { Dialect } from '../../src/store/open-store.ts';
+import type { Dialect } from '../../src/store/engine.ts';
 
 const ADMIN_URLS = [
   process.env.TEST_PG_ADMIN_URL,

@@ -7,7 +7,7 @@ import { loadConfig, type Config } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createServices, type Services } from '../../src/app/services.ts';
 import { buildApp } from '../../src/http/build-app.ts';
-import type { Dialect } from '../../src/store/open-store.ts';
+import type { Dialect } from '../../src/store/engine.ts';
 import { createTestStore, type TestStore } from './test-store.ts';
 
 export const TEST_SECRET_KEY_HEX = 'a1'.repeat(32);

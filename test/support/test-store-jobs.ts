@@ -5,7 +5,7 @@ import { sql } from 'kysely';
 import { GatewayError } from '../../src/domain/errors.ts';
 import { dialectOf } from '../../src/store/dialect-of.ts';
 import type { JobRegistry } from '../../src/store/job-runner.ts';
-import type { Trx } from '../../src/store/open-store.ts';
+import type { Trx } from '../../src/store/engine.ts';
 
 async function bumpFeeRate(trx: Trx, { merchantId }: { merchantId: string }): Promise<number> {
   let read = trx.selectFrom('merchants').select('fee_rate_ppm').where('id', '=', merchantId);

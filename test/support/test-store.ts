@@ -5,10 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { openStore, type Dialect, type Store } from '../../src/store/open-store.ts';
+import { openStoreEngine, type Dialect, type StoreEngine } from '../../src/store/engine.ts';
 import { postgresAdminUrl } from './dialects.ts';
 
-export type TestStore = { store: Store; databaseUrl: string; cleanup(): Promise<void> };
+export type TestStore = { store: StoreEngine; databaseUrl: string; cleanup(): Promise<void> };
 
 export async function createTestDatabase(dialect: Dialect): Promise<{ databaseUrl: string; drop(): Promise<void> }> {
   if (dialect === 'sqlite') {
@@ -40,7 +40,7 @@ export async function createTestDatabase(dialect: Dialect): Promise<{ databaseUr
 
 export async function createTestStore(dialect: Dialect): Promise<TestStore> {
   const database = await createTestDatabase(dialect);
-  const store = openStore(database.databaseUrl);
+  const store = openStoreEngine(database.databaseUrl);
   await store.migrate();
   return {
     store,

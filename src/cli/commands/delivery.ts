@@ -2,8 +2,8 @@
 import { openMigratedStore } from '../../bootstrap.ts';
 import { GatewayError } from '../../domain/errors.ts';
 import { resendDelivery } from '../../delivery/resend.ts';
-import type { Store } from '../../store/open-store.ts';
-import { OutboxRepo } from '../../store/outbox.repo.ts';
+import type { StoreEngine } from '../../store/engine.ts';
+import { OutboxRepo } from '../../store/repos/outbox.repo.ts';
 import { type DeliveryAttempt, type OutboxEvent, type OutboxStatus } from '../../domain/outbox-event.ts';
 import type { Command, CommandContext } from './context.ts';
 import { parseCursor, parseLimit, pageOf } from './paging.ts';
@@ -11,7 +11,7 @@ import { UsageError, flags, requirePositional, table } from './context.ts';
 
 const STATUSES: readonly OutboxStatus[] = ['pending', 'delivered', 'failed'];
 
-async function withStore<T>(ctx: CommandContext, work: (store: Store) => Promise<T>): Promise<T> {
+async function withStore<T>(ctx: CommandContext, work: (store: StoreEngine) => Promise<T>): Promise<T> {
   const store = await openMigratedStore(ctx.config);
   try {
     return await work(store);

@@ -5,9 +5,9 @@ import { GatewayError } from '../../domain/errors.ts';
 import type { SandboxOutcome } from '../../domain/lifecycle.ts';
 import { statusOf } from '../../domain/responses.ts';
 import { signingSecrets } from '../../delivery/notification-request.ts';
-import { notifyOutbox } from '../../delivery/pg-wakeup.ts';
+import { notifyOutbox } from '../../store/postgres/wakeups.ts';
 import { formatEntry, startInbox } from '../../dev/notification-inbox.ts';
-import { MerchantsRepo } from '../../store/merchants.repo.ts';
+import { MerchantsRepo } from '../../store/repos/merchants.repo.ts';
 import type { Command } from './context.ts';
 import { UsageError, flags, requirePositional } from './context.ts';
 

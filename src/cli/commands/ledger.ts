@@ -8,9 +8,9 @@ import {
   type MerchantLedger,
 } from '../../app/ledger-operations.ts';
 import { formatMinor } from '../../domain/money.ts';
-import { LedgerRepo } from '../../store/ledger.repo.ts';
+import { LedgerRepo } from '../../store/repos/ledger.repo.ts';
 import { type EntryWithPostings } from '../../domain/ledger.ts';
-import { MerchantsRepo } from '../../store/merchants.repo.ts';
+import { MerchantsRepo } from '../../store/repos/merchants.repo.ts';
 import type { Command, CommandContext } from './context.ts';
 import { UsageError, flags } from './context.ts';
 

@@ -1,7 +1,7 @@
 // merchant create | list | rotate-password | rotate-webhook-secret | disable | enable
 import { openMigratedStore, resolveSecretKey } from '../../bootstrap.ts';
 import { ManageMerchants } from '../../app/manage-merchants.ts';
-import { MerchantsRepo } from '../../store/merchants.repo.ts';
+import { MerchantsRepo } from '../../store/repos/merchants.repo.ts';
 import type { Command, CommandContext } from './context.ts';
 import { flags, requirePositional, table } from './context.ts';
 

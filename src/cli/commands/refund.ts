@@ -2,15 +2,15 @@
 import { openMigratedStore } from '../../bootstrap.ts';
 import { GatewayError } from '../../domain/errors.ts';
 import { currencyExponent, formatMinor } from '../../domain/money.ts';
-import { RefundsRepo } from '../../store/refunds.repo.ts';
+import { RefundsRepo } from '../../store/repos/refunds.repo.ts';
 import { type RefundRecord } from '../../domain/refund.ts';
-import type { Store } from '../../store/open-store.ts';
-import { OutboxRepo } from '../../store/outbox.repo.ts';
+import type { StoreEngine } from '../../store/engine.ts';
+import { OutboxRepo } from '../../store/repos/outbox.repo.ts';
 import type { Command, CommandContext } from './context.ts';
 import { parseCursor, parseLimit, pageOf } from './paging.ts';
 import { flags, requirePositional, table } from './context.ts';
 
-async function withStore<T>(ctx: CommandContext, work: (store: Store) => Promise<T>): Promise<T> {
+async function withStore<T>(ctx: CommandContext, work: (store: StoreEngine) => Promise<T>): Promise<T> {
   const store = await openMigratedStore(ctx.config);
   try {
     return await work(store);

@@ -2,7 +2,7 @@
 // with tabs for pending, delivered and all; newest first, keyset pages on (created_at, id) —
 // the same OutboxRepo.list the CLI's `delivery list` uses. Merchants see only their own.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { OutboxRepo } from '../../../store/outbox.repo.ts';
+import { OutboxRepo } from '../../../store/repos/outbox.repo.ts';
 import { type OutboxStatus } from '../../../domain/outbox-event.ts';
 import { html, raw } from '../../hosted-page/html.ts';
 import { formatTime, languageOf, scopeOf, sendPage, sessionOf, type ConsoleKit } from '../console-kit.ts';

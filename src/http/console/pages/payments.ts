@@ -9,8 +9,9 @@ import { currencyExponent, formatMinor, parseDecimal } from '../../../domain/mon
 import { randomToken } from '../../../domain/ids.ts';
 import { validateRefund } from '../../../domain/refund-request.ts';
 import { resendDelivery } from '../../../delivery/resend.ts';
-import { ConsolePaymentsRepo, type PaymentSearch } from '../../../store/console-payments.repo.ts';
-import { OutboxRepo } from '../../../store/outbox.repo.ts';
+import { ConsolePaymentsRepo } from '../../../store/repos/console-payments.repo.ts';
+import { type PaymentSearch } from '../../../app/ports.ts';
+import { OutboxRepo } from '../../../store/repos/outbox.repo.ts';
 import { type OutboxEvent } from '../../../domain/outbox-event.ts';
 import type { RefundRecord } from '../../../domain/refund.ts';
 import type { TransactionRecord } from '../../../domain/transaction.ts';

@@ -1,9 +1,9 @@
 // Merchants: SQL only, no rules.
 import { sql, type Selectable } from 'kysely';
-import type { MerchantsTable } from './database.ts';
-import { toBigInt, toNumber, toNumberOrNull } from './database.ts';
-import type { Db, Trx } from './open-store.ts';
-import type { MerchantRecord } from '../domain/merchant.ts';
+import type { MerchantsTable } from '../database.ts';
+import { toBigInt, toNumber, toNumberOrNull } from '../database.ts';
+import type { Db, Trx } from '../engine.ts';
+import type { MerchantRecord } from '../../domain/merchant.ts';
 
 function fromRow(row: Selectable<MerchantsTable>): MerchantRecord {
   return {

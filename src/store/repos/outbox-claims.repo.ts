@@ -10,48 +10,18 @@
 // `outbox_pending_origin`, one index seek per origin) and takes the oldest due events of the
 // origins it may send to. Neither a large backlog nor a saturated or dead endpoint's events are
 // ever scanned: the work is O(origins visited + events taken), whatever the backlog.
+import type { FairClaimOptions, FairClaim } from '../../app/ports.ts';
 import { sql, type RawBuilder } from 'kysely';
 import type { Selectable } from 'kysely';
-import type { OutboxEventsTable } from './database.ts';
-import { toNumber } from './database.ts';
+import type { OutboxEventsTable } from '../database.ts';
+import { toNumber } from '../database.ts';
 import { eventFromRow } from './outbox.repo.ts';
-import { type OutboxEvent } from '../domain/outbox-event.ts';
-import { originOf } from '../domain/url-origin.ts';
-import type { Db, Dialect, Store, Trx } from './open-store.ts';
+import { type OutboxEvent } from '../../domain/outbox-event.ts';
+import { originOf } from '../../domain/url-origin.ts';
+import type { Db, Dialect, StoreEngine, Trx } from '../engine.ts';
 
 /** Origins looked at per claim; a cursor carries on from the last one next time. */
 const MAX_ORIGINS_PER_CLAIM = 256;
-
-export type FairClaimOptions = {
-  owner: string;
-  /** Due when next_attempt_at <= now (the gateway's clock, like the rest of the lifecycle). */
-  now: number;
-  leaseMs: number;
-  /** Events to take at most. */
-  limit: number;
-  /** How many events of this origin may start now (the per-host cap minus its sends in flight). */
-  allowance: (origin: string) => number;
-  /** Origins are visited in order starting after this one, wrapping around (round robin). */
-  after?: string;
-  /**
-   * Only these origins, in this order, without looking for due origins first (one statement
-   * instead of two): a refill of origins the caller knows to have events left.
-   */
-  origins?: readonly string[];
-};
-
-export type FairClaim = {
-  /** Leased to the owner, at most `allowance(origin)` per origin, oldest due first per origin. */
-  events: OutboxEvent[];
-  /** The last origin planned; pass it as `after` next time so every origin gets its turn. */
-  lastOrigin: string | undefined;
-  /** Due origins this claim may have left events of: skipped (no allowance) or given their whole share. */
-  leftBehind: string[];
-  /** Due origins whose due, free events this claim took all of. */
-  exhausted: string[];
-  /** It stopped before looking at every due origin (`limit` ran out, or the per-claim origin cap). */
-  truncated: boolean;
-};
 
 /**
  * Lease clock: the database's on PostgreSQL (shared by every instance), the caller's on SQLite
@@ -300,7 +270,7 @@ export class OutboxClaimsRepo {
 }
 
 /** The claims repository as the gateway runs it: on SQLite the lease write is the writer thread's `leaseOutboxEvents` store job. */
-export function claimsRepoFor(store: Pick<Store, 'db' | 'dialect' | 'sqliteJobs'>): OutboxClaimsRepo {
+export function claimsRepoFor(store: Pick<StoreEngine, 'db' | 'dialect' | 'sqliteJobs'>): OutboxClaimsRepo {
   const jobs = store.sqliteJobs;
   return new OutboxClaimsRepo(
     store.db,

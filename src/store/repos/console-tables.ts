@@ -2,8 +2,8 @@
 // console's store code is self-contained: `consoleDb(store)` views the same connection with
 // these tables added.
 import type { Kysely } from 'kysely';
-import type { Database, Int64 } from './database.ts';
-import type { Store } from './open-store.ts';
+import type { Database, Int64 } from '../database.ts';
+import type { StoreEngine } from '../engine.ts';
 
 export interface ConsoleOperatorsTable {
   id: string;
@@ -52,6 +52,6 @@ export interface ConsoleDatabase extends Database {
 export type ConsoleDb = Kysely<ConsoleDatabase>;
 
 /** The store's Kysely, typed with the console's tables too (same connection, same pool). */
-export function consoleDb(store: Pick<Store, 'db'>): ConsoleDb {
+export function consoleDb(store: Pick<StoreEngine, 'db'>): ConsoleDb {
   return store.db as unknown as ConsoleDb;
 }

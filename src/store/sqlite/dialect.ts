@@ -21,10 +21,10 @@ import {
   type QueryResult,
   type SelectQueryNode,
 } from 'kysely';
-import { openSqlite, SqliteStatements, toSqliteValue, type SqliteOptions } from './sqlite-connection.ts';
-import { SqliteWriter, type WriterStats } from './sqlite-writer.ts';
+import { openSqlite, SqliteStatements, toSqliteValue, type SqliteOptions } from './connection.ts';
+import { SqliteWriter, type WriterStats } from './writer.ts';
 
-export { openSqlite, type SqliteOptions } from './sqlite-connection.ts';
+export { openSqlite, type SqliteOptions } from './connection.ts';
 
 /** A FIFO mutex: one transaction at a time on the writer connection. */
 class Mutex {

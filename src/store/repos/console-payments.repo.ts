@@ -4,41 +4,12 @@
 // Scoping is part of every query: a merchant's console passes its own id and the WHERE clause
 // carries it, so another merchant's row is never read, let alone rendered (a wrong id is
 // indistinguishable from an unknown one).
+import type { PaymentSearch, PostingRow } from '../../app/ports.ts';
 import { sql } from 'kysely';
-import type { Db } from './open-store.ts';
+import type { Db } from '../engine.ts';
 import { transactionFromRow } from './transactions.repo.ts';
-import { type TransactionRecord } from '../domain/transaction.ts';
-import type { TransactionStatus } from '../domain/lifecycle.ts';
-
-export type PaymentSearch = {
-  /** Set for a merchant's console: only this merchant's payments. */
-  merchantId?: string;
-  transactionId?: string;
-  trackid?: string;
-  /** Compared case-insensitively (index on lower(bill_email)). */
-  email?: string;
-  amountMinor?: bigint;
-  status?: TransactionStatus;
-  /** created_at >= from, < to (Unix ms). */
-  from?: number;
-  to?: number;
-  /** Keyset: rows strictly older than this (created_at, id). */
-  before?: { createdAt: number; id: string };
-  limit: number;
-};
-
-export type PostingRow = {
-  entryId: string;
-  entryKind: string;
-  transactionId: string | null;
-  reason: string | null;
-  accountId: string;
-  currency: string;
-  amountMinor: bigint;
-  accountSeq: bigint;
-  balanceAfterMinor: bigint;
-  createdAt: number;
-};
+import { type TransactionRecord } from '../../domain/transaction.ts';
+import type { TransactionStatus } from '../../domain/lifecycle.ts';
 
 const exact = (column: string) => sql<string>`cast(${sql.ref(column)} as text)`;
 

@@ -22,10 +22,10 @@ import {
   type PostingRecord,
   type PlannedPosting,
   type PostingLine,
-} from '../domain/ledger.ts';
-import { toNumber, type Int64 } from './database.ts';
-import type { Db, Trx } from './open-store.ts';
-import { dialectOf } from './dialect-of.ts';
+} from '../../domain/ledger.ts';
+import { toNumber, type Int64 } from '../database.ts';
+import type { Db, Trx } from '../engine.ts';
+import { dialectOf } from '../dialect-of.ts';
 
 /** Integer columns are read as text: SQLite hands out JS numbers, which are exact only to 2^53. */
 const exact = (column: string) => sql<string>`cast(${sql.ref(column)} as text)`;

@@ -15,9 +15,9 @@
 // The event ids must be distinct (the caller records a batch with a repeated id one by one).
 // Named prepared statement, arrays through unnest(), like pg-initiation-batch.ts.
 import type pg from 'pg';
-import { pgArrayLiteral } from './pg-array-literal.ts';
-import { attemptRow, transitionColumns } from './outbox.repo.ts';
-import { type AttemptRecord } from '../domain/outbox-event.ts';
+import { pgArrayLiteral } from './array-literal.ts';
+import { attemptRow, transitionColumns } from '../repos/outbox.repo.ts';
+import { type AttemptRecord } from '../../domain/outbox-event.ts';
 
 const RECORD = {
   name: 'delivery_attempts_record_v1',

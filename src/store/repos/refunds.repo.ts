@@ -1,10 +1,11 @@
 // Refund rows: SQL only. The rules (what may be refunded) live in app/refund-payment.ts and in
 // migration 012's CHECKs and trigger.
+import type { RefundListOptions } from '../../app/ports.ts';
 import { sql, type Selectable } from 'kysely';
-import type { RefundsTable } from './database.ts';
-import { toBigInt, toNumber } from './database.ts';
-import type { Db, Trx } from './open-store.ts';
-import type { RefundRecord } from '../domain/refund.ts';
+import type { RefundsTable } from '../database.ts';
+import { toBigInt, toNumber } from '../database.ts';
+import type { Db, Trx } from '../engine.ts';
+import type { RefundRecord } from '../../domain/refund.ts';
 
 function refundFromRow(row: Selectable<RefundsTable>): RefundRecord {
   return {
@@ -23,13 +24,6 @@ function refundFromRow(row: Selectable<RefundsTable>): RefundRecord {
     createdAt: toNumber(row.created_at),
   };
 }
-
-export type RefundListOptions = {
-  merchantId?: string;
-  transactionId?: string;
-  limit?: number;
-  before?: { createdAt: number; id: string };
-};
 
 export class RefundsRepo {
   readonly #db: Db;

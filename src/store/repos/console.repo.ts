@@ -1,15 +1,14 @@
 // Console accounts, sessions and the audit log: SQL only, no rules (app/console-*.ts decide).
+import type { AuditCursor } from '../../app/ports.ts';
 import { sql } from 'kysely';
-import { toNumber } from './database.ts';
+import { toNumber } from '../database.ts';
 import { consoleDb, type ConsoleAuditTable, type ConsoleDb } from './console-tables.ts';
-import type { Store } from './open-store.ts';
-import type { AuditEntry, ConsoleRole, OperatorRecord, SessionRecord } from '../domain/console-account.ts';
-
-export type AuditCursor = { at: number; id: string };
+import type { StoreEngine } from '../engine.ts';
+import type { AuditEntry, ConsoleRole, OperatorRecord, SessionRecord } from '../../domain/console-account.ts';
 
 export class ConsoleRepo {
   readonly #db: ConsoleDb;
-  constructor(store: Pick<Store, 'db'>) {
+  constructor(store: Pick<StoreEngine, 'db'>) {
     this.#db = consoleDb(store);
   }
 

@@ -4,9 +4,9 @@
 // own). Replies carry the id of the message they answer: jobs may wait on the thread while an
 // interactive transaction finishes.
 import { Worker } from 'node:worker_threads';
-import type { SqliteOptions, SqliteResult } from './sqlite-connection.ts';
-import { toSqliteValue } from './sqlite-connection.ts';
-import type { JobCall, WriterReply, WriterRequest } from './sqlite-writer-worker.ts';
+import type { SqliteOptions, SqliteResult } from './connection.ts';
+import { toSqliteValue } from './connection.ts';
+import type { JobCall, WriterReply, WriterRequest } from './writer-worker.ts';
 import { deserializeError as deserialize } from './writer-errors.ts';
 
 /** Counts since start: messages sent to the writer thread, the statements and store jobs they carried, and the groups (transactions) the jobs committed in. */
@@ -32,7 +32,7 @@ export class SqliteWriter {
   #lastGroup = 0;
 
   constructor(options: SqliteOptions) {
-    this.#worker = new Worker(new URL('./sqlite-writer-worker.ts', import.meta.url), {
+    this.#worker = new Worker(new URL('./writer-worker.ts', import.meta.url), {
       workerData: options,
       // The thread runs one file and needs none of the parent's flags (some, like --input-type, would stop it).
       execArgv: [],

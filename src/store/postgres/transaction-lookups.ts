@@ -17,8 +17,8 @@
 import { PerTurnBatches, type Pending as PendingOf } from './per-turn-batches.ts';
 import type { Selectable } from 'kysely';
 import type pg from 'pg';
-import type { TransactionsTable } from './database.ts';
-import { isStoreUnavailable } from './store-unavailable.ts';
+import type { TransactionsTable } from '../database.ts';
+import { isStoreUnavailable } from '../store-unavailable.ts';
 
 type Row = Selectable<TransactionsTable>;
 type Statement = { readonly name: string; readonly text: string };

@@ -1,5 +1,5 @@
 // The gateway_meta table: named facts about the deployment, each written once.
-import type { Db } from './open-store.ts';
+import type { Db } from '../engine.ts';
 
 export class GatewayMetaRepo {
   readonly #db: Db;

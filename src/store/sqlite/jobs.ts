@@ -1,12 +1,12 @@
 // The store jobs of the gateway (store/job-runner.ts): the hot writes, each a plain function of
 // a transaction handle and plain-data arguments. On SQLite the writer thread imports this module
 // and runs them there, committing those that arrive together in one transaction and one fsync.
-import type { JobRegistry } from '../store/job-runner.ts';
-import type { Trx } from '../store/open-store.ts';
-import type { TransactionRecord } from '../domain/transaction.ts';
-import { recordAttemptsIn } from '../store/outbox.repo.ts';
-import { leaseEventsIn } from '../store/outbox-claims.repo.ts';
-import { completeInTransaction, reposFor } from './complete-payment.ts';
+import type { JobRegistry } from '../job-runner.ts';
+import type { Trx } from '../engine.ts';
+import type { TransactionRecord } from '../../domain/transaction.ts';
+import { recordAttemptsIn } from '../repos/outbox.repo.ts';
+import { leaseEventsIn } from '../repos/outbox-claims.repo.ts';
+import { completeInTransaction, reposFor } from '../../app/complete-payment.ts';
 
 export const storeJobs = {
   /** An initiation's one durable write: insert unless (merchant, trackid) exists; either way the stored row. */

@@ -6,11 +6,11 @@
 // stored rows of every conflicting request of the batch.
 import { PerTurnBatches, type Pending as PendingOf } from './per-turn-batches.ts';
 import type pg from 'pg';
-import type { TransactionsTable } from './database.ts';
-import { isStoreUnavailable } from './open-store.ts';
-import { pgArrayLiteral } from './pg-array-literal.ts';
-import { transactionFromRow, transactionToRow, type TransactionsRepo } from './transactions.repo.ts';
-import { type TransactionRecord } from '../domain/transaction.ts';
+import type { TransactionsTable } from '../database.ts';
+import { isStoreUnavailable } from '../engine.ts';
+import { pgArrayLiteral } from './array-literal.ts';
+import { transactionFromRow, transactionToRow, type TransactionsRepo } from '../repos/transactions.repo.ts';
+import { type TransactionRecord } from '../../domain/transaction.ts';
 
 const MAX_BATCH = 256;
 /** INSERT statements in flight at once; more initiations wait and go together (per-turn-batches.ts). */

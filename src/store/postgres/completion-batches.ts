@@ -11,14 +11,14 @@
 // job: its own transaction, the domain's rules and their precise errors); a failed statement
 // wrote nothing. A transaction asked to complete again while a set holding it is in flight waits
 // for that set, then finds its final state (INVALID_STATE, as when completed one after another).
-import { accountId, type AccountRef } from '../domain/ledger.ts';
-import { alreadyFinal } from '../domain/lifecycle.ts';
-import { isStoreUnavailable, type Store } from '../store/open-store.ts';
-import { ensureAccounts, readForCompletion, writeCompletions } from '../store/pg-completions.repo.ts';
-import type { TransactionRecord } from '../domain/transaction.ts';
+import { accountId, type AccountRef } from '../../domain/ledger.ts';
+import { alreadyFinal } from '../../domain/lifecycle.ts';
+import { isStoreUnavailable, type StoreEngine } from '../engine.ts';
+import { ensureAccounts, readForCompletion, writeCompletions } from './completion-sets.repo.ts';
+import type { TransactionRecord } from '../../domain/transaction.ts';
 import type pg from 'pg';
-import { PerTurnBatches, type Pending as PendingOf } from '../store/per-turn-batches.ts';
-import { planCompletion, type CompletionArgs, type CompletionPlan } from './complete-payment.ts';
+import { PerTurnBatches, type Pending as PendingOf } from './per-turn-batches.ts';
+import { planCompletion, type CompletionArgs, type CompletionPlan } from '../../app/complete-payment.ts';
 
 /** Completions per set; more wait for the next. */
 const MAX_SET = 256;
@@ -155,7 +155,7 @@ export class CompletionBatches {
  * on SQLite `completeOne` itself (the store job, which the writer thread commits in groups).
  */
 export function completionsIn(
-  store: Store,
+  store: StoreEngine,
   completeOne: (args: CompletionArgs) => Promise<TransactionRecord>,
 ): (args: CompletionArgs) => Promise<TransactionRecord> {
   if (!store.pgPool) return completeOne;

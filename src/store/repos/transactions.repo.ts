@@ -1,13 +1,13 @@
 // Transactions and their transition records: SQL only, no rules.
 import { CompiledQuery, sql, type Insertable, type Selectable } from 'kysely';
 import { isDeepStrictEqual } from 'node:util';
-import type { TransactionsTable } from './database.ts';
-import { toBigInt, toNumber, toNumberOrNull } from './database.ts';
-import type { TransactionStatus } from '../domain/lifecycle.ts';
-import type { TransactionRecord, Transition } from '../domain/transaction.ts';
-import type { Db, Trx } from './open-store.ts';
+import type { TransactionsTable } from '../database.ts';
+import { toBigInt, toNumber, toNumberOrNull } from '../database.ts';
+import type { TransactionStatus } from '../../domain/lifecycle.ts';
+import type { TransactionRecord, Transition } from '../../domain/transaction.ts';
+import type { Db, Trx } from '../engine.ts';
 import type pg from 'pg';
-import { PgTransactionLookups } from './pg-transaction-lookups.ts';
+import { PgTransactionLookups } from '../postgres/transaction-lookups.ts';
 
 export function transactionFromRow(row: Selectable<TransactionsTable>): TransactionRecord {
   return {

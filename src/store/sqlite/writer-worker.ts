@@ -22,7 +22,7 @@ import {
   type Driver,
   type QueryResult,
 } from 'kysely';
-import { openSqlite, SqliteStatements, type SqliteOptions, type SqliteResult } from './sqlite-connection.ts';
+import { openSqlite, SqliteStatements, type SqliteOptions, type SqliteResult } from './connection.ts';
 import { isStoreUnavailable } from '../store-unavailable.ts';
 import { serializeError, type SerializedError } from './writer-errors.ts';
 

@@ -2,12 +2,13 @@
 // SQL only, no rules. The delivery worker decides what an attempt means (delivered, retry
 // at T, failed); this file inserts, records and lists. Claiming and leases live in
 // outbox-claims.repo.ts.
+import type { ListCursor, ListOptions } from '../../app/ports.ts';
 import { sql, type Insertable, type Selectable } from 'kysely';
-import type { DeliveryAttemptsTable, OutboxEventsTable } from './database.ts';
-import { toNumber, toNumberOrNull } from './database.ts';
-import { originOf } from '../domain/url-origin.ts';
-import type { Db, Dialect, Trx } from './open-store.ts';
-import { dialectOf } from './dialect-of.ts';
+import type { DeliveryAttemptsTable, OutboxEventsTable } from '../database.ts';
+import { toNumber, toNumberOrNull } from '../database.ts';
+import { originOf } from '../../domain/url-origin.ts';
+import type { Db, Dialect, Trx } from '../engine.ts';
+import { dialectOf } from '../dialect-of.ts';
 import type {
   AttemptRecord,
   AttemptTransition,
@@ -16,12 +17,7 @@ import type {
   NewOutboxEvent,
   OutboxEvent,
   OutboxStatus,
-} from '../domain/outbox-event.ts';
-
-/** Where a newest-first page ends: the last row's (created_at, id). */
-export type ListCursor = { createdAt: number; id: string };
-
-export type ListOptions = { merchantId?: string; status?: OutboxStatus; limit?: number; before?: ListCursor };
+} from '../../domain/outbox-event.ts';
 
 /**
  * Written inside the final-state transaction, so a final state always has its notification.

@@ -26,13 +26,13 @@
 //    payments, the planner read them through an index leading with status and walked every open
 //    payment for each set (test/store/pg-completion-plan.test.ts; docs/performance.md).
 import type pg from 'pg';
-import { accountId, keepsRunningBalance, type AccountRef, type PostingLine } from '../domain/ledger.ts';
-import { originOf } from '../domain/url-origin.ts';
-import type { TransactionsTable } from './database.ts';
-import type { JournalEntry } from '../domain/ledger.ts';
-import type { NewOutboxEvent } from '../domain/outbox-event.ts';
-import { transactionFromRow } from './transactions.repo.ts';
-import { type TransactionRecord, type Transition } from '../domain/transaction.ts';
+import { accountId, keepsRunningBalance, type AccountRef, type PostingLine } from '../../domain/ledger.ts';
+import { originOf } from '../../domain/url-origin.ts';
+import type { TransactionsTable } from '../database.ts';
+import type { JournalEntry } from '../../domain/ledger.ts';
+import type { NewOutboxEvent } from '../../domain/outbox-event.ts';
+import { transactionFromRow } from '../repos/transactions.repo.ts';
+import { type TransactionRecord, type Transition } from '../../domain/transaction.ts';
 
 /** What one completion writes (decided by app/complete-payment.ts planCompletion). */
 export type CompletionWrite = {

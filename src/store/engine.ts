@@ -4,16 +4,16 @@ import { dirname } from 'node:path';
 import { Kysely, sql, type Transaction } from 'kysely';
 import type pg from 'pg';
 import type { Database } from './database.ts';
-import { NodeSqliteDialect } from './dialects/sqlite.ts';
-import type { WriterStats } from './dialects/sqlite-writer.ts';
-import { createPostgresDialect, createPostgresPool } from './dialects/postgres.ts';
+import { NodeSqliteDialect } from './sqlite/dialect.ts';
+import type { WriterStats } from './sqlite/writer.ts';
+import { createPostgresDialect, createPostgresPool } from './postgres/pool.ts';
 import { migrateToLatest } from './migrations/index.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type Db = Kysely<Database>;
 export type Trx = Transaction<Database>;
 
-export type Store = {
+export type StoreEngine = {
   readonly dialect: Dialect;
   readonly db: Db;
   /** PostgreSQL only: the pool, for LISTEN/NOTIFY. */
@@ -36,7 +36,7 @@ export type SqliteJobs = { load(module: URL): void; run<T>(name: string, args: u
 
 export type OpenStoreOptions = { poolSize?: number };
 
-export function openStore(databaseUrl: string, options: OpenStoreOptions = {}): Store {
+export function openStoreEngine(databaseUrl: string, options: OpenStoreOptions = {}): StoreEngine {
   if (databaseUrl.startsWith('sqlite:')) {
     const path = databaseUrl.slice('sqlite:'.length);
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
@@ -51,7 +51,7 @@ export function openStore(databaseUrl: string, options: OpenStoreOptions = {}): 
 
 type DialectExtras = { pgPool?: pg.Pool; sqliteJobs?: SqliteJobs; sqliteWriterStats?: () => WriterStats | undefined };
 
-function makeStore(dialect: Dialect, db: Db, extras: DialectExtras): Store {
+function makeStore(dialect: Dialect, db: Db, extras: DialectExtras): StoreEngine {
   let closed = false;
   return {
     dialect,

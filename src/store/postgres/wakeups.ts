@@ -3,7 +3,7 @@
 // notification or a dropped connection missed.
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import type { Worker, WorkerFactory } from '../app/worker.ts';
+import type { Worker, WorkerFactory } from '../../app/worker.ts';
 
 export const OUTBOX_CHANNEL = 'thaiqr_outbox';
 const RECONNECT_MS = 1000;
