@@ -26,9 +26,9 @@ import { startGateway } from '../src/server.ts';
 import { LedgerOperations } from '../src/app/ledger-operations.ts';
 import { benchDatabase, benchGatewayConfig } from './postgres-database.ts';
 import pg from 'pg';
-import { planCompletion } from '../src/app/complete-payment.ts';
+import { planCompletion } from '../src/domain/completion.ts';
 import { newEventId } from '../src/domain/ids.ts';
-import { completionsWriteQuery, readForCompletion } from '../src/store/postgres/completion-sets.repo.ts';
+import { completionsWriteQuery, readForCompletions } from '../src/store/postgres/completion-sets.repo.ts';
 
 const { values } = parseArgs({
   options: {
@@ -211,7 +211,7 @@ try {
     });
     const pool = new pg.Pool({ connectionString: db.url, max: 1 });
     try {
-      const rows = await readForCompletion(pool, ids);
+      const rows = await readForCompletions(pool, ids);
       const at = Date.now();
       const plans = ids.map((id) =>
         planCompletion(rows.get(id), { transactionId: id, cause: 'sandbox', eventId: newEventId(), at }),

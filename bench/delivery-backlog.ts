@@ -20,7 +20,8 @@ import { createLogger } from '../src/logger.ts';
 import { startGateway, type RunningGateway } from '../src/server.ts';
 import { deliveryWorker } from '../src/delivery/delivery-worker.ts';
 import { OutboxClaimsRepo } from '../src/store/repos/outbox-claims.repo.ts';
-import type { Db } from '../src/store/engine.ts';
+import { openStoreEngine, type Db } from '../src/store/engine.ts';
+import { storeOver } from '../src/store/open-store.ts';
 import { benchDatabase, benchGatewayConfig } from './postgres-database.ts';
 
 const { values } = parseArgs({
@@ -134,7 +135,10 @@ async function withGateway<T>(
     DELIVERY_PER_HOST_CONCURRENCY: String(PER_HOST),
     RETRY_LADDER: '0,1h',
   });
-  const gateway = await startGateway(config, { logger: createLogger('silent'), workers: [] });
+  // The bench reads rows directly beside the gateway: it keeps the engine and hands the gateway its ports.
+  const engine = openStoreEngine(config.databaseUrl);
+  await engine.migrate();
+  const gateway = await startGateway(config, { logger: createLogger('silent'), workers: [], store: storeOver(engine) });
   try {
     const merchant = await gateway.services.manageMerchants.create({
       name: 'Bench Shop',
@@ -142,12 +146,13 @@ async function withGateway<T>(
       payoutAccount: '1234567890',
     });
     const result = await (async () => {
-      if (!withWorker) return work(gateway, gateway.services.store.db, merchant.merchantid);
-      return work(gateway, gateway.services.store.db, merchant.merchantid);
+      if (!withWorker) return work(gateway, engine.db, merchant.merchantid);
+      return work(gateway, engine.db, merchant.merchantid);
     })();
     return result;
   } finally {
     await gateway.stop();
+    await engine.close();
     await db.drop();
   }
 }
@@ -169,7 +174,7 @@ if (!values['no-claims'])
     await insertEvents(db, merchantId, 'd', backlog, dead, 'pending', now - 3_600_000);
     await insertEvents(db, merchantId, 'a', backlog, healthy, 'pending', now - 1_800_000);
     if (store === 'postgres') await sql`analyze outbox_events`.execute(db);
-    const claims = new OutboxClaimsRepo(db, gateway.services.store.dialect);
+    const claims = new OutboxClaimsRepo(db, gateway.services.store.kind);
     let k = 0;
     const pk = await usPerOp(
       () =>

@@ -2,7 +2,7 @@
 // its access log (`request completed` lines, LOG_LEVEL=info), beside the load generator's view.
 // `npm run bench` reports the mixed scenario as a whole; this splits it into initiation, status
 // query and sandbox completion, which is how the PostgreSQL completion-set plan was found
-// (docs/performance.md, issue 12 third round).
+// (docs/performance.md, "Completions").
 //
 //   node bench/mixed-by-route.ts [--store sqlite|postgres] [--seconds 8] [--connections 64] [--delivery-process]
 //

@@ -5,9 +5,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { LedgerOperations } from '../src/app/ledger-operations.ts';
-import { LedgerRepo } from '../src/store/repos/ledger.repo.ts';
-import { MerchantsRepo } from '../src/store/repos/merchants.repo.ts';
 import { openStoreEngine } from '../src/store/engine.ts';
+import { storeOver } from '../src/store/open-store.ts';
 import type { NextRequest } from './load.ts';
 import { echoedTrackid, statusBody, type Credentials } from './request-bodies.ts';
 
@@ -126,11 +125,11 @@ export async function accountCompletions(databaseUrl: string, completed: string[
         if (eventCount.get(id) !== 1) withoutEvent += 1;
       }
     }
-    const ledger = new LedgerRepo(store.db);
+    const ports = storeOver(store);
     const check = await new LedgerOperations({
-      store,
-      ledger,
-      merchants: new MerchantsRepo(store.db),
+      store: ports,
+      ledger: ports.ledger,
+      merchants: ports.merchants,
       now: Date.now,
     }).verify();
     return {

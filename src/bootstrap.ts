@@ -5,8 +5,8 @@ import { dirname } from 'node:path';
 import type { Config } from './config.ts';
 import type { SecretKey } from './domain/credentials.ts';
 import { SecretKeyMismatchError, secretKeyCheckValue, secretKeyMatches } from './domain/secret-key-check.ts';
-import { GatewayMetaRepo } from './store/repos/gateway-meta.repo.ts';
-import { openStoreEngine, type StoreEngine } from './store/engine.ts';
+import type { Store } from './app/ports.ts';
+import { openStore } from './store/open-store.ts';
 
 /**
  * The key behind password hashes and sealed webhook secrets. Live mode requires
@@ -39,9 +39,9 @@ export async function openMigratedStore(
   config: Config,
   migrate = config.migrateOnStart,
   onMigrated?: (applied: string[]) => void,
-): Promise<StoreEngine> {
+): Promise<Store> {
   const key = resolveSecretKey(config);
-  const store = openStoreEngine(config.databaseUrl, { poolSize: config.databasePoolSize });
+  const store = openStore(config.databaseUrl, { poolSize: config.databasePoolSize });
   try {
     if (migrate) {
       const applied = await store.migrate();
@@ -58,7 +58,7 @@ export async function openMigratedStore(
 const KEY_CHECK = 'secret_key_check';
 
 /** The first process to start records the key's check value; every later one must match it. */
-export async function verifySecretKey(store: StoreEngine, key: SecretKey, now = Date.now()): Promise<void> {
-  const stored = await new GatewayMetaRepo(store.db).getOrInsert(KEY_CHECK, secretKeyCheckValue(key), now);
+export async function verifySecretKey(store: Pick<Store, 'meta'>, key: SecretKey, now = Date.now()): Promise<void> {
+  const stored = await store.meta.getOrInsert(KEY_CHECK, secretKeyCheckValue(key), now);
   if (!secretKeyMatches(key, stored)) throw new SecretKeyMismatchError();
 }

@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import { ConfigError } from './config.ts';
 import { openMigratedStore, resolveSecretKey } from './bootstrap.ts';
-import { createServices, type Services } from './app/services.ts';
+import { createServices, type Services } from './services.ts';
 import { DeliveryWorker } from './delivery/delivery-worker.ts';
 import { startMetricsServer, type MetricsServer } from './http/metrics-server.ts';
 

@@ -3,10 +3,10 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import { openMigratedStore, resolveSecretKey } from './bootstrap.ts';
-import { createServices, type Services } from './app/services.ts';
+import { createServices, type Services } from './services.ts';
+import type { Store } from './app/ports.ts';
 import { buildApp } from './http/build-app.ts';
-import type { StoreEngine } from './store/engine.ts';
-import { connectorFor } from './app/processor-connector.ts';
+import { connectorFor } from './connectors/connector-for.ts';
 import { startMetricsServer, type MetricsServer } from './http/metrics-server.ts';
 import {
   addAcceptors,
@@ -43,7 +43,7 @@ export type RunningGateway = {
 
 export type StartOptions = {
   logger: Logger;
-  store?: StoreEngine;
+  store?: Store;
   now?: () => number;
   workers?: WorkerFactory[];
   /** Printed once when the demo merchant is created (not through the logger: it carries secrets). */
@@ -108,7 +108,7 @@ export async function startGateway(config: Config, options: StartOptions): Promi
       url,
       metricsUrl: metricsServer?.url,
       mode: config.mode,
-      store: store.dialect,
+      store: store.kind,
       listenSockets: 1 + (acceptors?.accepted().length ?? 0),
     },
     'gateway listening',

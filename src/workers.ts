@@ -3,7 +3,7 @@ import type { Config } from './config.ts';
 import type { WorkerFactory } from './app/worker.ts';
 import { expirySweeperWorker } from './app/expiry-sweeper.ts';
 import { deliveryWorker } from './delivery/delivery-worker.ts';
-import { outboxNotifierWorker } from './store/postgres/wakeups.ts';
+import { outboxNotifierWorker } from './delivery/outbox-notifier-worker.ts';
 
 /**
  * The expiry sweeper always; the delivery worker unless DELIVERY_WORKER=false (PostgreSQL, with

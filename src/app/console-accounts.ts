@@ -12,9 +12,8 @@ import { GatewayError, invalidField } from '../domain/errors.ts';
 import { uuidv7 } from '../domain/ids.ts';
 import { openSecret, sealSecret } from '../domain/secret-box.ts';
 import { generateTotpSecret, otpauthUri, verifyTotp } from '../domain/totp.ts';
-import type { ConsoleRepo } from '../store/repos/console.repo.ts';
+import type { ConsoleAccountStore, MerchantStore } from './ports.ts';
 import type { ConsoleRole, OperatorRecord } from '../domain/console-account.ts';
-import type { MerchantsRepo } from '../store/repos/merchants.repo.ts';
 
 const USERNAME = /^[a-z0-9][a-z0-9._-]{1,63}$/;
 
@@ -25,15 +24,15 @@ export type LoginSubject = { role: ConsoleRole; id: string; name: string };
 export type LoginResult = { ok: true; subject: LoginSubject } | { ok: false; reason: 'credentials' | 'disabled' };
 
 export class ConsoleAccounts {
-  readonly #repo: ConsoleRepo;
-  readonly #merchants: MerchantsRepo;
+  readonly #repo: ConsoleAccountStore;
+  readonly #merchants: MerchantStore;
   readonly #key: SecretKey;
   readonly #now: () => number;
   readonly #issuer: string;
 
   constructor(deps: {
-    repo: ConsoleRepo;
-    merchants: MerchantsRepo;
+    repo: ConsoleAccountStore;
+    merchants: MerchantStore;
     key: SecretKey;
     now: () => number;
     issuer: string;

@@ -3,7 +3,7 @@
 // or, for logins, whatever the outcome. Details never carry secrets: keys that look like one
 // are replaced before anything is stored.
 import { uuidv7 } from '../domain/ids.ts';
-import type { ConsoleRepo } from '../store/repos/console.repo.ts';
+import type { ConsoleAccountStore } from './ports.ts';
 import type { AuditEntry } from '../domain/console-account.ts';
 
 export type AuditActor = { role: AuditEntry['actorRole']; id: string | null };
@@ -26,9 +26,9 @@ export function auditSafeDetails(details: Record<string, unknown>): Record<strin
 }
 
 export class ConsoleAudit {
-  readonly #repo: ConsoleRepo;
+  readonly #repo: ConsoleAccountStore;
   readonly #now: () => number;
-  constructor(repo: ConsoleRepo, now: () => number) {
+  constructor(repo: ConsoleAccountStore, now: () => number) {
     this.#repo = repo;
     this.#now = now;
   }

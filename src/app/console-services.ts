@@ -1,17 +1,14 @@
-// The console's use cases over one store, built from the gateway's Services (the HTTP console)
-// or from a bare store (the CLI), so both write the same rows and the same audit entries.
+// The console's use cases over one store, built by the composition root (the HTTP console) or
+// from a bare store (the CLI), so both write the same rows and the same audit entries.
 import type { Config } from '../config.ts';
 import type { SecretKey } from '../domain/credentials.ts';
-import { ConsoleRepo } from '../store/repos/console.repo.ts';
-import { MerchantsRepo } from '../store/repos/merchants.repo.ts';
-import type { StoreEngine } from '../store/engine.ts';
 import { ConsoleAccounts } from './console-accounts.ts';
 import { ConsoleAudit } from './console-audit.ts';
 import { ConsoleSessions } from './console-sessions.ts';
+import type { Store } from './ports.ts';
 import { WindowCounter } from './rate-limiter.ts';
 
 export type ConsoleServices = {
-  repo: ConsoleRepo;
   accounts: ConsoleAccounts;
   sessions: ConsoleSessions;
   audit: ConsoleAudit;
@@ -21,15 +18,19 @@ export type ConsoleServices = {
 
 export function createConsoleServices(
   config: Config,
-  store: StoreEngine,
+  store: Pick<Store, 'consoleAccounts' | 'merchants'>,
   key: SecretKey,
   now: () => number = Date.now,
-  merchants = new MerchantsRepo(store.db),
 ): ConsoleServices {
-  const repo = new ConsoleRepo(store);
-  const accounts = new ConsoleAccounts({ repo, merchants, key, now, issuer: `${config.serviceName} console` });
-  return {
+  const repo = store.consoleAccounts;
+  const accounts = new ConsoleAccounts({
     repo,
+    merchants: store.merchants,
+    key,
+    now,
+    issuer: `${config.serviceName} console`,
+  });
+  return {
     accounts,
     sessions: new ConsoleSessions({
       repo,

@@ -5,7 +5,7 @@
 import { createHmac } from 'node:crypto';
 import { hmacKey, type SecretKey } from '../domain/credentials.ts';
 import { randomToken } from '../domain/ids.ts';
-import type { ConsoleRepo } from '../store/repos/console.repo.ts';
+import type { ConsoleAccountStore } from './ports.ts';
 import type { ConsoleRole } from '../domain/console-account.ts';
 import type { ConsoleAccounts, LoginSubject } from './console-accounts.ts';
 
@@ -16,14 +16,14 @@ export type ActiveSession = { idHash: string; subject: LoginSubject; createdAt: 
 export type SessionPolicy = { idleTimeoutMs: number; lifetimeMs: number };
 
 export class ConsoleSessions {
-  readonly #repo: ConsoleRepo;
+  readonly #repo: ConsoleAccountStore;
   readonly #accounts: ConsoleAccounts;
   readonly #key: SecretKey;
   readonly #now: () => number;
   readonly #policy: SessionPolicy;
 
   constructor(deps: {
-    repo: ConsoleRepo;
+    repo: ConsoleAccountStore;
     accounts: ConsoleAccounts;
     key: SecretKey;
     now: () => number;

@@ -5,12 +5,12 @@
 // INVALID_STATE, which a sweeper simply skips.
 import type { Logger } from 'pino';
 import { isGatewayError } from '../domain/errors.ts';
-import type { TransactionsRepo } from '../store/repos/transactions.repo.ts';
+import type { PaymentStore } from './ports.ts';
 import type { Worker, WorkerFactory } from './worker.ts';
 import type { CompletePayment } from './complete-payment.ts';
 
 export type ExpirySweeperDeps = {
-  transactions: Pick<TransactionsRepo, 'findExpired'>;
+  transactions: Pick<PaymentStore, 'findExpired'>;
   complete: Pick<CompletePayment, 'execute'>;
   now: () => number;
   intervalMs: number;

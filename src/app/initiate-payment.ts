@@ -1,17 +1,17 @@
 // Use case: start a Thai QR debit payment. One durable write (the transaction row, unique
 // per merchant and trackid); an identical retry gets the stored answer back. How the write is
 // grouped with others (SQLite group commit, PostgreSQL multi-row INSERT) is the store's
-// business: see store/transaction-inserter.ts.
+// business (app/ports.ts PaymentStore.insertOrGet).
 import { fingerprint, type SecretKey } from '../domain/credentials.ts';
 import { GatewayError } from '../domain/errors.ts';
 import { newTransactionIdentifiers } from '../domain/ids.ts';
 import type { NormalisedInitiation } from '../domain/initiation-request.ts';
 import { initiationAccepted, type InitiationResponse } from '../domain/responses.ts';
-import type { InsertOrGet } from '../store/transaction-inserter.ts';
+import type { PaymentStore } from './ports.ts';
 import type { TransactionRecord } from '../domain/transaction.ts';
 
 export type InitiatePaymentDeps = {
-  insertOrGet: InsertOrGet;
+  insertOrGet: PaymentStore['insertOrGet'];
   key: SecretKey;
   publicBaseUrl: string;
   ttlMs: number;

@@ -3,13 +3,11 @@
 // ledger; merchants query the balance of their payout account. The CLI is a thin shell over this.
 import { GatewayError, invalidField, missingField } from '../domain/errors.ts';
 import { uuidv7 } from '../domain/ids.ts';
-import { adjustmentPostings, LedgerRefusal, payoutAccount, type AccountKind } from '../domain/ledger.ts';
+import { adjustmentPostings, LedgerRefusal, payoutAccount, planPostings, type AccountKind } from '../domain/ledger.ts';
 import { CURRENCY_CODE, formatMinor, MINOR_DIGITS, parseDecimal } from '../domain/money.ts';
-import { isUniqueViolation, type LedgerRepo } from '../store/repos/ledger.repo.ts';
 import { type AccountRecord, type EntryWithPostings } from '../domain/ledger.ts';
-import type { MerchantsRepo } from '../store/repos/merchants.repo.ts';
 import type { MerchantRecord } from '../domain/merchant.ts';
-import type { StoreEngine } from '../store/engine.ts';
+import type { LedgerReads, MerchantStore, Store } from './ports.ts';
 
 /** Currencies payments arrive in (THAI_DEBIT is THB only): a merchant may hold money in these besides its payout currency. */
 export const PAYMENT_CURRENCIES: readonly string[] = ['THB'];
@@ -59,9 +57,9 @@ export type LedgerCheck = {
 export type PayoutBalance = { balanceMinor: bigint; currency: string; maskedcard: string };
 
 export type LedgerOperationsDeps = {
-  store: StoreEngine;
-  ledger: LedgerRepo;
-  merchants: MerchantsRepo;
+  store: Pick<Store, 'unitOfWork' | 'isUniqueViolation'>;
+  ledger: LedgerReads;
+  merchants: MerchantStore;
   now: () => number;
 };
 
@@ -75,7 +73,10 @@ export function maskedPayoutAccount(account: string): string {
  * Money received in other currencies (THB payments for a PHP merchant) sits in the
  * merchant's account of that currency and is not converted (see docs/ledger.md).
  */
-export async function payoutBalance(ledger: LedgerRepo, merchant: MerchantRecord): Promise<PayoutBalance> {
+export async function payoutBalance(
+  ledger: Pick<LedgerReads, 'balance'>,
+  merchant: MerchantRecord,
+): Promise<PayoutBalance> {
   return {
     balanceMinor: await ledger.balance(payoutAccount(merchant.id, merchant.payoutCurrency)),
     currency: merchant.payoutCurrency,
@@ -140,17 +141,16 @@ export class LedgerOperations {
     const account = payoutAccount(merchant.id, request.currency);
     const signed = request.direction === 'credit' ? request.amountMinor : -request.amountMinor;
     try {
-      return await store.transaction(async (trx) => {
+      return await store.unitOfWork(async (uow) => {
         const at = now();
         const lines = adjustmentPostings(merchant.id, request.currency, signed);
         // Lock first, then look for the key: a racing twin holding the same lock has committed by now.
-        await ledger.lockAccounts(
-          trx,
+        const states = await uow.lockAccounts(
           lines.map((l) => l.account),
           at,
         );
-        const earlier = await ledger.findEntryByIdempotencyKey(request.key, trx);
-        if (earlier) return this.#replay(request, earlier, await ledger.balance(account, trx));
+        const earlier = await uow.findEntryByIdempotencyKey(request.key);
+        if (earlier) return this.#replay(request, earlier, await uow.balance(account));
         const entry = {
           id: uuidv7(at),
           kind: request.direction,
@@ -160,7 +160,9 @@ export class LedgerOperations {
           reason: request.reason,
           createdAt: at,
         };
-        const planned = await ledger.post(trx, entry, lines);
+        // Refuses an overdraft (LedgerRefusal) before anything is written.
+        const planned = planPostings(lines, states);
+        await uow.insertEntry(entry, planned);
         const mine = planned.find((p) => p.kind === 'merchant_payout');
         if (!mine || mine.balanceAfterMinor === null) throw new Error('ledger: adjustment without a merchant line');
         return {
@@ -174,7 +176,7 @@ export class LedgerOperations {
     } catch (error) {
       // The same key committed by another process between our lookup and our insert
       // (possible when the twin locked other accounts): answer as a replay or a conflict.
-      if (!isUniqueViolation(error)) throw error;
+      if (!store.isUniqueViolation(error)) throw error;
       const earlier = await ledger.findEntryByIdempotencyKey(request.key);
       if (!earlier) throw error;
       return this.#replay(request, earlier, await ledger.balance(account));

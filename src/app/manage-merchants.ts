@@ -5,7 +5,7 @@ import { CURRENCY_CODE } from '../domain/money.ts';
 import { openSecret, sealSecret } from '../domain/secret-box.ts';
 import { generateWebhookSecret } from '../domain/webhook-signature.ts';
 import { randomToken } from '../domain/ids.ts';
-import type { MerchantsRepo } from '../store/repos/merchants.repo.ts';
+import type { MerchantStore } from './ports.ts';
 import type { MerchantRecord } from '../domain/merchant.ts';
 
 export type NewMerchant = {
@@ -30,12 +30,12 @@ export function parseFeeRate(text: string): bigint | undefined {
 }
 
 export class ManageMerchants {
-  readonly #repo: MerchantsRepo;
+  readonly #repo: MerchantStore;
   readonly #key: SecretKey;
   readonly #now: () => number;
   readonly #webhookOverlapMs: number;
 
-  constructor(repo: MerchantsRepo, key: SecretKey, webhookOverlapMs: number, now: () => number = Date.now) {
+  constructor(repo: MerchantStore, key: SecretKey, webhookOverlapMs: number, now: () => number = Date.now) {
     this.#repo = repo;
     this.#key = key;
     this.#webhookOverlapMs = webhookOverlapMs;
@@ -136,7 +136,7 @@ export class ManageMerchants {
     return merchant;
   }
 
-  async #update(id: string, patch: Parameters<MerchantsRepo['update']>[1]): Promise<void> {
+  async #update(id: string, patch: Parameters<MerchantStore['update']>[1]): Promise<void> {
     if (!(await this.#repo.update(id, patch, this.#now()))) {
       throw new GatewayError('NOT_FOUND', `No merchant with id '${id}'.`);
     }

@@ -3,7 +3,7 @@
 // Changes made by the CLI (or another instance) are picked up within `refreshMs`.
 import { GatewayError } from '../domain/errors.ts';
 import { passwordMatches, type SecretKey } from '../domain/credentials.ts';
-import type { MerchantsRepo } from '../store/repos/merchants.repo.ts';
+import type { MerchantStore } from './ports.ts';
 import type { MerchantRecord } from '../domain/merchant.ts';
 import { WindowCounter } from './rate-limiter.ts';
 
@@ -17,7 +17,7 @@ export type MerchantDirectoryOptions = {
 };
 
 export class MerchantDirectory {
-  readonly #repo: MerchantsRepo;
+  readonly #repo: MerchantStore;
   readonly #options: MerchantDirectoryOptions;
   readonly #failedLogins: WindowCounter;
   readonly #requests: WindowCounter;
@@ -26,7 +26,7 @@ export class MerchantDirectory {
   #timer: NodeJS.Timeout | undefined;
   #refreshing: Promise<void> | undefined;
 
-  constructor(repo: MerchantsRepo, options: MerchantDirectoryOptions) {
+  constructor(repo: MerchantStore, options: MerchantDirectoryOptions) {
     this.#repo = repo;
     this.#options = options;
     const now = options.now ?? Date.now;

@@ -8,8 +8,7 @@
 // Two ways to learn of the attempt: this instance's delivery worker calls attemptRecorded()
 // right after recording it (no delay), and a store poll catches an attempt recorded by another
 // instance (several instances behind one load balancer, the notification claimed elsewhere).
-import type { Db } from '../store/engine.ts';
-import { resultEventAttempted } from '../store/repos/outbox.repo.ts';
+import type { OutboxReads } from './ports.ts';
 
 /** How often the store is asked while waiting, for attempts another instance records. */
 const POLL_MS = 100;
@@ -17,12 +16,12 @@ const POLL_MS = 100;
 export type WaitOutcome = 'attempted' | 'timed_out' | 'disabled' | 'no_notification';
 
 export class NotificationWaits {
-  readonly #db: Db;
+  readonly #outbox: Pick<OutboxReads, 'resultEventAttempted'>;
   readonly #pollMs: number;
   readonly #waiters = new Map<string, Set<() => void>>();
 
-  constructor(db: Db, options: { pollMs?: number } = {}) {
-    this.#db = db;
+  constructor(outbox: Pick<OutboxReads, 'resultEventAttempted'>, options: { pollMs?: number } = {}) {
+    this.#outbox = outbox;
     this.#pollMs = options.pollMs ?? POLL_MS;
   }
 
@@ -47,7 +46,7 @@ export class NotificationWaits {
    */
   async waitForFirstAttempt(transactionId: string, boundMs: number): Promise<WaitOutcome> {
     if (boundMs <= 0) return 'disabled';
-    const first = await resultEventAttempted(this.#db, transactionId).catch(() => undefined);
+    const first = await this.#outbox.resultEventAttempted(transactionId).catch(() => undefined);
     if (!first) return 'no_notification';
     if (first.attempted) return 'attempted';
     const eventId = first.eventId;
@@ -72,7 +71,7 @@ export class NotificationWaits {
       this.#waiters.set(eventId, set);
       const probe = () => {
         poll = setTimeout(async () => {
-          const state = await resultEventAttempted(this.#db, transactionId).catch(() => undefined);
+          const state = await this.#outbox.resultEventAttempted(transactionId).catch(() => undefined);
           if (settled) return;
           if (state?.attempted) finish('attempted');
           else probe();

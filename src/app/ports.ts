@@ -85,6 +85,7 @@ export interface MerchantStore {
 /** Ledger reads, and the whole-ledger checks behind `ledger verify`. */
 export interface LedgerReads {
   balance(ref: AccountRef): Promise<bigint>;
+  findEntryByIdempotencyKey(key: string): Promise<EntryWithPostings | undefined>;
   findEntryByTransaction(transactionId: string): Promise<EntryWithPostings | undefined>;
   recentEntries(merchantId: string, limit: number): Promise<EntryWithPostings[]>;
   postingsOf(entryIds: string[]): Promise<PostingRecord[]>;
@@ -158,12 +159,20 @@ export type FairClaim = {
   truncated: boolean;
 };
 
-/** Tells delivery workers of other instances that notifications became due. */
+/** Where wake-ups report trouble (a pino logger fits). */
+export type WakeupLog = { warn(details: object, message: string): void; debug(details: object, message: string): void };
+
+/**
+ * Tells the delivery workers of other instances that notifications became due. Only a hint:
+ * the outbox is the truth, and each worker's poll finds what a lost wake-up missed.
+ */
 export interface DeliveryWakeups {
-  /** Calls `onWake` when another instance announces due work; resolves once listening. */
-  listen(instanceId: string, onWake: () => void, onError: (error: unknown) => void): { stop(): Promise<void> };
-  /** Announces due work to the other instances (coalesced per event-loop turn). */
-  notify(instanceId: string): void;
+  /** Calls `onWake` when another instance announces due work, and once whenever (re)connected. */
+  listen(self: string, onWake: () => void, log: WakeupLog): { stop(): Promise<void> };
+  /** Announces due work at most once per event-loop turn, after the turn's commits. */
+  notifier(self: string, log: WakeupLog): { notify(): void; stop(): void };
+  /** Announces due work now (an operator's resend). */
+  announce(self: string): Promise<void>;
 }
 
 /** The delivery worker's store: leases on due notifications and the attempt log. */
@@ -279,6 +288,35 @@ export interface UnitOfWork {
   findEntryByIdempotencyKey(key: string): Promise<EntryWithPostings | undefined>;
   insertOutboxEvent(event: NewOutboxEvent): Promise<void>;
 }
+
+// ---- The processor: where a live payment's money moves (the sandbox moves none). ----
+//
+// Refunds go through `refund`, called by app/refund-payment.ts after every check that needs no
+// money movement (payment SUCCESS, amount still refundable, merchant balance covers it) and
+// BEFORE the refund is committed, outside any database transaction. A live connector must treat
+// `refundId` as its idempotency key at the processor: if the commit afterwards fails, the
+// merchant's retry (same idempotency key → same refundId) must not send the money twice.
+
+export type RefundRequest = {
+  /** Our refund id, stable across the merchant's retries of the same request: the processor's idempotency key. */
+  refundId: string;
+  transactionId: string;
+  merchantId: string;
+  amountMinor: bigint;
+  currency: string;
+  reason: string | null;
+};
+
+/** The processor accepted the refund; `reference` is its own id for it, if it has one. */
+export type RefundAccepted = { reference: string | null };
+
+export type ProcessorConnector = {
+  readonly name: string;
+  /** True only for connectors that move real money. */
+  readonly live: boolean;
+  /** Sends a refund to the processor; resolves when accepted, throws (a GatewayError to show the merchant) when refused. */
+  refund(request: RefundRequest): Promise<RefundAccepted>;
+};
 
 /** Everything the store offers the rest of the gateway (store/open-store.ts builds it). */
 export type Store = {

@@ -1,10 +1,10 @@
 // Use case: a merchant asks for the state of one of its own transactions.
 import { GatewayError } from '../domain/errors.ts';
-import type { TransactionsRepo } from '../store/repos/transactions.repo.ts';
+import type { PaymentStore } from './ports.ts';
 import type { TransactionRecord } from '../domain/transaction.ts';
 
 export async function findMerchantTransaction(
-  transactions: TransactionsRepo,
+  transactions: PaymentStore,
   merchantId: string,
   by: { transactionid?: string; trackid?: string },
 ): Promise<TransactionRecord> {

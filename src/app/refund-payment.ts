@@ -14,25 +14,27 @@
 import { fingerprint, type SecretKey } from '../domain/credentials.ts';
 import { GatewayError, invalidField } from '../domain/errors.ts';
 import { newEventId, uuidv7 } from '../domain/ids.ts';
-import { LedgerRefusal, payoutAccount, refundPostings } from '../domain/ledger.ts';
+import { LedgerRefusal, payoutAccount, planPostings, refundPostings, type PlannedPosting } from '../domain/ledger.ts';
 import { currencyExponent, formatMinor } from '../domain/money.ts';
 import type { NormalisedRefund } from '../domain/refund-request.ts';
 import { refundAccepted, refundNotificationBody, type RefundResponse } from '../domain/refund-response.ts';
-import type { LedgerRepo } from '../store/repos/ledger.repo.ts';
-import type { StoreEngine } from '../store/engine.ts';
-import { insertOutboxEvent } from '../store/repos/outbox.repo.ts';
-import type { RefundsRepo } from '../store/repos/refunds.repo.ts';
 import type { RefundRecord } from '../domain/refund.ts';
-import { isUniqueViolation } from '../store/repos/ledger.repo.ts';
-import type { TransactionsRepo } from '../store/repos/transactions.repo.ts';
 import type { TransactionRecord } from '../domain/transaction.ts';
-import type { ProcessorConnector } from './processor-connector.ts';
+import type {
+  LedgerReads,
+  PaymentStore,
+  ProcessorConnector,
+  RefundAccepted,
+  RefundReads,
+  Store,
+  UnitOfWork,
+} from './ports.ts';
 
 export type RefundPaymentDeps = {
-  store: StoreEngine;
-  transactions: TransactionsRepo;
-  refunds: RefundsRepo;
-  ledger: LedgerRepo;
+  store: Pick<Store, 'unitOfWork' | 'isUniqueViolation'>;
+  payments: Pick<PaymentStore, 'findById'>;
+  refunds: Pick<RefundReads, 'findByKey'>;
+  ledger: Pick<LedgerReads, 'balance'>;
   key: SecretKey;
   connector: () => ProcessorConnector;
   now: () => number;
@@ -58,7 +60,7 @@ export class RefundPayment {
   }
 
   async execute(merchantId: string, input: NormalisedRefund): Promise<RefundOutcome> {
-    const { transactions, refunds, ledger, key, now } = this.#deps;
+    const { payments, refunds, ledger, key } = this.#deps;
     const idempotencyKey = this.idempotencyKeyOf(merchantId, input);
     const requestHash = fingerprint(
       key,
@@ -76,7 +78,7 @@ export class RefundPayment {
     const earlier = await refunds.findByKey(merchantId, idempotencyKey);
     if (earlier) return this.#replay(earlier, requestHash);
 
-    const payment = await transactions.findById(merchantId, input.transactionId);
+    const payment = await payments.findById(merchantId, input.transactionId);
     if (!payment) throw notFound();
     checkRefundable(payment, input);
     const available = await ledger.balance(payoutAccount(merchantId, payment.currency));
@@ -94,79 +96,13 @@ export class RefundPayment {
     });
 
     const eventId = newEventId();
-    let committed: { refund: RefundRecord; payment: TransactionRecord } | { raced: RefundRecord };
+    const pending: PendingRefund = { merchantId, input, refundId, idempotencyKey, requestHash, eventId };
+    let committed: Committed;
     try {
-      committed = await this.#deps.store.transaction(async (trx) => {
-        const current = await transactions.lockById(trx, payment.id, this.#deps.store.dialect);
-        if (!current || current.merchantId !== merchantId) throw notFound();
-        // The same request racing itself: with the payment locked, the winner's refund is visible.
-        const raced = await refunds.findByKey(merchantId, idempotencyKey, trx);
-        if (raced) return { raced };
-        checkRefundable(current, input);
-        const at = now();
-        const refund: RefundRecord = {
-          id: refundId,
-          merchantId,
-          transactionId: current.id,
-          idempotencyKey,
-          requestHash,
-          amountMinor: input.amountMinor,
-          currency: current.currency,
-          refundedAfterMinor: current.refundedMinor + input.amountMinor,
-          reason: input.reason,
-          reference: input.reference,
-          processor: this.#deps.connector().name,
-          processorReference: accepted.reference,
-          createdAt: at,
-        };
-        await refunds.insert(trx, refund);
-        if (!(await refunds.addToRefunded(trx, current.id, current.refundedMinor, refund.refundedAfterMinor))) {
-          throw new Error(`refund ${refundId}: the payment's refunded total moved under a held lock`);
-        }
-        try {
-          await ledger.post(
-            trx,
-            {
-              id: uuidv7(at),
-              kind: 'refund',
-              merchantId,
-              transactionId: null,
-              idempotencyKey: `refund:${refundId}`,
-              reason: `refund ${refundId} of payment ${current.trackid}`,
-              createdAt: at,
-            },
-            refundPostings(merchantId, current.currency, input.amountMinor),
-          );
-        } catch (error) {
-          if (error instanceof LedgerRefusal && error.reason === 'OVERDRAFT') {
-            throw insufficientBalance(
-              input.amountMinor,
-              await ledger.balance(payoutAccount(merchantId, current.currency), trx),
-              current.currency,
-            );
-          }
-          throw error;
-        }
-        await insertOutboxEvent(trx, {
-          id: eventId,
-          transactionId: current.id,
-          merchantId,
-          targetUrl: current.serverUrl,
-          refundId,
-          payload: refundNotificationBody({
-            ...refund,
-            eventId,
-            paymentTrackid: current.trackid,
-            paymentToken: current.token,
-            capturedMinor: current.amountMinor,
-          }),
-          createdAt: at,
-        });
-        return { refund, payment: current };
-      });
+      committed = await this.#deps.store.unitOfWork((uow) => this.#commit(uow, pending, payment.id, accepted));
     } catch (error) {
       // The same request racing itself: the other one stored it first; answer what it answered.
-      if (isUniqueViolation(error)) {
+      if (this.#deps.store.isUniqueViolation(error)) {
         const winner = await refunds.findByKey(merchantId, idempotencyKey);
         if (winner) return this.#replay(winner, requestHash);
       }
@@ -181,6 +117,56 @@ export class RefundPayment {
     };
   }
 
+  /**
+   * Step 4, in one database transaction: with the payment locked, check again, then store the
+   * refund, move the refunded total, post the ledger entry and write the notification.
+   */
+  async #commit(uow: UnitOfWork, p: PendingRefund, paymentId: string, accepted: RefundAccepted): Promise<Committed> {
+    const current = await uow.lockPayment(paymentId);
+    if (!current || current.merchantId !== p.merchantId) throw notFound();
+    // The same request racing itself: with the payment locked, the winner's refund is visible.
+    const raced = await uow.findRefundByKey(p.merchantId, p.idempotencyKey);
+    if (raced) return { raced };
+    checkRefundable(current, p.input);
+    const at = this.#deps.now();
+    const refund: RefundRecord = {
+      id: p.refundId,
+      merchantId: p.merchantId,
+      transactionId: current.id,
+      idempotencyKey: p.idempotencyKey,
+      requestHash: p.requestHash,
+      amountMinor: p.input.amountMinor,
+      currency: current.currency,
+      refundedAfterMinor: current.refundedMinor + p.input.amountMinor,
+      reason: p.input.reason,
+      reference: p.input.reference,
+      processor: this.#deps.connector().name,
+      processorReference: accepted.reference,
+      createdAt: at,
+    };
+    await uow.insertRefund(refund);
+    if (!(await uow.addToRefunded(current.id, current.refundedMinor, refund.refundedAfterMinor))) {
+      throw new Error(`refund ${refund.id}: the payment's refunded total moved under a held lock`);
+    }
+    await postRefund(uow, refund, current.trackid, at);
+    await uow.insertOutboxEvent({
+      id: p.eventId,
+      transactionId: current.id,
+      merchantId: p.merchantId,
+      targetUrl: current.serverUrl,
+      refundId: refund.id,
+      payload: refundNotificationBody({
+        ...refund,
+        eventId: p.eventId,
+        paymentTrackid: current.trackid,
+        paymentToken: current.token,
+        capturedMinor: current.amountMinor,
+      }),
+      createdAt: at,
+    });
+    return { refund, payment: current };
+  }
+
   async #replay(earlier: RefundRecord, requestHash: string): Promise<RefundOutcome> {
     if (earlier.requestHash !== requestHash) {
       throw new GatewayError(
@@ -188,10 +174,51 @@ export class RefundPayment {
         'This idempotency key was already used for a different refund request; use a new key for a new refund.',
       );
     }
-    const payment = await this.#deps.transactions.findById(earlier.merchantId, earlier.transactionId);
+    const payment = await this.#deps.payments.findById(earlier.merchantId, earlier.transactionId);
     if (!payment) throw new Error(`refund ${earlier.id} without its payment`);
     return { response: refundAccepted(earlier, payment.amountMinor), replayed: true, refund: earlier };
   }
+}
+
+/** What a refund carries from its checks into its transaction. */
+type PendingRefund = {
+  merchantId: string;
+  input: NormalisedRefund;
+  refundId: string;
+  idempotencyKey: string;
+  requestHash: string;
+  eventId: string;
+};
+
+type Committed = { refund: RefundRecord; payment: TransactionRecord } | { raced: RefundRecord };
+
+/** The refund's journal entry (merchant payout − amount, clearing + amount); an overdraft is refused. */
+async function postRefund(uow: UnitOfWork, refund: RefundRecord, paymentTrackid: string, at: number): Promise<void> {
+  const lines = refundPostings(refund.merchantId, refund.currency, refund.amountMinor);
+  const states = await uow.lockAccounts(
+    lines.map((l) => l.account),
+    at,
+  );
+  let planned: PlannedPosting[];
+  try {
+    planned = planPostings(lines, states);
+  } catch (error) {
+    if (error instanceof LedgerRefusal && error.reason === 'OVERDRAFT') {
+      const available = await uow.balance(payoutAccount(refund.merchantId, refund.currency));
+      throw insufficientBalance(refund.amountMinor, available, refund.currency);
+    }
+    throw error;
+  }
+  const entry = {
+    id: uuidv7(at),
+    kind: 'refund' as const,
+    merchantId: refund.merchantId,
+    transactionId: null,
+    idempotencyKey: `refund:${refund.id}`,
+    reason: `refund ${refund.id} of payment ${paymentTrackid}`,
+    createdAt: at,
+  };
+  await uow.insertEntry(entry, planned);
 }
 
 function checkRefundable(payment: TransactionRecord, input: NormalisedRefund): void {

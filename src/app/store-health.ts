@@ -4,22 +4,22 @@
 // Requests report store-unavailable failures here; while one is outstanding, each readiness
 // check tries a one-row write, and its success clears the failure. Without failures, readiness
 // costs one read, as before.
-import type { StoreEngine } from '../store/engine.ts';
-import { GatewayMetaRepo } from '../store/repos/gateway-meta.repo.ts';
+import type { Store } from './ports.ts';
 
 const PROBE = 'readiness_write_probe';
 
 export class StoreHealth {
-  readonly #store: StoreEngine;
-  readonly #meta: GatewayMetaRepo;
+  readonly #store: Pick<Store, 'ping' | 'meta' | 'isUnavailable'>;
   readonly #now: () => number;
   #failing = false;
 
-  constructor(store: StoreEngine, now: () => number) {
+  constructor(store: Pick<Store, 'ping' | 'meta' | 'isUnavailable'>, now: () => number) {
     this.#store = store;
-    this.#meta = new GatewayMetaRepo(store.db);
     this.#now = now;
   }
+
+  /** Whether `error` is the store being unreachable, full or busy (answered 503), not a refusal. */
+  readonly isUnavailable = (error: unknown): boolean => this.#store.isUnavailable(error);
 
   /** A request failed because the store could not serve it (the HTTP layer's 503 path). */
   reportUnavailable(): void {
@@ -31,7 +31,7 @@ export class StoreHealth {
     try {
       await this.#store.ping();
       if (this.#failing) {
-        await this.#meta.put(PROBE, String(this.#now()), this.#now());
+        await this.#store.meta.put(PROBE, String(this.#now()), this.#now());
         this.#failing = false;
       }
       return true;

@@ -2,7 +2,7 @@
 import { ConfigError, loadConfig, readEnvironment, type Config } from '../config.ts';
 import { isGatewayError } from '../domain/errors.ts';
 import { SecretKeyMismatchError } from '../domain/secret-key-check.ts';
-import { isStoreUnavailable } from '../store/engine.ts';
+import { isStoreUnavailable } from '../store/store-unavailable.ts';
 import { commandTable } from './commands/index.ts';
 import { UsageError, type CliIo, type Command } from './commands/context.ts';
 

@@ -41,14 +41,12 @@ import type { Logger } from 'pino';
 import type { Services } from '../app/services.ts';
 import type { OutboundPolicy } from '../domain/outbound-policy.ts';
 import type { Worker, WorkerFactory } from '../app/worker.ts';
-import { OutboxRepo } from '../store/repos/outbox.repo.ts';
 import { type OutboxEvent } from '../domain/outbox-event.ts';
-import { claimsRepoFor, type OutboxClaimsRepo } from '../store/repos/outbox-claims.repo.ts';
+import type { DeliveryStore } from '../app/ports.ts';
 import { AttemptRecorder } from './attempt-recorder.ts';
 import type { Resolver } from './guarded-lookup.ts';
 import { NotificationSender, type SendOutcome } from './http-sender.ts';
 import { OpenedSecrets, notificationHeaders, signingSecrets } from './notification-request.ts';
-import { OutboxListener, OutboxNotifier } from '../store/postgres/wakeups.ts';
 import { nextTransition, type AttemptResult, type ScheduleOptions } from './retry-schedule.ts';
 import { gatewayUserAgent } from './user-agent.ts';
 
@@ -88,8 +86,7 @@ export class DeliveryWorker implements Worker {
   readonly instanceId: string;
   readonly #services: Services;
   readonly #logger: Logger;
-  readonly #repo: OutboxRepo;
-  readonly #claims: OutboxClaimsRepo;
+  readonly #claims: DeliveryStore;
   readonly #recorder: AttemptRecorder;
   readonly #sender: NotificationSender;
   readonly #opened: OpenedSecrets;
@@ -132,8 +129,8 @@ export class DeliveryWorker implements Worker {
   #poll: NodeJS.Timeout | undefined;
   #retryTimer: NodeJS.Timeout | undefined;
   #retryTimerAt = Infinity;
-  #listener: OutboxListener | undefined;
-  #notifier: OutboxNotifier | undefined;
+  #listener: { stop(): Promise<void> } | undefined;
+  #notifier: { notify(): void; stop(): void } | undefined;
   /** Events finalised in this process since the last claim: their origins are claimed from directly. */
   readonly #finalised = new Set<string>();
   /** The origins of such events when the finalisation said where they go (then their ids are not read back). */
@@ -150,9 +147,8 @@ export class DeliveryWorker implements Worker {
   constructor(services: Services, logger: Logger, options: DeliveryWorkerOptions = {}) {
     this.#services = services;
     this.#logger = logger.child({ component: 'delivery' });
-    this.#repo = new OutboxRepo(services.store.db, services.store.dialect);
-    this.#claims = claimsRepoFor(services.store);
-    this.#recorder = new AttemptRecorder(services.store, this.#repo);
+    this.#claims = services.store.deliveries;
+    this.#recorder = new AttemptRecorder(services.store.deliveries.recordAttempts);
     this.instanceId = options.instanceId ?? newInstanceId();
     this.#sender = new NotificationSender({
       policy: options.policy ?? services.outboundPolicy,
@@ -171,7 +167,7 @@ export class DeliveryWorker implements Worker {
     this.#started = true;
     const { store, config } = this.#services;
     this.#services.finalisedListeners.push(this.#onFinalised);
-    if (store.dialect === 'sqlite') {
+    if (store.deliveries.singleProcess) {
       // One process per SQLite file: leases still set belong to a predecessor that died.
       this.#ready = this.#claims.releaseAll().then(
         (n) => {
@@ -179,10 +175,9 @@ export class DeliveryWorker implements Worker {
         },
         (error) => this.#logger.error({ err: error }, 'could not release stale delivery leases'),
       );
-    } else if (store.pgPool) {
-      this.#listener = new OutboxListener(store.pgPool, this.instanceId, () => void this.wake(), this.#logger);
-      this.#listener.start();
-      this.#notifier = new OutboxNotifier(store.pgPool, this.instanceId, this.#logger);
+    } else if (store.deliveries.wakeups) {
+      this.#listener = store.deliveries.wakeups.listen(this.instanceId, () => void this.wake(), this.#logger);
+      this.#notifier = store.deliveries.wakeups.notifier(this.instanceId, this.#logger);
     }
     this.#poll = setInterval(() => void this.wake(), config.deliveryPollIntervalMs);
     this.#poll.unref();

@@ -8,7 +8,7 @@
 // bench saw answers after 8 s, and a bare node:http server under wrk accepted most of its 2,048
 // connections only after the load had stopped. With N sockets on the
 // port (SO_REUSEPORT: the kernel spreads new connections across them) each poll accepts up to N.
-// docs/performance.md ("third round") has the figures: 64 sockets were not enough, 512 were.
+// docs/performance.md ("Listening sockets") has the figures: 64 sockets were not enough, 512 were.
 //
 // Linux only: Node refuses `reusePort` elsewhere, where the gateway keeps one listener.
 import net from 'node:net';

@@ -96,7 +96,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   services.metrics.trackInFlight(() => shedding.inFlight.current);
   registerAccessLog(app, options.logger);
   app.setErrorHandler((error, request, reply) => {
-    const gatewayError = toGatewayError(error, request.log);
+    const gatewayError = toGatewayError(error, request.log, services.storeHealth.isUnavailable);
     if (gatewayError.tag === 'SERVICE_UNAVAILABLE' && !isGatewayError(error)) services.storeHealth.reportUnavailable();
     return sendError(gatewayError, request, reply);
   });
@@ -133,6 +133,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     draining: options.draining ?? (() => false),
     clientAddress: clientAddressOf(config.trustProxy),
     logger: options.logger,
+    isStoreUnavailable: services.storeHealth.isUnavailable,
     onStoreUnavailable: () => services.storeHealth.reportUnavailable(),
   });
   return app;

@@ -6,7 +6,6 @@ import type { Logger } from 'pino';
 import { GatewayError, isGatewayError } from '../domain/errors.ts';
 import { balanceError, initiationError, statusError } from '../domain/responses.ts';
 import { refundError } from '../domain/refund-response.ts';
-import { isStoreUnavailable } from '../store/engine.ts';
 import type { JsonObject } from './request-body.ts';
 
 /** Which response shape a route's errors take (real clients parse one shape per operation). */
@@ -18,7 +17,11 @@ export type JsonErrorShape = Exclude<ErrorShape, 'page'>;
  * MALFORMED_REQUEST, an unreachable store as SERVICE_UNAVAILABLE (logged as a warning), anything
  * else as INTERNAL_ERROR (logged as an error: that one is a bug).
  */
-export function toGatewayError(error: unknown, log: Pick<Logger, 'warn' | 'error'>): GatewayError {
+export function toGatewayError(
+  error: unknown,
+  log: Pick<Logger, 'warn' | 'error'>,
+  isStoreUnavailable: (error: unknown) => boolean,
+): GatewayError {
   if (isGatewayError(error)) return error;
   const code = (error as FastifyError | undefined)?.code;
   switch (code) {

@@ -32,6 +32,8 @@ export type FastLaneOptions = {
   draining: () => boolean;
   clientAddress: ClientAddress;
   logger: Logger;
+  /** Whether an error is the store being unavailable (answered 503), and where that is reported. */
+  isStoreUnavailable: (error: unknown) => boolean;
   /** Called when an answer is a 503 because the store could not be reached (store health). */
   onStoreUnavailable: () => void;
 };
@@ -128,7 +130,7 @@ function take(
     );
   };
   const fail = (error: unknown, body: unknown, extra?: Record<string, string>): void => {
-    const gatewayError = toGatewayError(error, logger.child({ reqId: id }));
+    const gatewayError = toGatewayError(error, logger.child({ reqId: id }), options.isStoreUnavailable);
     if (gatewayError.tag === 'SERVICE_UNAVAILABLE' && !isGatewayError(error)) options.onStoreUnavailable();
     const echo = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as JsonObject) : undefined;
     send(httpStatusOf(gatewayError), jsonErrorBody(gatewayError, operation.errorShape, echo), {

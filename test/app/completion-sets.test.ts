@@ -39,7 +39,7 @@ for (const { dialect, skip } of await testDialects()) {
     };
     /** The payout chain of a merchant: sequence numbers 1..n, each balance the previous plus the amount. */
     const assertChain = async (merchantId: string) => {
-      const rows = await gw.services.store.db
+      const rows = await gw.testStore.db
         .selectFrom('postings')
         .select([
           sql<string>`cast(amount_minor as text)`.as('amount'),
@@ -148,7 +148,7 @@ for (const { dialect, skip } of await testDialects()) {
     });
 
     test('a completion a database guard refuses fails alone; the others of its turn complete', async () => {
-      const db = gw.services.store.db;
+      const db = gw.testStore.db;
       const poisoned = await startPayment(gw, a, { bill_amount: '161' });
       // A test-only guard refusing that one transaction's outbox event (the marker is its id).
       if (dialect === 'sqlite') {

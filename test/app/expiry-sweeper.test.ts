@@ -4,8 +4,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ExpirySweeper, expirySweeperWorker } from '../../src/app/expiry-sweeper.ts';
-import { createServices, type Services } from '../../src/app/services.ts';
-import { openStoreEngine, type StoreEngine } from '../../src/store/engine.ts';
+import { createServices, type Services } from '../../src/services.ts';
+import type { Store } from '../../src/app/ports.ts';
+import { openStore } from '../../src/store/open-store.ts';
 import { workersFor } from '../../src/workers.ts';
 import { createLogger } from '../../src/logger.ts';
 import { GatewayError } from '../../src/domain/errors.ts';
@@ -109,8 +110,7 @@ for (const { dialect, skip } of await testDialects()) {
     // connections in one process would wait on each other's lock while blocking the loop);
     // there the concurrent sweepers share the instance's store.
     test('concurrent sweepers (on PostgreSQL in two instances with their own pools) end each transaction exactly once', async () => {
-      const second: StoreEngine | undefined =
-        dialect === 'postgres' ? openStoreEngine(gw.testStore.databaseUrl) : undefined;
+      const second: Store | undefined = dialect === 'postgres' ? openStore(gw.testStore.databaseUrl) : undefined;
       try {
         const otherInstance = second
           ? createServices(gw.config, second, gw.config.secretKey!, { now: () => gw.clock.now })

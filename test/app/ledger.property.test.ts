@@ -101,7 +101,7 @@ type KeyUse = { direction: string; merchant: string; currency: string; minor: bi
 
 // ---- Invariants over the whole database, by plain SQL. ----
 async function assertInvariants(gw: TestGateway): Promise<void> {
-  const db = gw.services.store.db;
+  const db = gw.testStore.db;
   const rows = async (query: ReturnType<typeof sql>) => (await query.execute(db)).rows;
   assert.deepEqual(
     await rows(sql`select entry_id, currency from postings group by entry_id, currency having sum(amount_minor) <> 0`),
@@ -159,7 +159,7 @@ async function assertInvariants(gw: TestGateway): Promise<void> {
 
 /** Balances (the sum of every posting of the account) as text, exact on both stores, keyed by account id. */
 async function balances(gw: TestGateway, ids: string[]): Promise<Map<string, bigint>> {
-  const found = await gw.services.store.db
+  const found = await gw.testStore.db
     .selectFrom('postings')
     .select(['account_id as id', sql<string>`cast(sum(amount_minor) as text)`.as('b')])
     .where('account_id', 'in', ids)
@@ -360,7 +360,7 @@ for (const { dialect, skip } of await testDialects()) {
                 `reported balance of ${kind}`,
               );
             }
-            const entries = await gw.services.store.db
+            const entries = await gw.testStore.db
               .selectFrom('journal_entries')
               .select((eb) => eb.fn.countAll().as('n'))
               .where('merchant_id', 'in', ids)

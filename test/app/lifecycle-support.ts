@@ -26,7 +26,7 @@ export async function startPayment(
 
 /** Everything a completion writes for one transaction, in a comparable form. */
 export async function snapshot(gw: TestGateway, transactionId: string) {
-  const db = gw.services.store.db;
+  const db = gw.testStore.db;
   const transaction = await db
     .selectFrom('transactions')
     .selectAll()

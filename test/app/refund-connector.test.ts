@@ -9,10 +9,10 @@ import { testDialects } from '../support/dialects.ts';
 import { LogCapture, post, testConfig } from '../support/test-gateway.ts';
 import { createTestStore, type TestStore } from '../support/test-store.ts';
 import { createLogger } from '../../src/logger.ts';
-import { createServices, type Services } from '../../src/app/services.ts';
+import { createServices, type Services } from '../../src/services.ts';
 import { buildApp } from '../../src/http/build-app.ts';
 import { GatewayError } from '../../src/domain/errors.ts';
-import type { ProcessorConnector, RefundRequest } from '../../src/app/processor-connector.ts';
+import type { ProcessorConnector, RefundRequest } from '../../src/app/ports.ts';
 
 /** A processor double: records every refund asked for; refuses while `refuse` is set. */
 class RecordingProcessor implements ProcessorConnector {

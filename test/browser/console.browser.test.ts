@@ -14,7 +14,6 @@ import { pathToFileURL } from 'node:url';
 import type { Page } from 'playwright-core';
 import { createConsoleServices } from '../../src/app/console-services.ts';
 import { deliveryWorker } from '../../src/delivery/delivery-worker.ts';
-import { OutboxRepo } from '../../src/store/repos/outbox.repo.ts';
 import {
   browserSkipReason,
   launchBrowser,
@@ -170,7 +169,7 @@ describe('web console in Chromium', { skip, timeout: 180_000 }, () => {
     const transactionid = await initiate(shop, 'order-187', '1000.00');
     await initiate(shop, 'order-188', '250.00');
     await services.complete.execute(transactionid, 'sandbox', { override: 'success' });
-    const outbox = new OutboxRepo(services.store.db, services.store.dialect);
+    const outbox = services.store.outbox;
     await until(
       async () => (await outbox.findByTransaction(transactionid))?.status === 'failed',
       'the first delivery fails (HTTP 500)',

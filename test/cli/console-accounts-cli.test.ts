@@ -9,6 +9,7 @@ import { runCli } from '../../src/cli/run-cli.ts';
 import { createConsoleServices } from '../../src/app/console-services.ts';
 import { loadConfig } from '../../src/config.ts';
 import { openStoreEngine, type StoreEngine } from '../../src/store/engine.ts';
+import { storeOver } from '../../src/store/open-store.ts';
 import { base32Decode, hotp, totpStep } from '../../src/domain/totp.ts';
 import { testDialects } from '../support/dialects.ts';
 import { createTestDatabase } from '../support/test-store.ts';
@@ -51,7 +52,7 @@ for (const { dialect, skip } of await testDialects()) {
     let drop: () => Promise<void>;
     let store: StoreEngine;
     const consoleServices = () =>
-      createConsoleServices(loadConfig(env), store, Buffer.from(TEST_SECRET_KEY_HEX, 'hex'));
+      createConsoleServices(loadConfig(env), storeOver(store), Buffer.from(TEST_SECRET_KEY_HEX, 'hex'));
 
     before(async () => {
       const db = await createTestDatabase(dialect);
@@ -175,7 +176,7 @@ for (const { dialect, skip } of await testDialects()) {
       assert.equal(issued.merchantid, 'console-shop');
       assert.equal((await consoleServices().accounts.loginMerchant('console-shop', issued.password)).ok, true);
       assert.equal((await cli(['merchant', 'set-console-password', 'nobody'], env)).code, 1);
-      const audit = await consoleServices().repo.listAudit({ limit: 50 });
+      const audit = await storeOver(store).consoleAccounts.listAudit({ limit: 50 });
       const actions = audit.filter((e) => e.actorRole === 'cli').map((e) => `${e.action} ${e.target}`);
       for (const a of [
         'operator.create alice',

@@ -57,7 +57,7 @@ for (const { dialect, skip } of await testDialects()) {
       });
       assert.equal(created.username, 'alice');
       assert.equal(created.password, undefined, 'a chosen password is not echoed');
-      const row = await consoleDb(gw.services.store)
+      const row = await consoleDb(gw.testStore)
         .selectFrom('console_operators')
         .selectAll()
         .where('username', '=', 'alice')
@@ -86,7 +86,7 @@ for (const { dialect, skip } of await testDialects()) {
       const created = await c.accounts.createOperator({ username: 'totp-op', totp: true });
       assert.ok(created.password && created.otpauthUri);
       const secret = base32Decode(new URL(created.otpauthUri).searchParams.get('secret')!);
-      const row = await consoleDb(gw.services.store)
+      const row = await consoleDb(gw.testStore)
         .selectFrom('console_operators')
         .select('totp_secret_enc')
         .where('username', '=', 'totp-op')
@@ -159,7 +159,7 @@ for (const { dialect, skip } of await testDialects()) {
       const login = await c.accounts.loginOperator('alice', 'a long enough password', '');
       assert.ok(login.ok);
       const { token } = await c.sessions.start('operator', login.subject.id);
-      const stored = await consoleDb(gw.services.store).selectFrom('console_sessions').select('id_hash').execute();
+      const stored = await consoleDb(gw.testStore).selectFrom('console_sessions').select('id_hash').execute();
       assert.ok(
         stored.every((s) => s.id_hash !== token),
         'the token itself is not stored',
@@ -189,7 +189,7 @@ for (const { dialect, skip } of await testDialects()) {
         { name: 'Shop', password: 'pw_secret' },
         { remoteAddr: '127.0.0.1', requestId: 'req-1' },
       );
-      const [entry] = await c.repo.listAudit({ limit: 1 });
+      const [entry] = await gw.services.store.consoleAccounts.listAudit({ limit: 1 });
       assert.equal(entry?.action, 'merchant.create');
       assert.equal(entry?.actorId, 'op_1');
       assert.equal(entry?.target, 'M123');

@@ -5,7 +5,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { base32Decode, hotp, totpStep } from '../../src/domain/totp.ts';
-import { OutboxRepo } from '../../src/store/repos/outbox.repo.ts';
 import { testDialects } from '../support/dialects.ts';
 import {
   addMerchant,
@@ -139,7 +138,7 @@ for (const { dialect, skip } of await testDialects()) {
         303,
         'the window passed',
       );
-      const audit = await consoleOf(gw).repo.listAudit({ limit: 50, action: 'login.failed' });
+      const audit = await gw.services.store.consoleAccounts.listAudit({ limit: 50, action: 'login.failed' });
       const failures = audit.filter((e) => e.target === 'operator:op-throttle');
       assert.equal(failures.length, 3, 'each failure audited once; throttled attempts are not');
       assert.ok(failures.every((e) => e.actorRole === 'anonymous' && e.remoteAddr === '192.0.2.9'));
@@ -163,7 +162,7 @@ for (const { dialect, skip } of await testDialects()) {
       const evesToken = eve.csrf();
       await b.get(`/console/payments/${paymentB}`);
       const own = b.csrf();
-      const before = await consoleOf(gw).repo.listAudit({ limit: 100, action: 'payment.complete' });
+      const before = await gw.services.store.consoleAccounts.listAudit({ limit: 100, action: 'payment.complete' });
       assert.equal((await b.post(`/console/payments/${paymentB}/complete`, { outcome: 'success' })).status, 403);
       assert.equal(
         (await b.post(`/console/payments/${paymentB}/complete`, { outcome: 'success', csrf: evesToken })).status,
@@ -182,7 +181,7 @@ for (const { dialect, skip } of await testDialects()) {
       const tx = await gw.services.transactions.findById(shopB.merchantid, paymentB);
       assert.equal(tx?.status, 'PROCESSING', 'nothing changed');
       assert.equal(
-        (await consoleOf(gw).repo.listAudit({ limit: 100, action: 'payment.complete' })).length,
+        (await gw.services.store.consoleAccounts.listAudit({ limit: 100, action: 'payment.complete' })).length,
         before.length,
       );
     });
@@ -299,9 +298,9 @@ for (const { dialect, skip } of await testDialects()) {
     test('resend: a failed notification goes out again through the outbox (new series), audited', async () => {
       const id = await pay(shopB);
       await gw.services.complete.execute(id, 'sandbox', { override: 'success' });
-      const outbox = new OutboxRepo(gw.services.store.db, gw.services.store.dialect);
+      const outbox = gw.services.store.outbox;
       const event = (await outbox.findByTransaction(id))!;
-      await gw.services.store.db
+      await gw.testStore.db
         .updateTable('outbox_events')
         .set({ status: 'failed', last_error: 'HTTP 500' })
         .where('id', '=', event.id)
@@ -315,7 +314,7 @@ for (const { dialect, skip } of await testDialects()) {
       const after = (await outbox.findById(event.id))!;
       assert.equal(after.status, 'pending');
       assert.equal(after.series, 2);
-      const [entry] = await consoleOf(gw).repo.listAudit({ limit: 1, action: 'delivery.resend' });
+      const [entry] = await gw.services.store.consoleAccounts.listAudit({ limit: 1, action: 'delivery.resend' });
       assert.equal(entry?.target, event.id);
       assert.equal(entry?.details.transactionid, id);
       assert.equal(entry?.details.previous_status, 'failed');
@@ -337,7 +336,7 @@ for (const { dialect, skip } of await testDialects()) {
         !detail.body.includes('action="/console/payments/' + id + '/complete"'),
         'no completion form once final',
       );
-      const [entry] = await consoleOf(gw).repo.listAudit({ limit: 1, action: 'payment.complete' });
+      const [entry] = await gw.services.store.consoleAccounts.listAudit({ limit: 1, action: 'payment.complete' });
       assert.equal(entry?.actorRole, 'merchant');
       assert.equal(entry?.actorId, 'shop-a');
       assert.equal(entry?.details.outcome, 'cancelled');

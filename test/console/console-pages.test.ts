@@ -3,7 +3,6 @@
 // rotate, disable, console password — the CLI's use cases, audited), and the audit log.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { OutboxRepo } from '../../src/store/repos/outbox.repo.ts';
 import { testDialects } from '../support/dialects.ts';
 import {
   addMerchant,
@@ -50,10 +49,10 @@ for (const { dialect, skip } of await testDialects()) {
     test('notifications open on the failed ones; a merchant sees only its own', async () => {
       const a = await paid(shopA, '100.00');
       const b = await paid(shopB, '100.00');
-      const outbox = new OutboxRepo(gw.services.store.db, gw.services.store.dialect);
+      const outbox = gw.services.store.outbox;
       for (const id of [a, b]) {
         const e = (await outbox.findByTransaction(id))!;
-        await gw.services.store.db
+        await gw.testStore.db
           .updateTable('outbox_events')
           .set({ status: 'failed', last_error: 'HTTP 503 from merchant' })
           .where('id', '=', e.id)
@@ -124,7 +123,7 @@ for (const { dialect, skip } of await testDialects()) {
       );
       assert.ok(!forced.body.includes('shop-b'));
       assert.match(String(forced.headers['content-disposition']), /shop-a/);
-      const [entry] = await consoleOf(gw).repo.listAudit({ limit: 1, action: 'ledger.export_csv' });
+      const [entry] = await gw.services.store.consoleAccounts.listAudit({ limit: 1, action: 'ledger.export_csv' });
       assert.equal(entry?.actorId, 'shop-a');
       assert.equal(entry?.target, 'merchant_payout:shop-a:THB');
     });
@@ -195,7 +194,7 @@ for (const { dialect, skip } of await testDialects()) {
       assert.equal((await gw.services.refunds.ofTransaction(other)).length, 0);
 
       // The refund's notification can be resent from the payment page; another payment's event cannot.
-      const outbox = new OutboxRepo(gw.services.store.db, gw.services.store.dialect);
+      const outbox = gw.services.store.outbox;
       const refundEvent = (await outbox.findByRefund(refundId))!;
       await merchantA.get(`/console/payments/${id}`);
       const resent = await merchantA.post(`/console/payments/${id}/resend`, {
@@ -213,7 +212,7 @@ for (const { dialect, skip } of await testDialects()) {
       );
       assert.equal((await outbox.findById(foreignEvent.id))!.series, 1);
 
-      const [entry] = await consoleOf(gw).repo.listAudit({ limit: 1, action: 'payment.refund' });
+      const [entry] = await gw.services.store.consoleAccounts.listAudit({ limit: 1, action: 'payment.refund' });
       assert.equal(entry?.target, id);
       assert.equal(entry?.actorId, 'shop-a');
       assert.deepEqual(entry?.details, {
@@ -252,7 +251,7 @@ for (const { dialect, skip } of await testDialects()) {
       assert.ok(again.body.includes('cm-crafts'));
       assert.ok(!again.body.includes(password) && !again.body.includes(secret), 'never shown again');
       assert.ok(again.body.includes('••••9012') && !again.body.includes('123456789012'), 'payout account masked');
-      const [entry] = await consoleOf(gw).repo.listAudit({ limit: 1, action: 'merchant.create' });
+      const [entry] = await gw.services.store.consoleAccounts.listAudit({ limit: 1, action: 'merchant.create' });
       assert.equal(entry?.target, 'cm-crafts');
       assert.ok(!JSON.stringify(entry).includes(password) && !JSON.stringify(entry).includes(secret));
 
@@ -305,7 +304,7 @@ for (const { dialect, skip } of await testDialects()) {
         403,
       );
 
-      const actions = (await consoleOf(gw).repo.listAudit({ limit: 20 }))
+      const actions = (await gw.services.store.consoleAccounts.listAudit({ limit: 20 }))
         .filter((e) => e.target === 'shop-b')
         .map((e) => e.action);
       for (const a of [

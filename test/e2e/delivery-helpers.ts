@@ -184,7 +184,7 @@ export async function startDeliveryGateway(
   return {
     gw,
     worker,
-    outbox: new OutboxRepo(gw.services.store.db, gw.services.store.dialect),
+    outbox: new OutboxRepo(gw.testStore.db, gw.services.store.kind),
     advance(ms) {
       offset += ms;
     },

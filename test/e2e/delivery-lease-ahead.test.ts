@@ -124,7 +124,7 @@ for (const { dialect, skip } of await testDialects()) {
           'each payment notified exactly once',
         );
         assert.ok(maxOpen <= 2, `at most 2 open at once (saw ${maxOpen})`);
-        const outbox = new OutboxRepo(gw.services.store.db, gw.services.store.dialect);
+        const outbox = new OutboxRepo(gw.testStore.db, gw.services.store.kind);
         for (const p of payments) assert.equal((await eventOf(outbox, p.transactionid)).status, 'delivered');
       } finally {
         await worker.stop();

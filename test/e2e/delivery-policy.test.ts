@@ -14,7 +14,7 @@ import {
   type MerchantCredentials,
   type TestGateway,
 } from '../support/test-gateway.ts';
-import { createServices } from '../../src/app/services.ts';
+import { createServices } from '../../src/services.ts';
 import { createLogger } from '../../src/logger.ts';
 import { DeliveryWorker, type DeliveryWorkerOptions } from '../../src/delivery/delivery-worker.ts';
 import type { Resolver } from '../../src/delivery/guarded-lookup.ts';
@@ -37,7 +37,7 @@ for (const { dialect, skip } of await testDialects()) {
       receiver = await Receiver.start();
       gw = await startTestGateway(dialect, env);
       creds = await addMerchant(gw);
-      outbox = new OutboxRepo(gw.services.store.db, gw.services.store.dialect);
+      outbox = new OutboxRepo(gw.testStore.db, gw.services.store.kind);
     });
     after(async () => {
       await gw?.close();
@@ -65,7 +65,7 @@ for (const { dialect, skip } of await testDialects()) {
     async function eventFor(target: string): Promise<string> {
       const payment = await completePayment(gw, creds, receiver.on('/placeholder', answer(200)));
       const event = (await outbox.findByTransaction(payment.transactionid))!;
-      await gw.services.store.db
+      await gw.testStore.db
         .updateTable('outbox_events')
         .set({ target_url: target })
         .where('id', '=', event.id)

@@ -4,8 +4,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { testDialects } from '../support/dialects.ts';
 import { addMerchant, type MerchantCredentials } from '../support/test-gateway.ts';
-import { openStoreEngine } from '../../src/store/engine.ts';
-import { resendDelivery } from '../../src/delivery/resend.ts';
+import { openStore } from '../../src/store/open-store.ts';
+import { resendNotification } from '../../src/app/resend-notification.ts';
 import {
   Receiver,
   answer,
@@ -60,9 +60,9 @@ for (const { dialect, skip } of await testDialects()) {
         await d.worker.idle();
         const event = await eventOf(d.outbox, payment.transactionid);
         assert.equal(event.status, 'failed');
-        const other = openStoreEngine(d.gw.testStore.databaseUrl); // as the CLI does: its own connections
+        const other = openStore(d.gw.testStore.databaseUrl); // as the CLI does: its own connections
         try {
-          await resendDelivery(other, event.id, d.gw.clock.now);
+          await resendNotification(other, event.id, d.gw.clock.now);
         } finally {
           await other.close();
         }

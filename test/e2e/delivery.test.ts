@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { testDialects } from '../support/dialects.ts';
 import { addMerchant, type MerchantCredentials } from '../support/test-gateway.ts';
-import { resendDelivery } from '../../src/delivery/resend.ts';
+import { resendNotification } from '../../src/app/resend-notification.ts';
 import { OutboxClaimsRepo } from '../../src/store/repos/outbox-claims.repo.ts';
 import { sealSecret } from '../../src/domain/secret-box.ts';
 import {
@@ -110,7 +110,7 @@ for (const { dialect, skip } of await testDialects()) {
       'SQLite: the claim’s lease and the attempt are store jobs, committed in groups (no fsync of their own)',
       { skip: dialect !== 'sqlite' && 'SQLite only' },
       async () => {
-        const jobs = d.gw.services.store.sqliteJobs!;
+        const jobs = d.gw.testStore.engine.sqliteJobs!;
         const run = jobs.run;
         const names: string[] = [];
         // A spy, not a stub: every job still runs on the writer thread.
@@ -328,7 +328,7 @@ for (const { dialect, skip } of await testDialects()) {
       );
 
       healthy = true;
-      const resent = await resendDelivery(d.gw.services.store, event.id, d.gw.clock.now);
+      const resent = await resendNotification(d.gw.services.store, event.id, d.gw.clock.now);
       assert.deepEqual(resent, { eventId: event.id, series: 2, previousStatus: 'failed' });
       await d.worker.wake();
       await receiver.waitFor(() => receiver.to('/hook/down').length === 4, 'the resent notification');
@@ -353,7 +353,7 @@ for (const { dialect, skip } of await testDialects()) {
     });
 
     test('resending an unknown event is NOT_FOUND', async () => {
-      await assert.rejects(resendDelivery(d.gw.services.store, 'evt_nope', d.gw.clock.now), { tag: 'NOT_FOUND' });
+      await assert.rejects(resendNotification(d.gw.services.store, 'evt_nope', d.gw.clock.now), { tag: 'NOT_FOUND' });
     });
   });
 }

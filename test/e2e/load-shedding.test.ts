@@ -61,7 +61,7 @@ for (const { dialect, skip } of await testDialects()) {
         { status: 503, code: '5003', tag: 'SERVICE_UNAVAILABLE', trackid: null },
       );
       assert.ok(Number(shed.headers.get('retry-after')) > 0, 'Retry-After is set');
-      const stored = await gw.services.store.db
+      const stored = await gw.testStore.db
         .selectFrom('transactions')
         .select('id')
         .where('trackid', '=', 'shed-1')

@@ -6,9 +6,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createLogger } from '../../src/logger.ts';
-import { createServices } from '../../src/app/services.ts';
+import { createServices } from '../../src/services.ts';
 import { buildApp } from '../../src/http/build-app.ts';
-import { openStoreEngine } from '../../src/store/engine.ts';
+import { openStore } from '../../src/store/open-store.ts';
 import { testDialects } from '../support/dialects.ts';
 import { addMerchant, LogCapture, post, testConfig, type MerchantCredentials } from '../support/test-gateway.ts';
 import { pressButton } from '../support/hosted-page-form.ts';
@@ -105,7 +105,7 @@ for (const { dialect, skip } of await testDialects()) {
     test('another instance without a delivery worker waits too: the store poll sees the attempt this instance records', async () => {
       // Instance B: its own store connection, services and app, no worker. Instance A (dg) delivers.
       const config = testConfig({ DATABASE_URL: dg.gw.testStore.databaseUrl, RETURN_WAIT_FOR_NOTIFICATION: '10s' });
-      const store = openStoreEngine(config.databaseUrl);
+      const store = openStore(config.databaseUrl);
       const logs = new LogCapture();
       const logger = createLogger('info', logs);
       const services = createServices(config, store, config.secretKey!, { logger });

@@ -44,7 +44,7 @@ for (const { dialect, skip } of await testDialects()) {
     const countRows = async () =>
       Number(
         (
-          await gw.services.store.db
+          await gw.testStore.db
             .selectFrom('transactions')
             .select((eb) => eb.fn.countAll().as('n'))
             .executeTakeFirstOrThrow()

@@ -169,7 +169,7 @@ for (const { dialect, skip } of await testDialects()) {
       const before = await get(gw, pageUrl(p));
       assert.match(before.body, /<h1 class="merchant" id="merchant-name">Test Shop<\/h1>/);
       const qrBefore = /<svg[\s\S]*?<\/svg>/.exec(before.body)?.[0];
-      await gw.services.store.db
+      await gw.testStore.db
         .updateTable('merchants')
         .set({ name: 'Renamed Shop', updated_at: gw.clock.now + 1 })
         .where('id', '=', creds.merchantid)
@@ -180,7 +180,7 @@ for (const { dialect, skip } of await testDialects()) {
         assert.match(after.body, /<h1 class="merchant" id="merchant-name">Renamed Shop<\/h1>/);
         assert.notEqual(/<svg[\s\S]*?<\/svg>/.exec(after.body)?.[0], qrBefore, 'the QR carries the merchant name too');
       } finally {
-        await gw.services.store.db
+        await gw.testStore.db
           .updateTable('merchants')
           .set({ name: 'Test Shop', updated_at: gw.clock.now + 2 })
           .where('id', '=', creds.merchantid)

@@ -17,15 +17,16 @@ import {
   type TestGateway,
 } from '../support/test-gateway.ts';
 import { assertErrorBody, assertNoInternals } from '../support/error-body.ts';
-import { createServices } from '../../src/app/services.ts';
+import { createServices } from '../../src/services.ts';
 import { buildApp } from '../../src/http/build-app.ts';
 import { createLogger } from '../../src/logger.ts';
 import { openStoreEngine } from '../../src/store/engine.ts';
+import { openStore, storeOver } from '../../src/store/open-store.ts';
 
-const countRows = async (gw: Pick<TestGateway, 'services'>) =>
+const countRows = async (gw: Pick<TestGateway, 'testStore'>) =>
   Number(
     (
-      await gw.services.store.db
+      await gw.testStore.db
         .selectFrom('transactions')
         .select((eb) => eb.fn.countAll().as('n'))
         .executeTakeFirstOrThrow()
@@ -553,7 +554,8 @@ for (const { dialect, skip } of await testDialects()) {
           const url = new URL(database.databaseUrl);
           url.hostname = '127.0.0.1';
           url.port = String(relay.port);
-          const store = openStoreEngine(url.toString());
+          const engine = openStoreEngine(url.toString());
+          const store = storeOver(engine);
           const logs = new LogCapture();
           const logger = createLogger('info', logs);
           await store.migrate();
@@ -570,7 +572,7 @@ for (const { dialect, skip } of await testDialects()) {
             app,
             shop,
             logs,
-            pool: store.pgPool!,
+            pool: engine.pgPool!,
             cut: () => relay.cut(),
             async restore() {
               relay = await startRelay(target, relay.port);

@@ -142,7 +142,7 @@ for (const { dialect, skip } of await testDialects()) {
       assert.equal(ids.size, 1);
       assert.ok(responses.every((r) => r.status === 200 && r.body.responsecode === '9'));
       assert.equal(responses.filter((r) => r.headers['idempotent-replayed'] !== 'true').length, 1);
-      const count = await gw.services.store.db
+      const count = await gw.testStore.db
         .selectFrom('transactions')
         .select((eb) => eb.fn.countAll().as('n'))
         .where('trackid', '=', 'race-1')

@@ -84,7 +84,7 @@ for (const { dialect, skip } of await testDialects()) {
     const countRows = async (g: TestGateway = gw) =>
       Number(
         (
-          await g.services.store.db
+          await g.testStore.db
             .selectFrom('transactions')
             .select((eb) => eb.fn.countAll().as('n'))
             .executeTakeFirstOrThrow()

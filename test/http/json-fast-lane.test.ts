@@ -260,6 +260,7 @@ describe('JSON fast lane: what it declines', () => {
       draining: () => false,
       clientAddress: () => '127.0.0.1',
       logger: createLogger('silent'),
+      isStoreUnavailable: () => false,
       onStoreUnavailable: () => {},
     });
     const request = (over: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
@@ -316,6 +317,7 @@ test("an answer the lane cannot serialise is a 500 in the operation's shape, and
     draining: () => false,
     clientAddress: (request) => request.socket.remoteAddress,
     logger: createLogger('silent'),
+    isStoreUnavailable: () => false,
     onStoreUnavailable: () => {},
   });
   const server = createServer((request, response) => {

@@ -373,7 +373,7 @@ for (const { dialect, skip } of await testDialects()) {
     test('a refund writes a signed-later refund notification to the payment serverUrl, distinct from the result', async () => {
       const txid = await paid('250');
       const res = await refund({ transactionid: txid, bill_amount: '20.5', reason: 'shipping', trackid: 'RMA-9' });
-      const events = await gw.services.store.db
+      const events = await gw.testStore.db
         .selectFrom('outbox_events')
         .selectAll()
         .where('transaction_id', '=', txid)

@@ -2,6 +2,7 @@
 // chain is checked against its head even when that head is a posting of the same statement (on
 // PostgreSQL the row moves only when the statement's AFTER triggers run), and a posting that
 // does not continue it exactly is still refused.
+import { postEntry } from '../support/ledger-post.ts';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
@@ -45,7 +46,7 @@ for (const { dialect, skip } of await testDialects()) {
       created_at: 0,
     });
     const row = async () => ({
-      ...(await t.store.db
+      ...(await t.db
         .selectFrom('ledger_accounts')
         .select([
           sql<string>`cast(balance_minor as text)`.as('balance'),
@@ -57,8 +58,8 @@ for (const { dialect, skip } of await testDialects()) {
 
     before(async () => {
       t = await createTestStore(dialect);
-      ledger = new LedgerRepo(t.store.db);
-      await t.store.db
+      ledger = new LedgerRepo(t.db);
+      await t.db
         .insertInto('merchants')
         .values({
           id: merchant,
@@ -73,7 +74,7 @@ for (const { dialect, skip } of await testDialects()) {
           updated_at: 0,
         })
         .execute();
-      await t.store.transaction(async (trx) => {
+      await t.engine.transaction(async (trx) => {
         await ledger.ensureAccount(trx, { kind: 'merchant_payout', merchantId: merchant, currency: 'THB' }, 0);
         await ledger.ensureAccount(trx, { kind: 'operator_adjustment', merchantId: null, currency: 'THB' }, 0);
       });
@@ -82,7 +83,7 @@ for (const { dialect, skip } of await testDialects()) {
 
     test('three postings to one payout account in one INSERT continue its chain; the row ends at the last', async () => {
       const e = uuidv7();
-      await t.store.transaction(async (trx) => {
+      await t.engine.transaction(async (trx) => {
         await trx
           .insertInto('postings')
           .values([
@@ -108,7 +109,7 @@ for (const { dialect, skip } of await testDialects()) {
       for (const [seq, after] of bad) {
         const e = uuidv7();
         await assert.rejects(
-          t.store.transaction(async (trx) => {
+          t.engine.transaction(async (trx) => {
             await trx
               .insertInto('postings')
               .values([
@@ -128,8 +129,9 @@ for (const { dialect, skip } of await testDialects()) {
 
     test('LedgerRepo.post with two lines on one chained account (one statement) continues the chain', async () => {
       const payout = { kind: 'merchant_payout' as const, merchantId: merchant, currency: 'THB' };
-      const planned = await t.store.transaction((trx) =>
-        ledger.post(
+      const planned = await t.engine.transaction((trx) =>
+        postEntry(
+          ledger,
           trx,
           {
             id: uuidv7(),
@@ -161,7 +163,7 @@ for (const { dialect, skip } of await testDialects()) {
 
     test('DB: the account row moves only forward, and only to its chain head', async () => {
       const move = (count: bigint, balance: bigint) =>
-        t.store.db
+        t.db
           .updateTable('ledger_accounts')
           .set({ posting_count: count, balance_minor: balance })
           .where('id', '=', payoutId)

@@ -18,7 +18,7 @@ describe('open-transaction limit [postgres]', { skip: postgres.skip }, () => {
   after(() => t?.cleanup());
 
   test(`at most ${MAX_OPEN_TRANSACTIONS} transactions are open at once; the rest wait and all finish; single writes are not held up`, async () => {
-    const transaction = limitOpenTransactions(t.store);
+    const transaction = limitOpenTransactions(t.engine);
     let open = 0;
     let maxOpen = 0;
     const gates: Array<() => void> = [];
@@ -37,7 +37,7 @@ describe('open-transaction limit [postgres]', { skip: postgres.skip }, () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     assert.equal(gates.length, MAX_OPEN_TRANSACTIONS, 'no more than the limit started');
     // A single write still gets a connection while the limit is reached.
-    assert.deepEqual((await sql<{ one: number }>`select 1 as one`.execute(t.store.db)).rows, [{ one: 1 }]);
+    assert.deepEqual((await sql<{ one: number }>`select 1 as one`.execute(t.db)).rows, [{ one: 1 }]);
     let released = 0;
     while (released < 10) {
       if (gates.length > released) gates[released++]!();

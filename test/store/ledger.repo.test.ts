@@ -1,5 +1,7 @@
 // The ledger repository and the database's own guards (migration 004), on both stores:
 // the database refuses whatever would break an invariant, even when the code is bypassed.
+import { LedgerRepo } from '../../src/store/repos/ledger.repo.ts';
+import { postEntry } from '../support/ledger-post.ts';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
@@ -42,7 +44,7 @@ for (const { dialect, skip } of await testDialects()) {
       lines: adjustmentPostings(m, 'THB', amountMinor),
     });
     const post = (e: { entry: JournalEntry; lines: PostingLine[] }) =>
-      gw.services.store.transaction((trx) => gw.services.ledger.post(trx, e.entry, e.lines));
+      gw.testStore.engine.transaction((trx) => postEntry(new LedgerRepo(gw.testStore.db), trx, e.entry, e.lines));
     const assertLedgerSound = async () => {
       assert.deepEqual(await gw.services.ledger.unbalancedEntries(), []);
       assert.deepEqual(await gw.services.ledger.malformedEntries(), []);
@@ -104,7 +106,7 @@ for (const { dialect, skip } of await testDialects()) {
     });
 
     // Below: the code is bypassed on purpose, to show the database refuses on its own.
-    const db = () => gw.services.store.db;
+    const db = () => gw.testStore.db;
 
     test('DB: a direct update of a stored balance is refused', async () => {
       const id = accountId(payoutAccount(merchant, 'THB'));
@@ -160,11 +162,11 @@ for (const { dialect, skip } of await testDialects()) {
       writeEntry = true,
     ) {
       const id = uuidv7();
-      await gw.services.store.transaction(async (trx) => {
+      await gw.testStore.engine.transaction(async (trx) => {
         let lineNo = 0;
         for (const l of lines) {
           const [kind, owner, currency] = l.account.split(':') as [AccountKind, string, string];
-          await gw.services.ledger.ensureAccount(
+          await new LedgerRepo(gw.testStore.db).ensureAccount(
             trx,
             { kind, merchantId: owner === 'gateway' ? null : owner, currency },
             0,
@@ -240,7 +242,7 @@ for (const { dialect, skip } of await testDialects()) {
 
     test('DB: a posting that does not continue its account chain is refused', async () => {
       await assert.rejects(
-        gw.services.store.transaction(async (trx) => {
+        gw.testStore.engine.transaction(async (trx) => {
           await trx
             .insertInto('postings')
             .values({
@@ -311,8 +313,9 @@ for (const { dialect, skip } of await testDialects()) {
       await assert.rejects(rawEntry(lines(999_999n), asPayment), /SUCCESS transaction/, 'wrong amount');
       // The right amount a second time: the UNIQUE transaction reference refuses it.
       await assert.rejects(
-        gw.services.store.transaction((trx) =>
-          gw.services.ledger.post(
+        gw.testStore.engine.transaction((trx) =>
+          postEntry(
+            new LedgerRepo(gw.testStore.db),
             trx,
             {
               id: uuidv7(),

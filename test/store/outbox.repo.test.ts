@@ -6,8 +6,8 @@ import { testDialects } from '../support/dialects.ts';
 import { addMerchant, startTestGateway, type MerchantCredentials, type TestGateway } from '../support/test-gateway.ts';
 import { OutboxRepo } from '../../src/store/repos/outbox.repo.ts';
 import { type AttemptTransition, type NewAttempt, type OutboxEvent } from '../../src/domain/outbox-event.ts';
-import { AttemptRecorder, recordBatchFor } from '../../src/delivery/attempt-recorder.ts';
-import { claimsRepoFor, type OutboxClaimsRepo } from '../../src/store/repos/outbox-claims.repo.ts';
+import { AttemptRecorder } from '../../src/delivery/attempt-recorder.ts';
+import type { DeliveryStore } from '../../src/app/ports.ts';
 import { completePayment } from '../e2e/delivery-helpers.ts';
 
 for (const { dialect, skip } of await testDialects()) {
@@ -15,7 +15,7 @@ for (const { dialect, skip } of await testDialects()) {
     let gw: TestGateway;
     let creds: MerchantCredentials;
     let repo: OutboxRepo;
-    let claims: OutboxClaimsRepo;
+    let claims: DeliveryStore;
     /** A claim with no per-origin limit. */
     const claimDue = async (o: {
       owner: string;
@@ -30,14 +30,14 @@ for (const { dialect, skip } of await testDialects()) {
     before(async () => {
       gw = await startTestGateway(dialect);
       creds = await addMerchant(gw);
-      repo = new OutboxRepo(gw.services.store.db, gw.services.store.dialect);
+      repo = new OutboxRepo(gw.testStore.db, gw.services.store.kind);
       // As the delivery worker builds it: on SQLite the lease write is the writer thread's store job.
-      claims = claimsRepoFor(gw.services.store);
+      claims = gw.services.store.deliveries;
     });
     after(() => gw?.close());
 
     async function freshEvents(count: number, url = `${A}/hook`): Promise<string[]> {
-      await gw.services.store.db
+      await gw.testStore.db
         .updateTable('outbox_events')
         .set({ status: 'delivered' })
         .where('status', '=', 'pending')
@@ -70,7 +70,7 @@ for (const { dialect, skip } of await testDialects()) {
 
       // Not due yet: a future next_attempt_at is not claimed.
       await claims.release(ids, 'i1');
-      await gw.services.store.db
+      await gw.testStore.db
         .updateTable('outbox_events')
         .set({ next_attempt_at: gw.clock.now + 1000 })
         .where('id', '=', ids[0]!)
@@ -189,7 +189,7 @@ for (const { dialect, skip } of await testDialects()) {
       const recordOne = async (attempt: NewAttempt, owner: string, transition: AttemptTransition): Promise<boolean> =>
         writer === 'repository'
           ? repo.recordAttempt(attempt, owner, transition)
-          : (await recordBatchFor(gw.services.store, repo)([{ attempt, owner, transition }]))[0]!;
+          : (await gw.services.store.deliveries.recordAttempts([{ attempt, owner, transition }]))[0]!;
 
       test(`recording (${writer}): the lease holder applies the transition; a stale owner only adds to the log`, async () => {
         const [id] = await freshEvents(1);
@@ -290,7 +290,7 @@ for (const { dialect, skip } of await testDialects()) {
         instanceId: 'w1',
       });
       const delivered = { status: 'delivered' as const, deliveredAt: gw.clock.now + 1 };
-      const record = recordBatchFor(gw.services.store, repo);
+      const record = gw.services.store.deliveries.recordAttempts;
       // Not in id order: the answer still follows the items.
       const items = [free!, theirs!, mine!, resent!].map((id) => ({
         attempt: attempt(id),
@@ -348,8 +348,8 @@ for (const { dialect, skip } of await testDialects()) {
         owner,
         transition: { status: 'delivered' as const, deliveredAt: gw.clock.now },
       });
-      const one = new AttemptRecorder(gw.services.store, repo);
-      const other = new AttemptRecorder(gw.services.store, repo);
+      const one = new AttemptRecorder(gw.services.store.deliveries.recordAttempts);
+      const other = new AttemptRecorder(gw.services.store.deliveries.recordAttempts);
       // Each recorder sends its six as one batch; the batches lock the same rows (in id order, so
       // they cannot deadlock). A batch that loses the race for the numbering is recorded item by item.
       const applied = await Promise.all([
@@ -386,7 +386,7 @@ for (const { dialect, skip } of await testDialects()) {
         owner: 'w1',
         transition: { status: 'delivered' as const, deliveredAt: gw.clock.now },
       });
-      await assert.rejects(recordBatchFor(gw.services.store, repo)([item(id!), item('evt_missing')]));
+      await assert.rejects(gw.services.store.deliveries.recordAttempts([item(id!), item('evt_missing')]));
       const event = (await repo.findById(id!))!;
       assert.deepEqual([event.status, event.attempts, event.leaseOwner], ['pending', 0, 'w1']);
       assert.deepEqual(await repo.attempts(id!), []);
@@ -395,7 +395,7 @@ for (const { dialect, skip } of await testDialects()) {
 
     test('releaseAll frees every lease; nextDueAt ignores leased events', async () => {
       const ids = await freshEvents(2);
-      await gw.services.store.db
+      await gw.testStore.db
         .updateTable('outbox_events')
         .set({ next_attempt_at: gw.clock.now + 7000 })
         .where('id', '=', ids[1]!)

@@ -10,8 +10,8 @@ import assert from 'node:assert/strict';
 import pg from 'pg';
 import { testDialects } from '../support/dialects.ts';
 import { addMerchant, initiationBody, post, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
-import { completionsWriteQuery, readForCompletion } from '../../src/store/postgres/completion-sets.repo.ts';
-import { planCompletion } from '../../src/app/complete-payment.ts';
+import { completionsWriteQuery, readForCompletions } from '../../src/store/postgres/completion-sets.repo.ts';
+import { planCompletion } from '../../src/domain/completion.ts';
 import { newEventId } from '../../src/domain/ids.ts';
 
 /** Open payments beside the ones completed. */
@@ -79,7 +79,7 @@ describe(
         `select count(*) as n from transactions where status = 'PROCESSING'`,
       );
       assert.equal(Number(open.rows[0]!.n), OPEN_PAYMENTS + ids.length);
-      const rows = await readForCompletion(pool, ids);
+      const rows = await readForCompletions(pool, ids);
       const at = gw.clock.now;
       const query = completionsWriteQuery(
         ids.map((id) =>

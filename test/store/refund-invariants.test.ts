@@ -2,6 +2,9 @@
 // does (refunded total within the captured amount and only on SUCCESS; a refund journal entry
 // must match its refund; one result notification per payment, one per refund), and the
 // migration keeps every row written before it (the SQLite table rebuilds included).
+import { RefundsRepo } from '../../src/store/repos/refunds.repo.ts';
+import { LedgerRepo } from '../../src/store/repos/ledger.repo.ts';
+import { postEntry } from '../support/ledger-post.ts';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
@@ -31,7 +34,7 @@ for (const { dialect, skip } of await testDialects()) {
     });
     after(() => gw?.close());
 
-    const db = () => gw.services.store.db;
+    const db = () => gw.testStore.db;
     async function paidAndRefunded(amount: string, refund: string): Promise<{ txid: string; refundid: string }> {
       const p = await startPayment(gw, creds, { bill_amount: amount });
       await post(gw, '/sandbox/transaction/complete', {
@@ -80,8 +83,9 @@ for (const { dialect, skip } of await testDialects()) {
         [`refund:${refundid}-x`, 100_000n],
       ] as const) {
         await assert.rejects(
-          gw.services.store.transaction((trx) =>
-            gw.services.ledger.post(
+          gw.testStore.engine.transaction((trx) =>
+            postEntry(
+              new LedgerRepo(gw.testStore.db),
               trx,
               {
                 id: `e-${Math.random()}`,
@@ -101,8 +105,8 @@ for (const { dialect, skip } of await testDialects()) {
       // A refund row with no entry yet: an entry of the wrong amount is refused, the right one accepted.
       const { txid } = await paidAndRefunded('100', '10');
       const postFor = (id: string, amountMinor: bigint) =>
-        gw.services.store.transaction(async (trx) => {
-          await gw.services.refunds.insert(trx, {
+        gw.testStore.engine.transaction(async (trx) => {
+          await new RefundsRepo(gw.testStore.db).insert(trx, {
             id,
             merchantId: creds.merchantid,
             transactionId: txid,
@@ -117,7 +121,8 @@ for (const { dialect, skip } of await testDialects()) {
             processorReference: null,
             createdAt: Date.now(),
           });
-          await gw.services.ledger.post(
+          await postEntry(
+            new LedgerRepo(gw.testStore.db),
             trx,
             {
               id: `e-${id}`,
@@ -152,11 +157,11 @@ for (const { dialect, skip } of await testDialects()) {
         createdAt: Date.now(),
       };
       await assert.rejects(
-        gw.services.store.transaction((trx) => insertOutboxEvent(trx, { ...base, id: 'evt_second_result' })),
+        gw.testStore.engine.transaction((trx) => insertOutboxEvent(trx, { ...base, id: 'evt_second_result' })),
         /unique|UNIQUE/,
       );
       await assert.rejects(
-        gw.services.store.transaction((trx) =>
+        gw.testStore.engine.transaction((trx) =>
           insertOutboxEvent(trx, { ...base, id: 'evt_second_refund', refundId: refundid }),
         ),
         /unique|UNIQUE/,

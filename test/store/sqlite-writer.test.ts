@@ -36,7 +36,7 @@ describe('SQLite writer thread', () => {
   let store: StoreEngine;
   before(async () => {
     ts = await createTestStore('sqlite');
-    store = ts.store;
+    store = ts.engine;
   });
   after(() => ts?.cleanup());
 
@@ -185,14 +185,14 @@ describe('SQLite writer thread', () => {
   test('close waits for a transaction in progress; later calls fail as "store unavailable" (503), not as a bug', async () => {
     const own = await createTestStore('sqlite');
     let closing: Promise<void> | undefined;
-    await own.store.transaction(async (trx) => {
+    await own.engine.transaction(async (trx) => {
       await insertMerchant(trx, 'm-before-close');
       closing = own.store.close();
       await new Promise((resolve) => setTimeout(resolve, 20));
       await insertMerchant(trx, 'm-during-close');
     });
     await closing;
-    const error = await sql`select 1`.execute(own.store.db).then(
+    const error = await sql`select 1`.execute(own.db).then(
       () => undefined,
       (e: unknown) => e,
     );

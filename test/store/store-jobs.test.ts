@@ -20,14 +20,14 @@ for (const { dialect, skip } of await testDialects()) {
     before(async () => {
       gw = await startTestGateway(dialect);
       creds = await addMerchant(gw);
-      runJob = createJobRunner(gw.services.store, storeJobs, TEST_STORE_JOBS_MODULE);
+      runJob = createJobRunner(gw.testStore.engine, storeJobs, TEST_STORE_JOBS_MODULE);
     });
     after(() => gw?.close());
 
     const feeRate = async () =>
       Number(
         (
-          await gw.services.store.db
+          await gw.testStore.db
             .selectFrom('merchants')
             .select('fee_rate_ppm')
             .where('id', '=', creds.merchantid)
@@ -66,7 +66,7 @@ for (const { dialect, skip } of await testDialects()) {
 
     test('completions under load: 30 successes, a repeat and an unknown id together — exact ledger, one ending each', async () => {
       // The tests above raised the fee rate; no fee here keeps the expected balance plain.
-      await gw.services.store.db
+      await gw.testStore.db
         .updateTable('merchants')
         .set({ fee_rate_ppm: 0 })
         .where('id', '=', creds.merchantid)
@@ -86,7 +86,7 @@ for (const { dialect, skip } of await testDialects()) {
       // The first completion of payments[0] and its repeat race: exactly one of them wins.
       assert.deepEqual(rejected.sort(), ['INVALID_STATE', 'NOT_FOUND']);
       assert.equal(await payoutBalance(gw, creds.merchantid), balanceBefore + 30n * 1_002_500n);
-      const events = await gw.services.store.db
+      const events = await gw.testStore.db
         .selectFrom('outbox_events')
         .select('transaction_id')
         .where('merchant_id', '=', creds.merchantid)

@@ -2,6 +2,7 @@
 // postings without a running balance, so payments never lock a shared row; every other account
 // keeps its chain; and a ledger written before the migration (fee and clearing chained) keeps its
 // balances and stays sound across it.
+import { postEntry } from '../support/ledger-post.ts';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
@@ -182,7 +183,7 @@ for (const { dialect, skip } of await testDialects()) {
         { account: fee, amountMinor: 100n },
         { account: clearing, amountMinor: -5_000n },
       ];
-      const planned = await store.transaction((trx) => ledger.post(trx, entry(), lines));
+      const planned = await store.transaction((trx) => postEntry(ledger, trx, entry(), lines));
       assert.deepEqual(
         planned.map((p) => [p.kind, p.accountSeq, p.balanceAfterMinor]),
         [
@@ -233,7 +234,7 @@ for (const { dialect, skip } of await testDialects()) {
       const clearingBefore = await ledger.balance(clearing);
       const work = [...others, ...others, merchant, merchant].map((m, i) =>
         store.transaction((trx) =>
-          ledger.post(trx, { ...entry(), merchantId: m }, [
+          postEntry(ledger, trx, { ...entry(), merchantId: m }, [
             { account: { kind: 'merchant_payout', merchantId: m, currency: 'THB' }, amountMinor: 1_000n + BigInt(i) },
             { account: clearing, amountMinor: -(1_000n + BigInt(i)) },
           ]),

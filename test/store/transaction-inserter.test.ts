@@ -1,4 +1,4 @@
-// The initiation write on both stores (store/transaction-inserter.ts): SQLite group commit on
+// The initiation write on both stores (app/ports.ts PaymentStore.insertOrGet): SQLite group commit on
 // the writer thread (a replay's INSERT conflicts and writes nothing), PostgreSQL as one multi-row INSERT per turn.
 // Per row the answer must be what one INSERT … ON CONFLICT then SELECT would give.
 import { after, before, describe, test } from 'node:test';
@@ -7,9 +7,7 @@ import { newTransactionIdentifiers } from '../../src/domain/ids.ts';
 import type { TransactionRecord } from '../../src/domain/transaction.ts';
 import { testDialects } from '../support/dialects.ts';
 import { addMerchant, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
-import { createTransactionInserter, type InsertOrGet } from '../../src/store/transaction-inserter.ts';
-import { STORE_JOBS_MODULE, storeJobs } from '../../src/store/sqlite/jobs.ts';
-import { createJobRunner } from '../../src/store/job-runner.ts';
+import type { PaymentStore } from '../../src/app/ports.ts';
 
 let n = 0;
 function record(merchantId: string, over: Partial<TransactionRecord> = {}): TransactionRecord {
@@ -48,11 +46,11 @@ for (const { dialect, skip } of await testDialects()) {
   describe(`transaction inserter [${dialect}]`, { skip }, () => {
     let gw: TestGateway;
     let merchant: string;
-    let insertOrGet: InsertOrGet;
+    let insertOrGet: PaymentStore['insertOrGet'];
     const count = async () =>
       Number(
         (
-          await gw.services.store.db
+          await gw.testStore.db
             .selectFrom('transactions')
             .select((eb) => eb.fn.countAll().as('n'))
             .where('merchant_id', '=', merchant)
@@ -63,9 +61,7 @@ for (const { dialect, skip } of await testDialects()) {
     before(async () => {
       gw = await startTestGateway(dialect);
       merchant = (await addMerchant(gw)).merchantid;
-      const { store, transactions } = gw.services;
-      const runJob = createJobRunner(store, storeJobs, STORE_JOBS_MODULE);
-      insertOrGet = createTransactionInserter(store, transactions, (r) => runJob('insertTransaction', r));
+      insertOrGet = gw.services.store.payments.insertOrGet;
     });
     after(() => gw?.close());
 
@@ -101,7 +97,7 @@ for (const { dialect, skip } of await testDialects()) {
       assert.equal(results.filter((r) => r.inserted).length, 1);
       const winner = results.find((r) => r.inserted)!.row;
       for (const r of results) assert.deepEqual(r.row, winner);
-      const stored = await gw.services.store.db
+      const stored = await gw.testStore.db
         .selectFrom('transactions')
         .select('id')
         .where('merchant_id', '=', merchant)
@@ -116,7 +112,7 @@ for (const { dialect, skip } of await testDialects()) {
     test('a replay (stored trackid) returns the stored row, even with a different hash, and writes nothing', async () => {
       const original = record(merchant);
       await insertOrGet(original);
-      const writesBefore = gw.services.store.sqliteWriterStats();
+      const writesBefore = gw.testStore.engine.sqliteWriterStats();
       const rowsBefore = await count();
       const again = await Promise.all([
         insertOrGet({ ...original, ...newTransactionIdentifiers(Date.now()) }),
@@ -127,11 +123,11 @@ for (const { dialect, skip } of await testDialects()) {
         assert.deepEqual(r.row, original);
       }
       // SQLite: each replay was one insert job on the writer thread, which stored nothing new.
-      if (writesBefore) assert.equal(gw.services.store.sqliteWriterStats()!.jobs - writesBefore.jobs, 2);
+      if (writesBefore) assert.equal(gw.testStore.engine.sqliteWriterStats()!.jobs - writesBefore.jobs, 2);
       assert.equal(await count(), rowsBefore);
       assert.equal(
         (
-          await gw.services.store.db
+          await gw.testStore.db
             .selectFrom('transactions')
             .select('id')
             .where('trackid', '=', original.trackid)

@@ -98,7 +98,7 @@ for (const { dialect, skip } of await testDialects()) {
       'PostgreSQL: lookups asked for in one turn share one statement',
       { skip: dialect !== 'postgres' && 'PostgreSQL only' },
       async () => {
-        const pool = gw.services.store.pgPool!;
+        const pool = gw.testStore.engine.pgPool!;
         const original = pool.query.bind(pool);
         const names: string[] = [];
         pool.query = ((config: { name?: string }, ...rest: unknown[]) => {

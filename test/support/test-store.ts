@@ -5,10 +5,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { openStoreEngine, type Dialect, type StoreEngine } from '../../src/store/engine.ts';
+import type { Store } from '../../src/app/ports.ts';
+import { openStoreEngine, type Db, type Dialect, type StoreEngine } from '../../src/store/engine.ts';
+import { storeOver } from '../../src/store/open-store.ts';
 import { postgresAdminUrl } from './dialects.ts';
 
-export type TestStore = { store: StoreEngine; databaseUrl: string; cleanup(): Promise<void> };
+/**
+ * `store` is what the gateway gets (the ports); `engine` and `db` let a test look at and write
+ * rows directly, beside the gateway, on the same connections.
+ */
+export type TestStore = { store: Store; engine: StoreEngine; db: Db; databaseUrl: string; cleanup(): Promise<void> };
 
 export async function createTestDatabase(dialect: Dialect): Promise<{ databaseUrl: string; drop(): Promise<void> }> {
   if (dialect === 'sqlite') {
@@ -40,13 +46,15 @@ export async function createTestDatabase(dialect: Dialect): Promise<{ databaseUr
 
 export async function createTestStore(dialect: Dialect): Promise<TestStore> {
   const database = await createTestDatabase(dialect);
-  const store = openStoreEngine(database.databaseUrl);
-  await store.migrate();
+  const engine = openStoreEngine(database.databaseUrl);
+  await engine.migrate();
   return {
-    store,
+    store: storeOver(engine),
+    engine,
+    db: engine.db,
     databaseUrl: database.databaseUrl,
     async cleanup() {
-      await store.close();
+      await engine.close();
       await database.drop();
     },
   };

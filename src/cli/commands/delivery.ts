@@ -1,24 +1,13 @@
 // delivery list | show | resend — watch and repair result notifications.
-import { openMigratedStore } from '../../bootstrap.ts';
 import { GatewayError } from '../../domain/errors.ts';
-import { resendDelivery } from '../../delivery/resend.ts';
-import type { StoreEngine } from '../../store/engine.ts';
-import { OutboxRepo } from '../../store/repos/outbox.repo.ts';
+import { resendNotification } from '../../app/resend-notification.ts';
 import { type DeliveryAttempt, type OutboxEvent, type OutboxStatus } from '../../domain/outbox-event.ts';
-import type { Command, CommandContext } from './context.ts';
+import type { Command } from './context.ts';
+import { withStore } from './with-store.ts';
 import { parseCursor, parseLimit, pageOf } from './paging.ts';
 import { UsageError, flags, requirePositional, table } from './context.ts';
 
 const STATUSES: readonly OutboxStatus[] = ['pending', 'delivered', 'failed'];
-
-async function withStore<T>(ctx: CommandContext, work: (store: StoreEngine) => Promise<T>): Promise<T> {
-  const store = await openMigratedStore(ctx.config);
-  try {
-    return await work(store);
-  } finally {
-    await store.close();
-  }
-}
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
@@ -77,7 +66,7 @@ export const deliveryCommands: Record<string, Command> = {
       const before = parseCursor(values.cursor, 'evt_', 'delivery list');
       // One row more than asked tells whether another page follows.
       const page = await withStore(ctx, (store) =>
-        new OutboxRepo(store.db, store.dialect).list({
+        store.outbox.list({
           limit: limit + 1,
           ...(before && { before }),
           ...(values.merchant !== undefined && { merchantId: values.merchant }),
@@ -122,7 +111,7 @@ export const deliveryCommands: Record<string, Command> = {
       const { values, positionals } = flags(args, { json: { type: 'boolean' } });
       const id = requirePositional(positionals, 'event_id');
       const found = await withStore(ctx, async (store) => {
-        const repo = new OutboxRepo(store.db, store.dialect);
+        const repo = store.outbox;
         const event = await repo.findById(id);
         return event ? { event, attempts: await repo.attempts(id) } : undefined;
       });
@@ -159,7 +148,7 @@ export const deliveryCommands: Record<string, Command> = {
     async run(args, ctx) {
       const { values, positionals } = flags(args, { json: { type: 'boolean' } });
       const id = requirePositional(positionals, 'event_id');
-      const result = await withStore(ctx, (store) => resendDelivery(store, id, Date.now()));
+      const result = await withStore(ctx, (store) => resendNotification(store, id, Date.now()));
       if (values.json)
         ctx.io.out(
           JSON.stringify({

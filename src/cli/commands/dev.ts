@@ -1,13 +1,11 @@
 // listen | trigger — the developer's loop in sandbox: see notifications arrive, finish payments.
 import { openMigratedStore, resolveSecretKey } from '../../bootstrap.ts';
-import { createServices } from '../../app/services.ts';
+import { createServices } from '../../services.ts';
 import { GatewayError } from '../../domain/errors.ts';
 import type { SandboxOutcome } from '../../domain/lifecycle.ts';
 import { statusOf } from '../../domain/responses.ts';
 import { signingSecrets } from '../../delivery/notification-request.ts';
-import { notifyOutbox } from '../../store/postgres/wakeups.ts';
 import { formatEntry, startInbox } from '../../dev/notification-inbox.ts';
-import { MerchantsRepo } from '../../store/repos/merchants.repo.ts';
 import type { Command } from './context.ts';
 import { UsageError, flags, requirePositional } from './context.ts';
 
@@ -40,7 +38,7 @@ export const devCommands: Record<string, Command> = {
       const key = resolveSecretKey(ctx.config);
       const store = await openMigratedStore(ctx.config);
       try {
-        const merchants = new MerchantsRepo(store.db);
+        const merchants = store.merchants;
         if (values.merchant !== undefined && !(await merchants.findById(values.merchant)))
           throw new GatewayError('NOT_FOUND', `No merchant ${values.merchant}.`);
         const inbox = await startInbox({
@@ -90,7 +88,7 @@ export const devCommands: Record<string, Command> = {
         const services = createServices(ctx.config, store, key);
         const done = await services.complete.execute(id, 'sandbox', outcome === undefined ? {} : { override: outcome });
         // Wake the serving instances now rather than at their next poll.
-        if (store.pgPool) await notifyOutbox(store.pgPool, 'cli').catch(() => {});
+        await store.deliveries.wakeups?.announce('cli').catch(() => {});
         const status = statusOf(done, ctx.config.publicBaseUrl);
         ctx.io.out(
           values.json

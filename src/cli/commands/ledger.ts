@@ -8,9 +8,7 @@ import {
   type MerchantLedger,
 } from '../../app/ledger-operations.ts';
 import { formatMinor } from '../../domain/money.ts';
-import { LedgerRepo } from '../../store/repos/ledger.repo.ts';
 import { type EntryWithPostings } from '../../domain/ledger.ts';
-import { MerchantsRepo } from '../../store/repos/merchants.repo.ts';
 import type { Command, CommandContext } from './context.ts';
 import { UsageError, flags } from './context.ts';
 
@@ -20,8 +18,8 @@ async function withLedger<T>(ctx: CommandContext, work: (ops: LedgerOperations) 
     return await work(
       new LedgerOperations({
         store,
-        ledger: new LedgerRepo(store.db),
-        merchants: new MerchantsRepo(store.db),
+        ledger: store.ledger,
+        merchants: store.merchants,
         now: Date.now,
       }),
     );

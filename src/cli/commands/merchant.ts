@@ -1,7 +1,6 @@
 // merchant create | list | rotate-password | rotate-webhook-secret | disable | enable
 import { openMigratedStore, resolveSecretKey } from '../../bootstrap.ts';
 import { ManageMerchants } from '../../app/manage-merchants.ts';
-import { MerchantsRepo } from '../../store/repos/merchants.repo.ts';
 import type { Command, CommandContext } from './context.ts';
 import { flags, requirePositional, table } from './context.ts';
 
@@ -9,7 +8,7 @@ async function withMerchants<T>(ctx: CommandContext, work: (manage: ManageMercha
   const key = resolveSecretKey(ctx.config);
   const store = await openMigratedStore(ctx.config);
   try {
-    return await work(new ManageMerchants(new MerchantsRepo(store.db), key, ctx.config.webhookSecretOverlapMs));
+    return await work(new ManageMerchants(store.merchants, key, ctx.config.webhookSecretOverlapMs));
   } finally {
     await store.close();
   }

@@ -1,23 +1,11 @@
 // refund list | show — the refunds merchants made through POST /transaction/refund.
-import { openMigratedStore } from '../../bootstrap.ts';
 import { GatewayError } from '../../domain/errors.ts';
 import { currencyExponent, formatMinor } from '../../domain/money.ts';
-import { RefundsRepo } from '../../store/repos/refunds.repo.ts';
 import { type RefundRecord } from '../../domain/refund.ts';
-import type { StoreEngine } from '../../store/engine.ts';
-import { OutboxRepo } from '../../store/repos/outbox.repo.ts';
-import type { Command, CommandContext } from './context.ts';
+import type { Command } from './context.ts';
+import { withStore } from './with-store.ts';
 import { parseCursor, parseLimit, pageOf } from './paging.ts';
 import { flags, requirePositional, table } from './context.ts';
-
-async function withStore<T>(ctx: CommandContext, work: (store: StoreEngine) => Promise<T>): Promise<T> {
-  const store = await openMigratedStore(ctx.config);
-  try {
-    return await work(store);
-  } finally {
-    await store.close();
-  }
-}
 
 function refundJson(r: RefundRecord) {
   const money = (minor: bigint) => formatMinor(minor, currencyExponent(r.currency));
@@ -51,7 +39,7 @@ export const refundCommands: Record<string, Command> = {
       const limit = parseLimit(values.limit);
       const before = parseCursor(values.cursor, 'rfd_', 'refund list');
       const page = await withStore(ctx, (store) =>
-        new RefundsRepo(store.db).list({
+        store.refunds.list({
           limit: limit + 1,
           ...(before && { before }),
           ...(values.merchant !== undefined && { merchantId: values.merchant }),
@@ -89,23 +77,19 @@ export const refundCommands: Record<string, Command> = {
       const { values, positionals } = flags(args, { json: { type: 'boolean' } });
       const id = requirePositional(positionals, 'refundid');
       const found = await withStore(ctx, async (store) => {
-        const refund = await new RefundsRepo(store.db).findById(id);
+        const refund = await store.refunds.findById(id);
         if (!refund) return undefined;
-        const payment = await store.db
-          .selectFrom('transactions')
-          .select(['trackid', 'amount_minor', 'refunded_minor'])
-          .where('id', '=', refund.transactionId)
-          .executeTakeFirst();
-        const event = await new OutboxRepo(store.db, store.dialect).findByRefund(id);
+        const payment = await store.payments.findById(refund.merchantId, refund.transactionId);
+        const event = await store.outbox.findByRefund(id);
         return { refund, payment, event };
       });
       if (!found) throw new GatewayError('NOT_FOUND', `No refund with id '${id}'.`);
       const { refund, payment, event } = found;
-      const money = (minor: bigint | string | number) => formatMinor(BigInt(minor), currencyExponent(refund.currency));
+      const money = (minor: bigint) => formatMinor(minor, currencyExponent(refund.currency));
       const json = {
         ...refundJson(refund),
         payment: payment
-          ? { trackid: payment.trackid, amount: money(payment.amount_minor), refunded: money(payment.refunded_minor) }
+          ? { trackid: payment.trackid, amount: money(payment.amountMinor), refunded: money(payment.refundedMinor) }
           : null,
         notification: event
           ? {

@@ -131,7 +131,7 @@ export type Shell = {
 export type PageRender = { t: ConsoleTexts; lang: ConsoleLang; csrf: string; session: ActiveSession | undefined };
 
 /** Hidden CSRF field for a form. */
-export const csrfField = (token: string): SafeHtml => html`<input type="hidden" name="csrf" value="${token}" />`;
+export const csrfField = (token: string): SafeHtml => html`<input type="hidden" name="csrf" value="${token}">`;
 
 function withLang(href: string, lang: ConsoleLang): string {
   const url = new URL(href, 'http://console.invalid');
@@ -150,63 +150,33 @@ export function sendPage(
   setPageHeaders(reply, nonce);
   const t = CONSOLE_TEXTS[shell.lang];
   const other: ConsoleLang = shell.lang === 'th' ? 'en' : 'th';
-  const langLink = html`<a
-    class="lang"
-    href="${withLang(shell.langHref ?? browserUrl(kit, request), other)}"
-    hreflang="${other}"
-    lang="${other}"
-    >${t.switchTo}</a
-  >`;
+  const langLink = html`<a class="lang" href="${withLang(shell.langHref ?? browserUrl(kit, request), other)}" hreflang="${other}" lang="${other}">${t.switchTo}</a>`;
   const session = shell.session;
   const link = (key: NavKey, path: string) =>
-    html`<a href="${kit.root}${path}" ${raw(shell.nav === key ? ' aria-current="page"' : '')}>${t.nav[key]}</a>`;
+    html`<a href="${kit.root}${path}"${raw(shell.nav === key ? ' aria-current="page"' : '')}>${t.nav[key]}</a>`;
   const operator = session?.subject.role === 'operator';
   const header = session
-    ? html`<header>
-        <div class="bar">
-          <a class="brand" href="${kit.root}/payments">${t.title}</a>
-          <nav class="main" aria-label="${t.title}">
-            ${link('payments', '/payments')}${link('deliveries', '/deliveries')}${link('balances', '/balances')}
-            ${operator ? [link('merchants', '/merchants'), link('audit', '/audit')] : null}
-          </nav>
-          <span class="who">${t.signedInAs(session.subject.name, t.role[session.subject.role])}</span>
-          ${langLink}
-          <form class="inline" method="post" action="${kit.root}/logout">
-            ${csrfField(formToken(kit, request, reply, session))}<button class="linkish" type="submit">
-              ${t.nav.logout}
-            </button>
-          </form>
-        </div>
-      </header>`
-    : html`<header>
-        <div class="bar"><span class="brand">${t.title}</span>${langLink}</div>
-      </header>`;
+    ? html`<header><div class="bar">
+        <a class="brand" href="${kit.root}/payments">${t.title}</a>
+        <nav class="main" aria-label="${t.title}">
+          ${link('payments', '/payments')}${link('deliveries', '/deliveries')}${link('balances', '/balances')}
+          ${operator ? [link('merchants', '/merchants'), link('audit', '/audit')] : null}
+        </nav>
+        <span class="who">${t.signedInAs(session.subject.name, t.role[session.subject.role])}</span>
+        ${langLink}
+        <form class="inline" method="post" action="${kit.root}/logout">${csrfField(formToken(kit, request, reply, session))}<button class="linkish" type="submit">${t.nav.logout}</button></form>
+      </div></header>`
+    : html`<header><div class="bar"><span class="brand">${t.title}</span>${langLink}</div></header>`;
   const page = html`<!doctype html>
-    <html lang="${shell.lang}">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="robots" content="noindex, nofollow" />
-        <link rel="icon" href="data:," />
-        <title>${shell.title} · ${t.title}</title>
-        <style nonce="${nonce}">
-          ${raw(CONSOLE_CSS)}
-        </style>
-      </head>
-      <body>
-        ${header}
-        <main id="main">${shell.body}</main>
-      </body>
-    </html>`;
+<html lang="${shell.lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex, nofollow"><link rel="icon" href="data:,"><title>${shell.title} · ${t.title}</title>
+<style nonce="${nonce}">${raw(CONSOLE_CSS)}</style></head>
+<body>${header}<main id="main">${shell.body}</main></body></html>`;
   return reply.code(status).type('text/html; charset=utf-8').send(page.value);
 }
 
 export function messageBody(title: string, text: string, back?: { href: string; label: string }): SafeHtml {
-  return html`<h1>${title}</h1>
-    <div class="card">
-      <p>${text}</p>
-      ${back ? html`<p><a href="${back.href}">${back.label}</a></p>` : null}
-    </div>`;
+  return html`<h1>${title}</h1><div class="card"><p>${text}</p>${back ? html`<p><a href="${back.href}">${back.label}</a></p>` : null}</div>`;
 }
 
 // ---- formatting shared by the pages ----

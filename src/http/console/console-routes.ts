@@ -4,7 +4,6 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { Services } from '../../app/services.ts';
 import { createConsoleServices } from '../../app/console-services.ts';
 import { isGatewayError } from '../../domain/errors.ts';
-import { isStoreUnavailable } from '../../store/engine.ts';
 import { httpStatusOf } from '../error-status.ts';
 import { registerFormParser } from '../hosted-page/form-body.ts';
 import {
@@ -40,7 +39,7 @@ export async function registerConsole(app: FastifyInstance, services: Services):
   const basePath = new URL(services.config.publicBaseUrl).pathname.replace(/\/+$/, '');
   const kit: ConsoleKit = {
     services,
-    console: createConsoleServices(services.config, services.store, services.key, services.now, services.merchants),
+    console: createConsoleServices(services.config, services.store, services.key, services.now),
     root: `${basePath}/console`,
     secureCookies: services.config.mode === 'live' || services.config.publicBaseUrl.startsWith('https:'),
   };
@@ -84,7 +83,7 @@ export async function registerConsole(app: FastifyInstance, services: Services):
           body = t.errors.badRequestBody;
         } else {
           status = 503;
-          if (isStoreUnavailable(error)) services.storeHealth.reportUnavailable();
+          if (services.storeHealth.isUnavailable(error)) services.storeHealth.reportUnavailable();
           else {
             status = 500;
             request.log.error({ err: error }, 'console: unexpected error');

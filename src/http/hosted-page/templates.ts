@@ -19,46 +19,37 @@ function layout(frame: PageFrame, main: SafeHtml): string {
   return (
     '<!doctype html>\n' +
     html`<html lang="${frame.lang}">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="robots" content="noindex, nofollow" />
-        <meta name="color-scheme" content="light" />
-        <link rel="icon" href="data:," />
-        <title>${frame.testMode ? `[TEST] ${frame.title}` : frame.title}</title>
-        <style nonce="${frame.nonce}">
-          ${raw(PAGE_CSS)}
-        </style>
-      </head>
-      <body>
-        <a class="skip" href="#main">${frame.lang === 'th' ? 'ข้ามไปยังเนื้อหา' : 'Skip to content'}</a>
-        <div class="wrap">
-          <header class="top">
-            <span class="brand"><span class="brand-mark" aria-hidden="true">QR</span>Thai QR Payment</span>
-            ${frame.languageLinks ?? ''}
-          </header>
-          ${frame.testMode ? html`<p class="test-banner" id="test-banner" role="note">${t.testBanner}</p>` : ''}
-          <main id="main">${main}</main>
-          <p class="footer">${t.securedBy}</p>
-        </div>
-        ${
-          frame.script
-            ? html`<script nonce="${frame.nonce}">
-                ${raw(PAGE_SCRIPT)};
-              </script>`
-            : ''
-        }
-      </body>
-    </html> `.value
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex, nofollow">
+<meta name="color-scheme" content="light">
+<link rel="icon" href="data:,">
+<title>${frame.testMode ? `[TEST] ${frame.title}` : frame.title}</title>
+<style nonce="${frame.nonce}">${raw(PAGE_CSS)}</style>
+</head>
+<body>
+<a class="skip" href="#main">${frame.lang === 'th' ? 'ข้ามไปยังเนื้อหา' : 'Skip to content'}</a>
+<div class="wrap">
+<header class="top">
+<span class="brand"><span class="brand-mark" aria-hidden="true">QR</span>Thai QR Payment</span>
+${frame.languageLinks ?? ''}
+</header>
+${frame.testMode ? html`<p class="test-banner" id="test-banner" role="note">${t.testBanner}</p>` : ''}
+<main id="main">${main}</main>
+<p class="footer">${t.securedBy}</p>
+</div>
+${frame.script ? html`<script nonce="${frame.nonce}">${raw(PAGE_SCRIPT)}</script>` : ''}
+</body>
+</html>
+`.value
   );
 }
 
 /** A link to the other language (`?ID=…&lang=xx`), announced as a language switch. */
 export function languageSwitch(lang: PageLang, hrefFor: (lang: PageLang) => string): SafeHtml {
   const other: PageLang = lang === 'th' ? 'en' : 'th';
-  return html`<nav class="lang" aria-label="${TEXTS[lang].languageNav}">
-    <a href="${hrefFor(other)}" hreflang="${other}" lang="${other}">${TEXTS[lang].switchTo}</a>
-  </nav>`;
+  return html`<nav class="lang" aria-label="${TEXTS[lang].languageNav}"><a href="${hrefFor(other)}" hreflang="${other}" lang="${other}">${TEXTS[lang].switchTo}</a></nav>`;
 }
 
 export type PaymentPageModel = {
@@ -95,96 +86,67 @@ function detailsList(m: {
 }): SafeHtml {
   const t = TEXTS[m.lang];
   return html`<dl>
-    <dt>${t.reference}</dt>
-    <dd class="mono">${m.trackid}</dd>
-    ${
-      m.bankName
-        ? html`<dt>${t.bank}</dt>
-            <dd>${m.bankName}</dd>`
-        : ''
-    }
-    ${
-      m.maskedAccount
-        ? html`<dt>${t.account}</dt>
-            <dd
-              class="mono"
-              aria-label="${m.lang === 'th' ? 'บัญชีลงท้ายด้วย' : 'Account ending in'} ${m.maskedAccount.slice(-4)}"
-            >
-              ${m.maskedAccount}
-            </dd>`
-        : ''
-    }
-  </dl>`;
+<dt>${t.reference}</dt><dd class="mono">${m.trackid}</dd>
+${m.bankName ? html`<dt>${t.bank}</dt><dd>${m.bankName}</dd>` : ''}
+${m.maskedAccount ? html`<dt>${t.account}</dt><dd class="mono" aria-label="${m.lang === 'th' ? 'บัญชีลงท้ายด้วย' : 'Account ending in'} ${m.maskedAccount.slice(-4)}">${m.maskedAccount}</dd>` : ''}
+</dl>`;
 }
 
 export function paymentPage(m: PaymentPageModel): string {
   const t = TEXTS[m.lang];
   const sandbox = m.sandbox
     ? html`<section class="sandbox" aria-labelledby="sandbox-title">
-        <h2 id="sandbox-title">${t.sandboxTitle}</h2>
-        <p>${t.sandboxHint}</p>
-        <div class="actions">
-          <form method="post" action="${m.sandbox.confirmAction}" data-once>
-            <input type="hidden" name="ID" value="${m.sandbox.redirectId}" />
-            <input type="hidden" name="csrf" value="${m.sandbox.csrf}" />
-            <input type="hidden" name="lang" value="${m.lang}" />
-            <button type="submit" class="btn btn-primary" id="confirm">${t.confirm}</button>
-          </form>
-          <form method="post" action="${m.sandbox.cancelAction}" data-once>
-            <input type="hidden" name="ID" value="${m.sandbox.redirectId}" />
-            <input type="hidden" name="csrf" value="${m.sandbox.csrf}" />
-            <input type="hidden" name="lang" value="${m.lang}" />
-            <button type="submit" class="btn btn-secondary" id="cancel">${t.cancel}</button>
-          </form>
-        </div>
-      </section>`
+<h2 id="sandbox-title">${t.sandboxTitle}</h2>
+<p>${t.sandboxHint}</p>
+<div class="actions">
+<form method="post" action="${m.sandbox.confirmAction}" data-once>
+<input type="hidden" name="ID" value="${m.sandbox.redirectId}">
+<input type="hidden" name="csrf" value="${m.sandbox.csrf}">
+<input type="hidden" name="lang" value="${m.lang}">
+<button type="submit" class="btn btn-primary" id="confirm">${t.confirm}</button>
+</form>
+<form method="post" action="${m.sandbox.cancelAction}" data-once>
+<input type="hidden" name="ID" value="${m.sandbox.redirectId}">
+<input type="hidden" name="csrf" value="${m.sandbox.csrf}">
+<input type="hidden" name="lang" value="${m.lang}">
+<button type="submit" class="btn btn-secondary" id="cancel">${t.cancel}</button>
+</form>
+</div>
+</section>`
     : '';
-  const main = html`<div
-    class="card pay"
-    id="payment"
-    data-status-url="${m.statusUrl}"
-    data-remaining-ms="${m.remainingMs}"
-    data-poll-ms="${m.pollMs}"
-    data-expired-text="${t.expiredNow}"
-    data-redirecting-text="${t.redirecting}"
-    data-return-text="${t.returnToMerchant}"
-  >
-    <section class="summary" aria-labelledby="merchant-name">
-      <div>
-        <p class="label">${t.payTo}</p>
-        <h1 class="merchant" id="merchant-name">${m.merchantName}</h1>
-      </div>
-      <div>
-        <p class="label" id="amount-label">${t.amountLabel}</p>
-        <p class="amount" id="amount">${m.amount}</p>
-        ${m.description ? html`<p class="desc">${m.description}</p>` : ''}
-      </div>
-    </section>
-    <section class="qr-panel" aria-labelledby="scan-title">
-      <h2 id="scan-title">${t.scanTitle}</h2>
-      <p class="hint">${t.scanHint}</p>
-      <div class="qr-frame">
-        <div class="qr-head" aria-hidden="true">THAI QR PAYMENT</div>
-        <div class="qr" id="qr">${raw(m.qrSvg)}</div>
-      </div>
-      <p class="timer" id="timer" role="timer" aria-live="off">
-        ${t.expiresIn} <strong id="countdown">${m.remainingText}</strong>
-      </p>
-      <span class="deadline" id="deadline">${t.expiresAt(m.deadlineText)}</span>
-      ${
-        m.qrPngUrl
-          ? html`<a class="btn btn-secondary save-qr" id="save-qr" href="${m.qrPngUrl}" download>${t.saveQr}</a>
-              <p class="hint same-device" id="same-device">${t.sameDeviceHint}</p>`
-          : ''
-      }
-    </section>
-    <section class="details" aria-labelledby="details-title">
-      <h2 id="details-title">${t.details}</h2>
-      ${detailsList({ lang: m.lang, trackid: m.trackid, bankName: m.bankName, maskedAccount: m.maskedAccount })}
-    </section>
-    <p class="status" id="live-status" role="status" aria-live="polite">${m.sandbox ? '' : t.waiting}</p>
-    ${sandbox} ${m.sandbox ? '' : html`<p class="status"><a href="">${t.checkStatus}</a></p>`}
-  </div>`;
+  const main = html`<div class="card pay" id="payment" data-status-url="${m.statusUrl}" data-remaining-ms="${m.remainingMs}" data-poll-ms="${m.pollMs}" data-expired-text="${t.expiredNow}" data-redirecting-text="${t.redirecting}" data-return-text="${t.returnToMerchant}">
+<section class="summary" aria-labelledby="merchant-name">
+<div>
+<p class="label">${t.payTo}</p>
+<h1 class="merchant" id="merchant-name">${m.merchantName}</h1>
+</div>
+<div>
+<p class="label" id="amount-label">${t.amountLabel}</p>
+<p class="amount" id="amount">${m.amount}</p>
+${m.description ? html`<p class="desc">${m.description}</p>` : ''}
+</div>
+</section>
+<section class="qr-panel" aria-labelledby="scan-title">
+<h2 id="scan-title">${t.scanTitle}</h2>
+<p class="hint">${t.scanHint}</p>
+<div class="qr-frame"><div class="qr-head" aria-hidden="true">THAI QR PAYMENT</div><div class="qr" id="qr">${raw(m.qrSvg)}</div></div>
+<p class="timer" id="timer" role="timer" aria-live="off">${t.expiresIn} <strong id="countdown">${m.remainingText}</strong></p>
+<span class="deadline" id="deadline">${t.expiresAt(m.deadlineText)}</span>
+${
+  m.qrPngUrl
+    ? html`<a class="btn btn-secondary save-qr" id="save-qr" href="${m.qrPngUrl}" download>${t.saveQr}</a>
+<p class="hint same-device" id="same-device">${t.sameDeviceHint}</p>`
+    : ''
+}
+</section>
+<section class="details" aria-labelledby="details-title">
+<h2 id="details-title">${t.details}</h2>
+${detailsList({ lang: m.lang, trackid: m.trackid, bankName: m.bankName, maskedAccount: m.maskedAccount })}
+</section>
+<p class="status" id="live-status" role="status" aria-live="polite">${m.sandbox ? '' : t.waiting}</p>
+${sandbox}
+${m.sandbox ? '' : html`<p class="status"><a href="">${t.checkStatus}</a></p>`}
+</div>`;
   return layout(
     {
       lang: m.lang,
@@ -225,30 +187,18 @@ export function resultPage(m: ResultPageModel): string {
     : m.success
       ? t.resultSuccessBody
       : t.resultReason[m.reason ?? 'OTHER'];
-  const main = html`<div class="card narrow">
-    <section class="result" aria-labelledby="result-title">
-      <span class="result-icon ${m.success ? 'ok' : 'fail'}" aria-hidden="true"
-        >${refunded ? '↩' : m.success ? '✓' : '✕'}</span
-      >
-      <h1 id="result-title">${title}</h1>
-      <p id="result-text">${text}</p>
-      <dl>
-        <dt>${t.payTo}</dt>
-        <dd>${m.merchantName}</dd>
-        <dt>${t.amountLabel}</dt>
-        <dd id="amount">${m.amount}</dd>
-        ${
-          refunded
-            ? html`<dt>${t.refundedLabel}</dt>
-                <dd id="refunded">${refunded.amount}</dd>`
-            : ''
-        }
-        <dt>${t.reference}</dt>
-        <dd class="mono">${m.trackid}</dd>
-      </dl>
-      <a class="btn btn-primary" id="return" href="${m.returnUrl}">${t.returnToMerchant}</a>
-    </section>
-  </div>`;
+  const main = html`<div class="card narrow"><section class="result" aria-labelledby="result-title">
+<span class="result-icon ${m.success ? 'ok' : 'fail'}" aria-hidden="true">${refunded ? '↩' : m.success ? '✓' : '✕'}</span>
+<h1 id="result-title">${title}</h1>
+<p id="result-text">${text}</p>
+<dl>
+<dt>${t.payTo}</dt><dd>${m.merchantName}</dd>
+<dt>${t.amountLabel}</dt><dd id="amount">${m.amount}</dd>
+${refunded ? html`<dt>${t.refundedLabel}</dt><dd id="refunded">${refunded.amount}</dd>` : ''}
+<dt>${t.reference}</dt><dd class="mono">${m.trackid}</dd>
+</dl>
+<a class="btn btn-primary" id="return" href="${m.returnUrl}">${t.returnToMerchant}</a>
+</section></div>`;
   return layout(
     {
       lang: m.lang,
@@ -274,11 +224,7 @@ export function messagePage(kind: MessageKind, nonce: string, lang: PageLang | u
         : kind === 'forbidden'
           ? [t.forbiddenTitle, t.forbiddenBody]
           : [t.errorTitle, t.errorBody];
-    return html`<section class="message" lang="${l}">
-      <h1>${title}</h1>
-      <p>${body}</p>
-      ${backHref ? html`<p><a class="btn btn-secondary" href="${backHref}">${t.backToPayment}</a></p>` : ''}
-    </section>`;
+    return html`<section class="message" lang="${l}"><h1>${title}</h1><p>${body}</p>${backHref ? html`<p><a class="btn btn-secondary" href="${backHref}">${t.backToPayment}</a></p>` : ''}</section>`;
   };
   const primary = lang ?? 'th';
   const t = TEXTS[primary];

@@ -32,8 +32,8 @@ export function registerHealthRoutes(app: FastifyInstance, services: Services): 
       },
     },
     async (_request, reply) => {
-      if (await services.storeHealth.ready()) return { status: 'ready' as const, store: services.store.dialect };
-      return reply.code(503).send({ status: 'unavailable', store: services.store.dialect });
+      if (await services.storeHealth.ready()) return { status: 'ready' as const, store: services.store.kind };
+      return reply.code(503).send({ status: 'unavailable', store: services.store.kind });
     },
   );
 }

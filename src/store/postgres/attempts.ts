@@ -1,7 +1,7 @@
 // PostgreSQL: a batch of delivery attempts recorded in ONE statement (autocommit), instead of the
 // five round trips of a transaction (BEGIN, read, insert, update, COMMIT). Every statement is a
 // socket write that wakes a PostgreSQL backend, which on a small machine takes the CPU from the
-// HTTP thread for as long as it runs (docs/performance.md, issue 12 fifth round); the delivery
+// HTTP thread for as long as it runs (docs/performance.md, "Where the time goes"); the delivery
 // worker records a batch for every few notifications. Same rules as recordAttemptsIn
 // (outbox.repo.ts), which SQLite's store job and the one-by-one fallback still use:
 //  - `cur` locks the batch's events in id order (two instances' batches cannot deadlock) and

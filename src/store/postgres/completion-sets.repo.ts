@@ -1,11 +1,10 @@
-// PostgreSQL: completions as sets (issue 14). The completions of one event-loop turn are read in
-// one statement and written in ONE more: a data-modifying WITH that finalises every row still
-// PROCESSING, appends their transitions and outbox events, locks the payout accounts they credit
-// (in account-id order), continues those accounts' chains and inserts the postings and entries.
-// Both statements run on their own (autocommit), so no lock is held across a round trip: a
-// merchant's payout row is locked for the write statement's execution and its commit only.
-// Named prepared statements, arrays through unnest(), like pg-initiation-batch.ts. SQL only; what
-// to write is decided by the caller (app/complete-payment.ts planCompletion).
+// PostgreSQL: completions as sets. The planned completions of one event-loop turn
+// (domain/completion.ts) are written in ONE statement: a data-modifying WITH that finalises every
+// row still PROCESSING, appends their transitions and outbox events, locks the payout accounts they
+// credit (in account-id order), continues those accounts' chains and inserts the postings and
+// entries. It runs on its own (autocommit), so no lock is held across a round trip: a merchant's
+// payout row is locked for the statement's execution and its commit only. A named prepared
+// statement with arrays through unnest(), like initiation-batch.ts. SQL only.
 //
 // Why the write is safe as one statement:
 //  - Everything hangs off `fin`, the conditional UPDATE (… AND status = 'PROCESSING' RETURNING
@@ -19,8 +18,8 @@
 //  - Chain positions (sequence, running balance) are taken from the rows as locked: FOR UPDATE
 //    re-reads a row another statement moved meanwhile, so a waiting set continues the chain the
 //    other one left. The credit of a payment is never negative, so no overdraft can arise here;
-//    the database's CHECK stays the guard, and any refused set is retried one completion per
-//    transaction by the caller, where the domain's rules give the precise error.
+//    the database's CHECK stays the guard, and any refused set is written again one plan at a
+//    time by the caller (completion-batches.ts), so only the plan it refuses fails.
 //  - `fin` finds its rows by primary key only. Its status test is written `(…) is true`, which no
 //    index can serve: with a plain `status = 'PROCESSING'` and statistics that had seen few open
 //    payments, the planner read them through an index leading with status and walked every open
@@ -28,24 +27,10 @@
 import type pg from 'pg';
 import { accountId, keepsRunningBalance, type AccountRef, type PostingLine } from '../../domain/ledger.ts';
 import { originOf } from '../../domain/url-origin.ts';
+import type { CompletionInput, CompletionPlan } from '../../domain/completion.ts';
 import type { TransactionsTable } from '../database.ts';
-import type { JournalEntry } from '../../domain/ledger.ts';
-import type { NewOutboxEvent } from '../../domain/outbox-event.ts';
-import { transactionFromRow } from '../repos/transactions.repo.ts';
-import { type TransactionRecord, type Transition } from '../../domain/transaction.ts';
-
-/** What one completion writes (decided by app/complete-payment.ts planCompletion). */
-export type CompletionWrite = {
-  final: TransactionRecord;
-  transition: Transition;
-  event: NewOutboxEvent;
-  ledger: { entry: JournalEntry; lines: PostingLine[] } | null;
-};
-
-const READ = {
-  name: 'completions_read_v1',
-  text: 'select t.*, m.fee_rate_ppm from transactions t join merchants m on m.id = t.merchant_id where t.id = any($1::text[])',
-};
+import { completionInputFromRow } from '../repos/transactions.repo.ts';
+import { PG_TRANSACTION_LOOKUPS } from './transaction-lookups.ts';
 
 const ENSURE_ACCOUNTS = {
   name: 'ledger_accounts_ensure_v1',
@@ -112,18 +97,13 @@ const WRITE = {
   select id from fin`,
 };
 
-/** The rows to complete, each with its merchant's fee rate as of now; unknown ids are absent. */
-export async function readForCompletion(
-  pool: pg.Pool,
-  ids: string[],
-): Promise<Map<string, { record: TransactionRecord; feeRatePpm: bigint }>> {
-  const { rows } = await pool.query<TransactionsTable & { fee_rate_ppm: string | number }>({ ...READ, values: [ids] });
-  return new Map(
-    rows.map(({ fee_rate_ppm, ...row }) => [
-      row.id,
-      { record: transactionFromRow(row), feeRatePpm: BigInt(fee_rate_ppm) },
-    ]),
-  );
+/** The rows to complete, each with its merchant's fee rate as of now; unknown ids are absent (bench, plan tests). */
+export async function readForCompletions(pool: pg.Pool, ids: string[]): Promise<Map<string, CompletionInput>> {
+  const { rows } = await pool.query<TransactionsTable & { fee_rate_ppm: string }>({
+    ...PG_TRANSACTION_LOOKUPS.forCompletions,
+    values: [ids],
+  });
+  return new Map(rows.map((row) => [row.id, completionInputFromRow(row)]));
 }
 
 /** Creates the accounts that do not exist yet (one statement; accounts are never deleted). */
@@ -146,15 +126,15 @@ export async function ensureAccounts(pool: pg.Pool, refs: AccountRef[], now: num
  * ids it finalised; a completion missing there was finalised by someone else first and wrote
  * nothing. The ids must be distinct; their payout accounts must exist (ensureAccounts).
  */
-export async function writeCompletions(pool: pg.Pool, writes: CompletionWrite[]): Promise<Set<string>> {
+export async function writeCompletions(pool: pg.Pool, writes: CompletionPlan[]): Promise<Set<string>> {
   const { rows } = await pool.query<{ id: string }>(completionsWriteQuery(writes));
   return new Set(rows.map((r) => r.id));
 }
 
 /** The write statement with its arrays (also for EXPLAIN in bench/ledger-explain.ts). */
-export function completionsWriteQuery(writes: CompletionWrite[]): { name: string; text: string; values: unknown[] } {
-  const col = <T>(pick: (w: CompletionWrite) => T) => writes.map(pick);
-  const lines: Array<{ w: CompletionWrite; line: PostingLine; lineNo: number; ord: number }> = [];
+export function completionsWriteQuery(writes: CompletionPlan[]): { name: string; text: string; values: unknown[] } {
+  const col = <T>(pick: (w: CompletionPlan) => T) => writes.map(pick);
+  const lines: Array<{ w: CompletionPlan; line: PostingLine; lineNo: number; ord: number }> = [];
   writes.forEach((w, ord) => w.ledger?.lines.forEach((line, i) => lines.push({ w, line, lineNo: i + 1, ord })));
   const entries = writes.flatMap((w) => (w.ledger ? [w.ledger.entry] : []));
   return {

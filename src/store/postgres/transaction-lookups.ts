@@ -21,6 +21,7 @@ import type { TransactionsTable } from '../database.ts';
 import { isStoreUnavailable } from '../store-unavailable.ts';
 
 type Row = Selectable<TransactionsTable>;
+type CompletionRow = Row & { fee_rate_ppm: string };
 type Statement = { readonly name: string; readonly text: string };
 
 /** Exported for bench/lookup-explain.ts (the plans of exactly these statements). */
@@ -43,43 +44,50 @@ export const PG_TRANSACTION_LOOKUPS = {
     name: 'transactions_by_redirect_ids_v1',
     text: 'select * from transactions where redirect_id = any($1::text[])',
   },
+  /** A completion's read: the row and its merchant's fee rate as of now. */
+  forCompletion: {
+    name: 'completions_read_one_v1',
+    text: 'select t.*, m.fee_rate_ppm from transactions t join merchants m on m.id = t.merchant_id where t.id = $1',
+  },
+  forCompletions: {
+    name: 'completions_read_v1',
+    text: 'select t.*, m.fee_rate_ppm from transactions t join merchants m on m.id = t.merchant_id where t.id = any($1::text[])',
+  },
 } as const satisfies Record<string, Statement>;
 
 const MAX_BATCH = 256;
 /** Lookup statements in flight at once; more lookups wait and go together (per-turn-batches.ts). */
 const MAX_IN_FLIGHT = 4;
 
-type Pending = PendingOf<readonly string[], Row | undefined>;
-
 /** One kind of lookup: its one-key and its many-keys statement, and how a row names its key. */
-class LookupBatch {
+class LookupBatch<R extends pg.QueryResultRow = Row> {
   readonly #pool: pg.Pool;
   readonly #one: Statement;
   readonly #many: Statement;
-  readonly #keysOf: (row: Row) => readonly string[];
-  readonly #batches = new PerTurnBatches<readonly string[], Row | undefined>(MAX_BATCH, MAX_IN_FLIGHT, (batch) =>
+  readonly #keysOf: (row: R) => readonly string[];
+  readonly #batches = new PerTurnBatches<readonly string[], R | undefined>(MAX_BATCH, MAX_IN_FLIGHT, (batch) =>
     this.#run(batch),
   );
 
-  constructor(pool: pg.Pool, one: Statement, many: Statement, keysOf: (row: Row) => readonly string[]) {
+  constructor(pool: pg.Pool, one: Statement, many: Statement, keysOf: (row: R) => readonly string[]) {
     this.#pool = pool;
     this.#one = one;
     this.#many = many;
     this.#keysOf = keysOf;
   }
 
-  find(keys: readonly string[]): Promise<Row | undefined> {
+  find(keys: readonly string[]): Promise<R | undefined> {
     return this.#batches.add(keys);
   }
 
   /** pg-pool's query() releases the client with the error when one occurs, so a broken connection is discarded. */
-  async #run(batch: Pending[]): Promise<void> {
+  async #run(batch: Array<PendingOf<readonly string[], R | undefined>>): Promise<void> {
     if (batch.length === 1) return this.#alone(batch[0]!);
     try {
       // One array per key column: [[merchant1, merchant2, …], [trackid1, trackid2, …]].
       const arrays = batch[0]!.input.map((_, column) => batch.map((p) => p.input[column]!));
-      const result = await this.#pool.query<Row>({ ...this.#many, values: arrays });
-      const byKey = new Map<string, Row>();
+      const result = await this.#pool.query<R>({ ...this.#many, values: arrays });
+      const byKey = new Map<string, R>();
       for (const row of result.rows) byKey.set(this.#keysOf(row).join('\u0000'), row);
       for (const p of batch) p.resolve(byKey.get(p.input.join('\u0000')));
     } catch (error) {
@@ -90,9 +98,9 @@ class LookupBatch {
     }
   }
 
-  async #alone(p: Pending): Promise<void> {
+  async #alone(p: PendingOf<readonly string[], R | undefined>): Promise<void> {
     try {
-      const result = await this.#pool.query<Row>({ ...this.#one, values: [...p.input] });
+      const result = await this.#pool.query<R>({ ...this.#one, values: [...p.input] });
       p.resolve(result.rows[0]);
     } catch (error) {
       p.reject(error);
@@ -104,12 +112,14 @@ export class PgTransactionLookups {
   readonly #byTrackid: LookupBatch;
   readonly #byId: LookupBatch;
   readonly #byRedirectId: LookupBatch;
+  readonly #forCompletion: LookupBatch<CompletionRow>;
 
   constructor(pool: pg.Pool) {
     const q = PG_TRANSACTION_LOOKUPS;
     this.#byTrackid = new LookupBatch(pool, q.byTrackid, q.byTrackids, (row) => [row.merchant_id, row.trackid]);
     this.#byId = new LookupBatch(pool, q.byId, q.byIds, (row) => [row.merchant_id, row.id]);
     this.#byRedirectId = new LookupBatch(pool, q.byRedirectId, q.byRedirectIds, (row) => [row.redirect_id]);
+    this.#forCompletion = new LookupBatch<CompletionRow>(pool, q.forCompletion, q.forCompletions, (row) => [row.id]);
   }
 
   byTrackid(merchantId: string, trackid: string): Promise<Row | undefined> {
@@ -122,5 +132,9 @@ export class PgTransactionLookups {
 
   byRedirectId(redirectId: string): Promise<Row | undefined> {
     return this.#byRedirectId.find([redirectId]);
+  }
+
+  forCompletion(id: string): Promise<CompletionRow | undefined> {
+    return this.#forCompletion.find([id]);
   }
 }

@@ -2,8 +2,7 @@
 // says "look now"; the outbox is the truth, and the poll timer still finds anything a lost
 // notification or a dropped connection missed.
 import type pg from 'pg';
-import type { Logger } from 'pino';
-import type { Worker, WorkerFactory } from '../../app/worker.ts';
+import type { WakeupLog } from '../../app/ports.ts';
 
 export const OUTBOX_CHANNEL = 'thaiqr_outbox';
 const RECONNECT_MS = 1000;
@@ -22,11 +21,11 @@ export async function notifyOutbox(pool: pg.Pool, from: string): Promise<void> {
 export class OutboxNotifier {
   readonly #pool: pg.Pool;
   readonly #from: string;
-  readonly #logger: Logger;
+  readonly #logger: WakeupLog;
   #queued = false;
   #stopped = false;
 
-  constructor(pool: pg.Pool, from: string, logger: Logger) {
+  constructor(pool: pg.Pool, from: string, logger: WakeupLog) {
     this.#pool = pool;
     this.#from = from;
     this.#logger = logger;
@@ -52,12 +51,12 @@ export class OutboxListener {
   readonly #pool: pg.Pool;
   readonly #self: string;
   readonly #onWake: () => void;
-  readonly #logger: Logger;
+  readonly #logger: WakeupLog;
   #client: pg.PoolClient | undefined;
   #stopped = false;
   #retry: NodeJS.Timeout | undefined;
 
-  constructor(pool: pg.Pool, self: string, onWake: () => void, logger: Logger) {
+  constructor(pool: pg.Pool, self: string, onWake: () => void, logger: WakeupLog) {
     this.#pool = pool;
     this.#self = self;
     this.#onWake = onWake;
@@ -126,25 +125,3 @@ export class OutboxListener {
     }
   }
 }
-
-/**
- * What an API process runs instead of a delivery worker (DELIVERY_WORKER=false, PostgreSQL only):
- * after the payments it finalises, it tells the delivery processes (`deliver`) to look now. Their
- * poll would find the events too, a poll interval later.
- */
-export const outboxNotifierWorker: WorkerFactory = (services, logger): Worker => {
-  const pool = services.store.pgPool;
-  if (!pool) return { start() {}, async stop() {} };
-  const notifier = new OutboxNotifier(pool, 'api', logger.child({ component: 'delivery' }));
-  const onFinalised = () => notifier.notify();
-  return {
-    start() {
-      services.finalisedListeners.push(onFinalised);
-    },
-    async stop() {
-      const index = services.finalisedListeners.indexOf(onFinalised);
-      if (index >= 0) services.finalisedListeners.splice(index, 1);
-      notifier.stop();
-    },
-  };
-};

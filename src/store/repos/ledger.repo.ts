@@ -1,17 +1,17 @@
 // Ledger accounts, journal entries and postings: SQL only. The rules live in domain/ledger.ts;
 // the database triggers of migrations 004 and 011 enforce the same invariants a second time.
 //
-// Posting order inside the caller's transaction (four statements, whatever the number of lines):
-// create missing accounts (one multi-row INSERT … ON CONFLICT DO NOTHING), lock the accounts that
-// keep a running balance in one global order (account id) so that concurrent entries cannot
-// deadlock, plan the postings from the locked balances, insert the postings (one multi-row
-// INSERT; their trigger moves the chained balances), insert the entry last (its trigger checks
-// that the postings balance). Summed accounts (fee, clearing) are never locked or read.
+// Posting order inside the caller's transaction: create missing accounts (one multi-row INSERT …
+// ON CONFLICT DO NOTHING) and lock the accounts that keep a running balance in one global order
+// (account id) so that concurrent entries cannot deadlock (lockAccounts); the caller plans the
+// postings from the locked balances (domain/ledger.ts planPostings); then the postings go in (one
+// multi-row INSERT; their trigger moves the chained balances) and the entry last (its trigger
+// checks that the postings balance): insertPlanned. Summed accounts (fee, clearing) are never
+// locked or read.
 import { sql } from 'kysely';
 import {
   accountId,
   keepsRunningBalance,
-  planPostings,
   type AccountKind,
   type AccountRef,
   type AccountState,
@@ -105,18 +105,11 @@ export class LedgerRepo {
   }
 
   /**
-   * Posts one balanced entry. Throws LedgerRefusal (OVERDRAFT) before writing anything when a
-   * payout balance would go negative. Returns the postings as written: running balances on
-   * accounts that keep one, null on summed accounts.
+   * Inserts one entry whose postings were planned from the locked accounts (lockAccounts, then
+   * domain/ledger.ts planPostings): postings first, the entry last (its trigger checks that they
+   * balance).
    */
-  async post(trx: Trx, entry: JournalEntry, lines: PostingLine[]): Promise<PlannedPosting[]> {
-    const states = await this.lockAccounts(
-      trx,
-      lines.map((l) => l.account),
-      entry.createdAt,
-    );
-    const planned = planPostings(lines, states);
-    const db = this.#q(trx);
+  async insertPlanned(trx: Trx, entry: JournalEntry, planned: readonly PlannedPosting[]): Promise<void> {
     const rows = planned.map((p) => ({
       entry_id: entry.id,
       line_no: p.lineNo,
@@ -130,8 +123,51 @@ export class LedgerRepo {
     // One statement even with two chained lines on one account: PostgreSQL moves the row only in
     // the AFTER triggers at the statement's end, and its posting trigger checks each line against
     // the chain head, which may be a line of this same statement (migration 014).
-    await db.insertInto('postings').values(rows).execute();
-    await db
+    await this.#q(trx).insertInto('postings').values(rows).execute();
+    await this.#insertEntry(trx, entry);
+  }
+
+  /**
+   * Inserts one entry that only credits chained accounts or posts to summed ones (a payment's
+   * completion: nothing to refuse, so nothing to plan from the balances): each chained line
+   * continues its account's chain in SQL, from the row as it is after the line before it. On
+   * PostgreSQL the chained accounts are locked first, in account-id order.
+   */
+  async insertContinuingChains(trx: Trx, entry: JournalEntry, lines: readonly PostingLine[]): Promise<void> {
+    const db = this.#q(trx);
+    await this.lockAccounts(
+      trx,
+      lines.map((l) => l.account),
+      entry.createdAt,
+    );
+    for (const [index, line] of lines.entries()) {
+      const id = accountId(line.account);
+      const lineNo = index + 1;
+      if (keepsRunningBalance(line.account.kind)) {
+        await sql`insert into postings (entry_id, line_no, account_id, currency, amount_minor, account_seq, balance_after_minor, created_at)
+          select ${entry.id}, ${lineNo}, a.id, a.currency, ${line.amountMinor}, a.posting_count + 1, a.balance_minor + ${line.amountMinor}, ${entry.createdAt}
+          from ledger_accounts a where a.id = ${id}`.execute(db);
+      } else {
+        await db
+          .insertInto('postings')
+          .values({
+            entry_id: entry.id,
+            line_no: lineNo,
+            account_id: id,
+            currency: line.account.currency,
+            amount_minor: line.amountMinor,
+            account_seq: null,
+            balance_after_minor: null,
+            created_at: entry.createdAt,
+          })
+          .execute();
+      }
+    }
+    await this.#insertEntry(trx, entry);
+  }
+
+  async #insertEntry(trx: Trx, entry: JournalEntry): Promise<void> {
+    await this.#q(trx)
       .insertInto('journal_entries')
       .values({
         id: entry.id,
@@ -143,7 +179,6 @@ export class LedgerRepo {
         created_at: entry.createdAt,
       })
       .execute();
-    return planned;
   }
 
   /**

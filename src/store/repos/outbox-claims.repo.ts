@@ -268,13 +268,3 @@ export class OutboxClaimsRepo {
     return at === undefined || at === null ? null : toNumber(at);
   }
 }
-
-/** The claims repository as the gateway runs it: on SQLite the lease write is the writer thread's `leaseOutboxEvents` store job. */
-export function claimsRepoFor(store: Pick<StoreEngine, 'db' | 'dialect' | 'sqliteJobs'>): OutboxClaimsRepo {
-  const jobs = store.sqliteJobs;
-  return new OutboxClaimsRepo(
-    store.db,
-    store.dialect,
-    jobs && ((args) => jobs.run<OutboxEvent[]>('leaseOutboxEvents', args)),
-  );
-}

@@ -369,6 +369,10 @@ export class OutboxRepo {
       .executeTakeFirst();
     return row ? Number(row.series) : undefined;
   }
+
+  resultEventAttempted(transactionId: string): Promise<{ eventId: string; attempted: boolean } | undefined> {
+    return resultEventAttempted(this.#db, transactionId);
+  }
 }
 
 /**

@@ -5,6 +5,7 @@ import type { TransactionsTable } from '../database.ts';
 import { toBigInt, toNumber, toNumberOrNull } from '../database.ts';
 import type { TransactionStatus } from '../../domain/lifecycle.ts';
 import type { TransactionRecord, Transition } from '../../domain/transaction.ts';
+import type { CompletionInput } from '../../domain/completion.ts';
 import type { Db, Trx } from '../engine.ts';
 import type pg from 'pg';
 import { PgTransactionLookups } from '../postgres/transaction-lookups.ts';
@@ -173,25 +174,22 @@ export class TransactionsRepo {
   }
 
   /**
-   * A completion's one read: the row, locked on PostgreSQL (SQLite's IMMEDIATE transaction
-   * already serialises), with its merchant's fee rate as of now, in one statement.
+   * A completion's one read: the row with its merchant's fee rate as of now, in one statement.
+   * No lock: the completion's write is conditional on the row still being PROCESSING.
    */
-  async lockForCompletion(
-    trx: Trx,
-    id: string,
-    dialect: 'sqlite' | 'postgres',
-  ): Promise<{ record: TransactionRecord; feeRatePpm: bigint } | undefined> {
-    let query = trx
+  async findForCompletion(id: string): Promise<CompletionInput | undefined> {
+    if (this.#pg) {
+      const row = await this.#pg.forCompletion(id);
+      return row && completionInputFromRow(row);
+    }
+    const row = await this.#db
       .selectFrom('transactions as t')
       .innerJoin('merchants as m', 'm.id', 't.merchant_id')
       .selectAll('t')
       .select('m.fee_rate_ppm')
-      .where('t.id', '=', id);
-    if (dialect === 'postgres') query = query.forUpdate('t');
-    const row = await query.executeTakeFirst();
-    if (!row) return undefined;
-    const { fee_rate_ppm, ...transaction } = row;
-    return { record: transactionFromRow(transaction), feeRatePpm: BigInt(fee_rate_ppm) };
+      .where('t.id', '=', id)
+      .executeTakeFirst();
+    return row && completionInputFromRow(row);
   }
 
   /** Reads the row inside a transaction, locking it on PostgreSQL (SQLite's IMMEDIATE transaction already serialises). */
@@ -261,4 +259,11 @@ export class TransactionsRepo {
       .execute();
     return rows.map((r) => r.id);
   }
+}
+
+export function completionInputFromRow(
+  row: Selectable<TransactionsTable> & { fee_rate_ppm: number | string | bigint },
+): CompletionInput {
+  const { fee_rate_ppm, ...transaction } = row;
+  return { record: transactionFromRow(transaction), feeRatePpm: BigInt(fee_rate_ppm) };
 }

@@ -1,20 +1,21 @@
-// The store jobs of the gateway (store/job-runner.ts): the hot writes, each a plain function of
-// a transaction handle and plain-data arguments. On SQLite the writer thread imports this module
-// and runs them there, committing those that arrive together in one transaction and one fsync.
+// The SQLite store's jobs (store/job-runner.ts): the hot writes, each a plain function of a
+// transaction handle and plain-data arguments. The writer thread imports this module and runs
+// them there, committing those that arrive together in one transaction and one fsync.
 import type { JobRegistry } from '../job-runner.ts';
 import type { Trx } from '../engine.ts';
 import type { TransactionRecord } from '../../domain/transaction.ts';
 import { recordAttemptsIn } from '../repos/outbox.repo.ts';
 import { leaseEventsIn } from '../repos/outbox-claims.repo.ts';
-import { completeInTransaction, reposFor } from '../../app/complete-payment.ts';
+import { reposFor, writeCompletionIn } from '../repos/completion-write.ts';
 
 export const storeJobs = {
   /** An initiation's one durable write: insert unless (merchant, trackid) exists; either way the stored row. */
   insertTransaction: (trx: Trx, record: TransactionRecord) => reposFor(trx).transactions.insertOrGet(record, trx),
-  completePayment: completeInTransaction,
+  /** A planned completion, if the transaction is still PROCESSING (repos/completion-write.ts). */
+  writeCompletion: writeCompletionIn,
   /** A batch of notification attempts and their transitions (delivery/attempt-recorder.ts). */
   recordAttempts: recordAttemptsIn,
-  /** A delivery claim's lease write (store/outbox-claims.repo.ts). */
+  /** A delivery claim's lease write (repos/outbox-claims.repo.ts). */
   leaseOutboxEvents: leaseEventsIn,
 } satisfies JobRegistry;
 

@@ -21,7 +21,7 @@ export function registerAuditRoutes(scope: FastifyInstance, kit: ConsoleKit): vo
           ? request.query.action
           : undefined;
       const cursor = typeof request.query.before === 'string' ? CURSOR.exec(request.query.before) : null;
-      const rows = await kit.console.repo.listAudit({
+      const rows = await kit.services.store.consoleAccounts.listAudit({
         limit: PAGE_SIZE + 1,
         ...(action && { action }),
         ...(cursor && { before: { at: Number(cursor[1]), id: cursor[2]! } }),
@@ -32,51 +32,17 @@ export function registerAuditRoutes(scope: FastifyInstance, kit: ConsoleKit): vo
       const next =
         rows.length > PAGE_SIZE && last ? `${kit.root}/audit?${filter}before=${last.at}.${last.id}` : undefined;
       const body = html`<h1>${a.heading}</h1>
-        <div class="card">
-          <form method="get" action="${kit.root}/audit" class="actions">
-            <div>
-              <label for="action">${a.action}</label
-              ><input id="action" name="action" value="${action ?? ''}" maxlength="64" />
-            </div>
-            <button type="submit">${t.payments.submit}</button>
-          </form>
-        </div>
-        <div class="card scroll">
-          ${
-            entries.length === 0
-              ? html`<p>${a.none}</p>`
-              : html`<table>
-                  <thead>
-                    <tr>
-                      <th>${a.at}</th>
-                      <th>${a.who}</th>
-                      <th>${a.action}</th>
-                      <th>${a.target}</th>
-                      <th>${a.details}</th>
-                      <th>${a.from}</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    ${entries.map(
-                      (e) =>
-                        html`<tr>
-                          <td>${formatTime(e.at)}</td>
-                          <td>${e.actorRole}${e.actorId ? html` <span class="mono">${e.actorId}</span>` : null}</td>
-                          <td class="mono">${e.action}</td>
-                          <td class="mono">${e.target ?? ''}</td>
-                          <td class="mono">${Object.keys(e.details).length > 0 ? JSON.stringify(e.details) : ''}</td>
-                          <td class="mono">
-                            ${e.remoteAddr ?? ''}${e.requestId ? html`<br /><span class="muted">${e.requestId}</span>` : null}
-                          </td>
-                        </tr>`,
-                    )}
-                  </tbody>
-                </table>`
-          }
-        </div>
-        <nav class="pager">
-          ${cursor ? html`<a href="${kit.root}/audit${action ? `?action=${encodeURIComponent(action)}` : ''}">${t.payments.first}</a>` : null}${next ? html`<a rel="next" href="${next}">${t.payments.next}</a>` : null}
-        </nav>`;
+      <div class="card"><form method="get" action="${kit.root}/audit" class="actions"><div><label for="action">${a.action}</label><input id="action" name="action" value="${action ?? ''}" maxlength="64"></div><button type="submit">${t.payments.submit}</button></form></div>
+      <div class="card scroll">${
+        entries.length === 0
+          ? html`<p>${a.none}</p>`
+          : html`<table><thead><tr><th>${a.at}</th><th>${a.who}</th><th>${a.action}</th><th>${a.target}</th><th>${a.details}</th><th>${a.from}</th></tr></thead><tbody>
+            ${entries.map(
+              (e) =>
+                html`<tr><td>${formatTime(e.at)}</td><td>${e.actorRole}${e.actorId ? html` <span class="mono">${e.actorId}</span>` : null}</td><td class="mono">${e.action}</td><td class="mono">${e.target ?? ''}</td><td class="mono">${Object.keys(e.details).length > 0 ? JSON.stringify(e.details) : ''}</td><td class="mono">${e.remoteAddr ?? ''}${e.requestId ? html`<br><span class="muted">${e.requestId}</span>` : null}</td></tr>`,
+            )}</tbody></table>`
+      }</div>
+      <nav class="pager">${cursor ? html`<a href="${kit.root}/audit${action ? `?action=${encodeURIComponent(action)}` : ''}">${t.payments.first}</a>` : null}${next ? html`<a rel="next" href="${next}">${t.payments.next}</a>` : null}</nav>`;
       return sendPage(kit, request, reply, { lang, title: a.heading, body, session: sessionOf(request), nav: 'audit' });
     },
   );

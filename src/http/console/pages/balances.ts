@@ -5,7 +5,6 @@ import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { LedgerOperations } from '../../../app/ledger-operations.ts';
 import { GatewayError } from '../../../domain/errors.ts';
-import { ConsolePaymentsRepo } from '../../../store/repos/console-payments.repo.ts';
 import type { ActiveSession } from '../../../app/console-sessions.ts';
 import { html, raw } from '../../hosted-page/html.ts';
 import { formatTime, languageOf, remoteOrigin, scopeOf, sendPage, sessionOf, type ConsoleKit } from '../console-kit.ts';
@@ -27,7 +26,7 @@ export function registerBalanceRoutes(scope: FastifyInstance, kit: ConsoleKit): 
     merchants: services.merchants,
     now: services.now,
   });
-  const repo = new ConsolePaymentsRepo(services.store.db);
+  const repo = services.store.consoleReads;
 
   /** The merchant whose ledger is shown: the session's own, or the operator's choice (undefined: none chosen yet). */
   function merchantFor(session: ActiveSession, query: Query): string | undefined {
@@ -56,25 +55,16 @@ export function registerBalanceRoutes(scope: FastifyInstance, kit: ConsoleKit): 
       session.subject.role === 'operator'
         ? await (async () => {
             const merchants = await services.manageMerchants.list();
-            return html`<div class="card">
-              <form method="get" action="${kit.root}/balances" class="actions">
-                <div>
-                  <label for="merchant">${b.chooseMerchant}</label
-                  ><select id="merchant" name="merchant">
-                    ${merchants.map((m) => html`<option value="${m.id}" ${raw(m.id === merchantId ? ' selected' : '')}>${m.id} — ${m.name}</option>`)}
-                  </select>
-                </div>
-                <button type="submit">${b.show}</button>
-              </form>
-            </div>`;
+            return html`<div class="card"><form method="get" action="${kit.root}/balances" class="actions">
+              <div><label for="merchant">${b.chooseMerchant}</label><select id="merchant" name="merchant">${merchants.map((m) => html`<option value="${m.id}"${raw(m.id === merchantId ? ' selected' : '')}>${m.id} — ${m.name}</option>`)}</select></div>
+              <button type="submit">${b.show}</button></form></div>`;
           })()
         : null;
     if (merchantId === undefined)
       return sendPage(kit, request, reply, {
         lang,
         title: b.heading,
-        body: html`<h1>${b.heading}</h1>
-          ${picker}`,
+        body: html`<h1>${b.heading}</h1>${picker}`,
         session,
         nav: 'balances',
       });
@@ -97,79 +87,26 @@ export function registerBalanceRoutes(scope: FastifyInstance, kit: ConsoleKit): 
       rows.length > PAGE_SIZE
         ? `${kit.root}/balances?${base.toString()}&before=${postings.at(-1)!.accountSeq}`
         : undefined;
-    const body = html`<h1>${b.heading}</h1>
-      ${picker}
-      <div class="card scroll">
-        <h2>${shown.merchant.name} <span class="mono">${shown.merchant.id}</span></h2>
-        <table>
-          <thead>
-            <tr>
-              <th>${t.detail.account}</th>
-              <th class="num">${b.balance}</th>
-              <th class="num">${b.postings}</th>
-            </tr>
-          </thead>
-          <tbody>
-            ${shown.accounts.map(
-              (a) =>
-                html`<tr>
-                  <td class="mono">
-                    <a
-                      href="${kit.root}/balances?${new URLSearchParams({ ...(session.subject.role === 'operator' && { merchant: merchantId }), account: a.id }).toString()}"
-                      ${raw(a.id === account.id ? ' aria-current="true"' : '')}
-                      >${a.id}</a
-                    >${a.isPayoutAccount ? html` <span class="pill s-active">${b.payoutAccount}</span>` : null}
-                  </td>
-                  <td class="num">${ledgerAmount(a.balanceMinor, a.currency)}</td>
-                  <td class="num">${a.postingCount.toString()}</td>
-                </tr>`,
-            )}
-          </tbody>
-        </table>
-      </div>
-      <div class="card scroll">
-        <h2>${b.postings} <span class="mono">${account.id}</span></h2>
-        <p>
-          <a class="button secondary" href="${kit.root}/balances/postings.csv?${base.toString()}" download
-            >${b.exportCsv}</a
-          >
-        </p>
+    const body = html`<h1>${b.heading}</h1>${picker}
+      <div class="card scroll"><h2>${shown.merchant.name} <span class="mono">${shown.merchant.id}</span></h2>
+        <table><thead><tr><th>${t.detail.account}</th><th class="num">${b.balance}</th><th class="num">${b.postings}</th></tr></thead><tbody>
+          ${shown.accounts.map(
+            (a) =>
+              html`<tr><td class="mono"><a href="${kit.root}/balances?${new URLSearchParams({ ...(session.subject.role === 'operator' && { merchant: merchantId }), account: a.id }).toString()}"${raw(a.id === account.id ? ' aria-current="true"' : '')}>${a.id}</a>${a.isPayoutAccount ? html` <span class="pill s-active">${b.payoutAccount}</span>` : null}</td><td class="num">${ledgerAmount(a.balanceMinor, a.currency)}</td><td class="num">${a.postingCount.toString()}</td></tr>`,
+          )}
+        </tbody></table></div>
+      <div class="card scroll"><h2>${b.postings} <span class="mono">${account.id}</span></h2>
+        <p><a class="button secondary" href="${kit.root}/balances/postings.csv?${base.toString()}" download>${b.exportCsv}</a></p>
         ${
           postings.length === 0
             ? html`<p class="muted">${b.noPostings}</p>`
-            : html`<table>
-                <thead>
-                  <tr>
-                    <th class="num">#</th>
-                    <th>${t.payments.created}</th>
-                    <th>${b.kind}</th>
-                    <th>${b.reasonCol}</th>
-                    <th class="num">${t.payments.amount}</th>
-                    <th class="num">${t.detail.balanceAfter}</th>
-                    <th>${b.payment}</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${postings.map(
-                    (p) =>
-                      html`<tr>
-                        <td class="num">${p.accountSeq.toString()}</td>
-                        <td>${formatTime(p.createdAt)}</td>
-                        <td>${p.entryKind}</td>
-                        <td>${p.reason ?? ''}</td>
-                        <td class="num">${ledgerAmount(p.amountMinor, p.currency)}</td>
-                        <td class="num">${ledgerAmount(p.balanceAfterMinor, p.currency)}</td>
-                        <td class="mono">
-                          ${p.transactionId ? html`<a href="${kit.root}/payments/${p.transactionId}">${p.transactionId}</a>` : ''}
-                        </td>
-                      </tr>`,
-                  )}
-                </tbody>
-              </table>`
+            : html`<table><thead><tr><th class="num">#</th><th>${t.payments.created}</th><th>${b.kind}</th><th>${b.reasonCol}</th><th class="num">${t.payments.amount}</th><th class="num">${t.detail.balanceAfter}</th><th>${b.payment}</th></tr></thead><tbody>
+              ${postings.map(
+                (p) =>
+                  html`<tr><td class="num">${p.accountSeq.toString()}</td><td>${formatTime(p.createdAt)}</td><td>${p.entryKind}</td><td>${p.reason ?? ''}</td><td class="num">${ledgerAmount(p.amountMinor, p.currency)}</td><td class="num">${ledgerAmount(p.balanceAfterMinor, p.currency)}</td><td class="mono">${p.transactionId ? html`<a href="${kit.root}/payments/${p.transactionId}">${p.transactionId}</a>` : ''}</td></tr>`,
+              )}</tbody></table>`
         }
-        <nav class="pager">
-          ${beforeSeq !== undefined ? html`<a href="${kit.root}/balances?${base.toString()}">${t.payments.first}</a>` : null}${next ? html`<a rel="next" href="${next}">${t.payments.next}</a>` : null}
-        </nav>
+        <nav class="pager">${beforeSeq !== undefined ? html`<a href="${kit.root}/balances?${base.toString()}">${t.payments.first}</a>` : null}${next ? html`<a rel="next" href="${next}">${t.payments.next}</a>` : null}</nav>
       </div>`;
     return sendPage(kit, request, reply, { lang, title: b.heading, body, session, nav: 'balances' });
   });

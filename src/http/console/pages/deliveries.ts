@@ -2,7 +2,6 @@
 // with tabs for pending, delivered and all; newest first, keyset pages on (created_at, id) —
 // the same OutboxRepo.list the CLI's `delivery list` uses. Merchants see only their own.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { OutboxRepo } from '../../../store/repos/outbox.repo.ts';
 import { type OutboxStatus } from '../../../domain/outbox-event.ts';
 import { html, raw } from '../../hosted-page/html.ts';
 import { formatTime, languageOf, scopeOf, sendPage, sessionOf, type ConsoleKit } from '../console-kit.ts';
@@ -15,7 +14,7 @@ const CURSOR = /^(\d{1,16})\.(evt_[A-Za-z0-9_-]{1,64})$/;
 const MERCHANT_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 export function registerDeliveryRoutes(scope: FastifyInstance, kit: ConsoleKit): void {
-  const outbox = new OutboxRepo(kit.services.store.db, kit.services.store.dialect);
+  const outbox = kit.services.store.outbox;
 
   scope.get('/deliveries', async (request: FastifyRequest<{ Querystring: Record<string, unknown> }>, reply) => {
     const lang = languageOf(request, reply, kit);
@@ -45,68 +44,20 @@ export function registerDeliveryRoutes(scope: FastifyInstance, kit: ConsoleKit):
         ? `${kit.root}/deliveries?status=${tab}${keep}&before=${last.createdAt}.${last.id}`
         : undefined;
     const tabLink = (key: Tab) =>
-      html`<a
-        class="button${tab === key ? '' : ' secondary'}"
-        href="${kit.root}/deliveries?status=${key}${keep}"
-        ${raw(tab === key ? ' aria-current="page"' : '')}
-        >${d[key]}</a
-      >`;
+      html`<a class="button${tab === key ? '' : ' secondary'}" href="${kit.root}/deliveries?status=${key}${keep}"${raw(tab === key ? ' aria-current="page"' : '')}>${d[key]}</a>`;
     const body = html`<h1>${d.heading}</h1>
       <nav class="actions tabs" aria-label="${d.heading}">${TABS.map(tabLink)}</nav>
-      ${
-        operator
-          ? html`<div class="card">
-              <form method="get" action="${kit.root}/deliveries" class="actions">
-                <input type="hidden" name="status" value="${tab}" />
-                <div>
-                  <label for="merchant">${t.payments.merchant}</label
-                  ><input id="merchant" name="merchant" value="${asked ?? ''}" maxlength="64" />
-                </div>
-                <button type="submit">${t.payments.submit}</button>
-              </form>
-            </div>`
-          : null
-      }
-      <div class="card scroll">
-        ${
-          events.length === 0
-            ? html`<p>${d.none}</p>`
-            : html`<table>
-                <thead>
-                  <tr>
-                    <th>${t.payments.created}</th>
-                    <th>${t.detail.deliveryStatus}</th>
-                    <th class="num">${t.detail.attempts}</th>
-                    ${operator ? html`<th>${t.payments.merchant}</th>` : null}
-                    <th>${t.detail.lastError}</th>
-                    <th>${t.detail.nextAttempt}</th>
-                    <th>${d.payment}</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${events.map(
-                    (e) =>
-                      html`<tr>
-                        <td>${formatTime(e.createdAt)}</td>
-                        <td><span class="pill s-${e.status}">${t.delivery[e.status]}</span></td>
-                        <td class="num">${String(e.attempts)}</td>
-                        ${operator ? html`<td class="mono">${e.merchantId}</td>` : null}
-                        <td>${e.lastError ?? ''}</td>
-                        <td>${e.status === 'pending' ? formatTime(e.nextAttemptAt) : ''}</td>
-                        <td class="mono">
-                          <a href="${kit.root}/payments/${e.transactionId}${e.refundId ? '#refunds' : '#notification'}"
-                            >${e.transactionId}</a
-                          >${e.refundId ? html` <span class="muted">(${e.refundId})</span>` : null}
-                        </td>
-                      </tr>`,
-                  )}
-                </tbody>
-              </table>`
-        }
-      </div>
-      <nav class="pager">
-        ${cursor ? html`<a href="${kit.root}/deliveries?status=${tab}${keep}">${t.payments.first}</a>` : null}${next ? html`<a rel="next" href="${next}">${t.payments.next}</a>` : null}
-      </nav>`;
+      ${operator ? html`<div class="card"><form method="get" action="${kit.root}/deliveries" class="actions"><input type="hidden" name="status" value="${tab}"><div><label for="merchant">${t.payments.merchant}</label><input id="merchant" name="merchant" value="${asked ?? ''}" maxlength="64"></div><button type="submit">${t.payments.submit}</button></form></div>` : null}
+      <div class="card scroll">${
+        events.length === 0
+          ? html`<p>${d.none}</p>`
+          : html`<table><thead><tr><th>${t.payments.created}</th><th>${t.detail.deliveryStatus}</th><th class="num">${t.detail.attempts}</th>${operator ? html`<th>${t.payments.merchant}</th>` : null}<th>${t.detail.lastError}</th><th>${t.detail.nextAttempt}</th><th>${d.payment}</th></tr></thead><tbody>
+            ${events.map(
+              (e) =>
+                html`<tr><td>${formatTime(e.createdAt)}</td><td><span class="pill s-${e.status}">${t.delivery[e.status]}</span></td><td class="num">${String(e.attempts)}</td>${operator ? html`<td class="mono">${e.merchantId}</td>` : null}<td>${e.lastError ?? ''}</td><td>${e.status === 'pending' ? formatTime(e.nextAttemptAt) : ''}</td><td class="mono"><a href="${kit.root}/payments/${e.transactionId}${e.refundId ? '#refunds' : '#notification'}">${e.transactionId}</a>${e.refundId ? html` <span class="muted">(${e.refundId})</span>` : null}</td></tr>`,
+            )}</tbody></table>`
+      }</div>
+      <nav class="pager">${cursor ? html`<a href="${kit.root}/deliveries?status=${tab}${keep}">${t.payments.first}</a>` : null}${next ? html`<a rel="next" href="${next}">${t.payments.next}</a>` : null}</nav>`;
     return sendPage(kit, request, reply, { lang, title: d.heading, body, session, nav: 'deliveries' });
   });
 }

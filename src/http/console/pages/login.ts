@@ -56,55 +56,20 @@ function loginPage(
         : l[options.notice];
   const isError = options.notice !== undefined && options.notice !== 'loggedOut';
   const merchantRole = options.role === 'merchant';
-  const body = html`<div class="login">
-    <h1>${l.heading}</h1>
+  const body = html`<div class="login"><h1>${l.heading}</h1>
     ${noticeText ? html`<p class="notice${isError ? ' error' : ''}" role="${isError ? 'alert' : 'status'}">${noticeText}</p>` : null}
-    <div class="card">
-      <form method="post" action="${kit.root}/login">
-        ${csrfField(formToken(kit, request, reply, undefined))}
-        <input type="hidden" name="next" value="${options.next ?? ''}" />
-        <fieldset>
-          <legend>${l.as}</legend>
-          <label
-            ><input type="radio" name="role" value="operator" ${raw(merchantRole ? '' : ' checked')} />
-            ${l.operator}</label
-          >
-          <label
-            ><input type="radio" name="role" value="merchant" ${raw(merchantRole ? ' checked' : '')} />
-            ${l.merchant}</label
-          >
-        </fieldset>
-        <label for="username">${l.username}</label
-        ><input
-          id="username"
-          name="username"
-          autocomplete="username"
-          required
-          maxlength="64"
-          value="${options.username ?? ''}"
-        />
-        <label for="password">${l.password}</label
-        ><input
-          id="password"
-          name="password"
-          type="password"
-          autocomplete="current-password"
-          required
-          maxlength="256"
-        />
-        <label for="totp">${l.totp} <span class="muted">(${l.totpHint})</span></label
-        ><input
-          id="totp"
-          name="totp"
-          inputmode="numeric"
-          autocomplete="one-time-code"
-          pattern="[0-9 ]{6,7}"
-          maxlength="7"
-        />
-        <button type="submit">${l.submit}</button>
-      </form>
-    </div>
-  </div>`;
+    <div class="card"><form method="post" action="${kit.root}/login">
+      ${csrfField(formToken(kit, request, reply, undefined))}
+      <input type="hidden" name="next" value="${options.next ?? ''}">
+      <fieldset><legend>${l.as}</legend>
+        <label><input type="radio" name="role" value="operator"${raw(merchantRole ? '' : ' checked')}> ${l.operator}</label>
+        <label><input type="radio" name="role" value="merchant"${raw(merchantRole ? ' checked' : '')}> ${l.merchant}</label>
+      </fieldset>
+      <label for="username">${l.username}</label><input id="username" name="username" autocomplete="username" required maxlength="64" value="${options.username ?? ''}">
+      <label for="password">${l.password}</label><input id="password" name="password" type="password" autocomplete="current-password" required maxlength="256">
+      <label for="totp">${l.totp} <span class="muted">(${l.totpHint})</span></label><input id="totp" name="totp" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9 ]{6,7}" maxlength="7">
+      <button type="submit">${l.submit}</button>
+    </form></div></div>`;
   return sendPage(kit, request, reply, { lang, title: l.heading, body, langHref: `${kit.root}/login` }, status);
 }
 

@@ -48,83 +48,30 @@ export function registerMerchantRoutes(scope: FastifyInstance, kit: ConsoleKit):
     const csrf = formToken(kit, request, reply, session);
     const [merchants, withConsole] = await Promise.all([
       services.manageMerchants.list(),
-      c.repo.merchantsWithConsolePassword(),
+      kit.services.store.consoleAccounts.merchantsWithConsolePassword(),
     ]);
     const action = (id: string, name: Action, label: string, danger = false) =>
-      html`<form class="inline" method="post" action="${kit.root}/merchants/${id}/${name}">
-        ${csrfField(csrf)}<button type="submit" class="${danger ? 'danger' : 'secondary'}">${label}</button>
-      </form>`;
-    const body = html`<h1>${m.heading}</h1>
-      ${notice ?? null}
-      <div class="card scroll">
-        ${
-          merchants.length === 0
-            ? html`<p>${m.none}</p>`
-            : html`<table>
-                <thead>
-                  <tr>
-                    <th>${m.id}</th>
-                    <th>${m.name}</th>
-                    <th>${m.status}</th>
-                    <th>${m.payoutAccount}</th>
-                    <th>${t.payments.created}</th>
-                    <th>${m.actions}</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${merchants.map(
-                    (x) =>
-                      html`<tr>
-                        <td class="mono">${x.id}</td>
-                        <td>${x.name}</td>
-                        <td>
-                          <span class="pill s-${x.status}">${m.statusName[x.status]}</span
-                          >${withConsole.has(x.id) ? html` <span class="muted">(${m.hasConsole})</span>` : null}
-                        </td>
-                        <td class="mono">${x.payoutCurrency} ••••${maskedPayoutAccount(x.payoutAccount)}</td>
-                        <td>${formatTime(x.createdAt)}</td>
-                        <td>
-                          <div class="actions">
-                            ${x.status === 'active' ? action(x.id, 'disable', m.disable, true) : action(x.id, 'enable', m.enable)}${action(x.id, 'rotate-password', m.rotatePassword)}${action(x.id, 'rotate-webhook-secret', m.rotateWebhook)}${action(x.id, 'console-password', m.consolePassword)}
-                          </div>
-                        </td>
-                      </tr>`,
-                  )}
-                </tbody>
-              </table>`
-        }
-      </div>
-      <section class="card">
-        <h2>${m.create}</h2>
-        <form method="post" action="${kit.root}/merchants" class="filters">
-          ${csrfField(csrf)}
-          <div><label for="name">${m.name}</label><input id="name" name="name" required maxlength="140" /></div>
-          <div>
-            <label for="payout_currency">${m.payoutCurrency}</label
-            ><input id="payout_currency" name="payout_currency" required maxlength="3" value="THB" />
-          </div>
-          <div>
-            <label for="payout_account">${m.payoutAccount}</label
-            ><input
-              id="payout_account"
-              name="payout_account"
-              required
-              maxlength="40"
-              inputmode="numeric"
-              autocomplete="off"
-            />
-          </div>
-          <div>
-            <label for="id">${m.id} <span class="muted">(${m.idHint})</span></label
-            ><input id="id" name="id" maxlength="64" />
-          </div>
-          <div>
-            <label for="fee_rate">${m.feeRate} <span class="muted">(${m.feeRateHint})</span></label
-            ><input id="fee_rate" name="fee_rate" maxlength="10" inputmode="decimal" />
-          </div>
-          <div class="actions"><button type="submit">${m.submit}</button></div>
-        </form>
-      </section>`;
+      html`<form class="inline" method="post" action="${kit.root}/merchants/${id}/${name}">${csrfField(csrf)}<button type="submit" class="${danger ? 'danger' : 'secondary'}">${label}</button></form>`;
+    const body = html`<h1>${m.heading}</h1>${notice ?? null}
+      <div class="card scroll">${
+        merchants.length === 0
+          ? html`<p>${m.none}</p>`
+          : html`<table><thead><tr><th>${m.id}</th><th>${m.name}</th><th>${m.status}</th><th>${m.payoutAccount}</th><th>${t.payments.created}</th><th>${m.actions}</th></tr></thead><tbody>
+            ${merchants.map(
+              (
+                x,
+              ) => html`<tr><td class="mono">${x.id}</td><td>${x.name}</td><td><span class="pill s-${x.status}">${m.statusName[x.status]}</span>${withConsole.has(x.id) ? html` <span class="muted">(${m.hasConsole})</span>` : null}</td><td class="mono">${x.payoutCurrency} ••••${maskedPayoutAccount(x.payoutAccount)}</td><td>${formatTime(x.createdAt)}</td>
+                <td><div class="actions">${x.status === 'active' ? action(x.id, 'disable', m.disable, true) : action(x.id, 'enable', m.enable)}${action(x.id, 'rotate-password', m.rotatePassword)}${action(x.id, 'rotate-webhook-secret', m.rotateWebhook)}${action(x.id, 'console-password', m.consolePassword)}</div></td></tr>`,
+            )}</tbody></table>`
+      }</div>
+      <section class="card"><h2>${m.create}</h2><form method="post" action="${kit.root}/merchants" class="filters">${csrfField(csrf)}
+        <div><label for="name">${m.name}</label><input id="name" name="name" required maxlength="140"></div>
+        <div><label for="payout_currency">${m.payoutCurrency}</label><input id="payout_currency" name="payout_currency" required maxlength="3" value="THB"></div>
+        <div><label for="payout_account">${m.payoutAccount}</label><input id="payout_account" name="payout_account" required maxlength="40" inputmode="numeric" autocomplete="off"></div>
+        <div><label for="id">${m.id} <span class="muted">(${m.idHint})</span></label><input id="id" name="id" maxlength="64"></div>
+        <div><label for="fee_rate">${m.feeRate} <span class="muted">(${m.feeRateHint})</span></label><input id="fee_rate" name="fee_rate" maxlength="10" inputmode="decimal"></div>
+        <div class="actions"><button type="submit">${m.submit}</button></div>
+      </form></section>`;
     return sendPage(
       kit,
       request,
@@ -144,18 +91,8 @@ export function registerMerchantRoutes(scope: FastifyInstance, kit: ConsoleKit):
     note?: string,
   ) {
     const t = CONSOLE_TEXTS[lang];
-    const body = html`<h1>${heading}</h1>
-      <p class="notice" role="status">${t.merchants.secretsOnce}</p>
-      <div class="card">
-        <dl class="kv">
-          ${rows.map(
-            ([label, value]) =>
-              html`<dt>${label}</dt>
-                <dd><div class="secret">${value}</div></dd>`,
-          )}
-        </dl>
-        ${note ? html`<p class="muted">${note}</p>` : null}
-      </div>
+    const body = html`<h1>${heading}</h1><p class="notice" role="status">${t.merchants.secretsOnce}</p>
+      <div class="card"><dl class="kv">${rows.map(([label, value]) => html`<dt>${label}</dt><dd><div class="secret">${value}</div></dd>`)}</dl>${note ? html`<p class="muted">${note}</p>` : null}</div>
       <p><a href="${kit.root}/merchants">${t.merchants.back}</a></p>`;
     return sendPage(kit, request, reply, {
       lang,
@@ -180,8 +117,7 @@ export function registerMerchantRoutes(scope: FastifyInstance, kit: ConsoleKit):
       {
         lang,
         title: t.errors.forbiddenTitle,
-        body: html`<h1>${t.errors.forbiddenTitle}</h1>
-          <div class="card"><p>${t.errors.forbiddenBody}</p></div>`,
+        body: html`<h1>${t.errors.forbiddenTitle}</h1><div class="card"><p>${t.errors.forbiddenBody}</p></div>`,
         session: sessionOf(request),
         langHref: `${kit.root}/merchants`,
       },
@@ -250,7 +186,7 @@ export function registerMerchantRoutes(scope: FastifyInstance, kit: ConsoleKit):
         case 'enable': {
           const status = action === 'disable' ? 'disabled' : 'active';
           await services.manageMerchants.setStatus(id, status);
-          if (status === 'disabled') await c.repo.deleteSessionsOf('merchant', id);
+          if (status === 'disabled') await kit.services.store.consoleAccounts.deleteSessionsOf('merchant', id);
           await services.directory.refresh();
           await audit(`merchant.${action}`);
           return listPage(

@@ -8,10 +8,8 @@ import type { SandboxOutcome, TransactionStatus } from '../../../domain/lifecycl
 import { currencyExponent, formatMinor, parseDecimal } from '../../../domain/money.ts';
 import { randomToken } from '../../../domain/ids.ts';
 import { validateRefund } from '../../../domain/refund-request.ts';
-import { resendDelivery } from '../../../delivery/resend.ts';
-import { ConsolePaymentsRepo } from '../../../store/repos/console-payments.repo.ts';
+import { resendNotification } from '../../../app/resend-notification.ts';
 import { type PaymentSearch } from '../../../app/ports.ts';
-import { OutboxRepo } from '../../../store/repos/outbox.repo.ts';
 import { type OutboxEvent } from '../../../domain/outbox-event.ts';
 import type { RefundRecord } from '../../../domain/refund.ts';
 import type { TransactionRecord } from '../../../domain/transaction.ts';
@@ -116,8 +114,8 @@ function listUrl(kit: ConsoleKit, form: Record<string, string>, before?: string)
 
 export function registerPaymentRoutes(scope: FastifyInstance, kit: ConsoleKit): void {
   const { services, console: c } = kit;
-  const repo = new ConsolePaymentsRepo(services.store.db);
-  const outbox = new OutboxRepo(services.store.db, services.store.dialect);
+  const repo = services.store.consoleReads;
+  const outbox = services.store.outbox;
   const sandbox = services.config.mode === 'sandbox';
 
   scope.get('/payments', async (request: FastifyRequest<{ Querystring: Query }>, reply) => {
@@ -132,95 +130,28 @@ export function registerPaymentRoutes(scope: FastifyInstance, kit: ConsoleKit): 
     const nextCursor = rows.length > PAGE_SIZE && last ? `${last.createdAt}.${last.id}` : undefined;
     const p = t.payments;
     const option = (value: string, label: string) =>
-      html`<option value="${value}" ${raw(form.state === value ? ' selected' : '')}>${label}</option>`;
+      html`<option value="${value}"${raw(form.state === value ? ' selected' : '')}>${label}</option>`;
     const body = html`<h1>${p.heading}</h1>
-      <div class="card">
-        <form class="filters" method="get" action="${kit.root}/payments" role="search">
-          <div class="wide">
-            <label for="q">${p.search} <span class="muted">(${p.searchHint})</span></label
-            ><input id="q" name="q" value="${form.q}" maxlength="254" />
-          </div>
-          <div>
-            <label for="amount">${p.amount}</label
-            ><input
-              id="amount"
-              name="amount"
-              value="${form.amount}"
-              inputmode="decimal"
-              maxlength="32"
-              ${raw(problems.includes('amount') ? ' aria-invalid="true"' : '')}
-            />
-          </div>
-          <div>
-            <label for="state">${p.state}</label
-            ><select id="state" name="state">
-              ${option('', p.anyState)}${STATES.map((s) => option(s, t.states[s]))}
-            </select>
-          </div>
-          ${operator ? html`<div><label for="merchant">${p.merchant}</label><input id="merchant" name="merchant" value="${form.merchant}" maxlength="64" /></div>` : null}
-          <div>
-            <label for="from">${p.from}</label
-            ><input
-              id="from"
-              name="from"
-              type="date"
-              value="${form.from}"
-              ${raw(problems.includes('from') ? ' aria-invalid="true"' : '')}
-            />
-          </div>
-          <div>
-            <label for="to">${p.to}</label
-            ><input
-              id="to"
-              name="to"
-              type="date"
-              value="${form.to}"
-              ${raw(problems.includes('to') ? ' aria-invalid="true"' : '')}
-            />
-          </div>
-          <div class="actions">
-            <button type="submit">${p.submit}</button
-            ><a class="button secondary" href="${kit.root}/payments">${p.clear}</a>
-          </div>
-        </form>
-      </div>
+      <div class="card"><form class="filters" method="get" action="${kit.root}/payments" role="search">
+        <div class="wide"><label for="q">${p.search} <span class="muted">(${p.searchHint})</span></label><input id="q" name="q" value="${form.q}" maxlength="254"></div>
+        <div><label for="amount">${p.amount}</label><input id="amount" name="amount" value="${form.amount}" inputmode="decimal" maxlength="32"${raw(problems.includes('amount') ? ' aria-invalid="true"' : '')}></div>
+        <div><label for="state">${p.state}</label><select id="state" name="state">${option('', p.anyState)}${STATES.map((s) => option(s, t.states[s]))}</select></div>
+        ${operator ? html`<div><label for="merchant">${p.merchant}</label><input id="merchant" name="merchant" value="${form.merchant}" maxlength="64"></div>` : null}
+        <div><label for="from">${p.from}</label><input id="from" name="from" type="date" value="${form.from}"${raw(problems.includes('from') ? ' aria-invalid="true"' : '')}></div>
+        <div><label for="to">${p.to}</label><input id="to" name="to" type="date" value="${form.to}"${raw(problems.includes('to') ? ' aria-invalid="true"' : '')}></div>
+        <div class="actions"><button type="submit">${p.submit}</button><a class="button secondary" href="${kit.root}/payments">${p.clear}</a></div>
+      </form></div>
       ${problems.length > 0 ? html`<p class="notice error" role="alert">${t.errors.badRequestTitle}: ${problems.map((f) => ({ amount: p.amount, state: p.state, from: p.from, to: p.to })[f] ?? f).join(', ')}</p>` : null}
-      <div class="card scroll">
-        ${
-          page.length === 0
-            ? html`<p>${p.none}</p>`
-            : html`<table>
-                <thead>
-                  <tr>
-                    <th>${p.created}</th>
-                    <th>${p.trackid}</th>
-                    ${operator ? html`<th>${p.merchant}</th>` : null}
-                    <th class="num">${p.amount}</th>
-                    <th>${p.state}</th>
-                    <th>${p.email}</th>
-                    <th>${p.transactionid}</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${page.map(
-                    (tx) =>
-                      html`<tr>
-                        <td>${formatTime(tx.createdAt)}</td>
-                        <td class="mono"><a href="${kit.root}/payments/${tx.id}">${tx.trackid}</a></td>
-                        ${operator ? html`<td class="mono">${tx.merchantId}</td>` : null}
-                        <td class="num">${formatAmount(tx.amountMinor, tx.currency)}</td>
-                        <td>${statePill(t, tx.status)}</td>
-                        <td>${tx.billEmail}</td>
-                        <td class="mono"><a href="${kit.root}/payments/${tx.id}">${tx.id}</a></td>
-                      </tr>`,
-                  )}
-                </tbody>
-              </table>`
-        }
-      </div>
-      <nav class="pager">
-        ${search.before ? html`<a href="${listUrl(kit, form)}">${p.first}</a>` : null}${nextCursor ? html`<a rel="next" href="${listUrl(kit, form, nextCursor)}">${p.next}</a>` : null}
-      </nav>`;
+      <div class="card scroll">${
+        page.length === 0
+          ? html`<p>${p.none}</p>`
+          : html`<table><thead><tr><th>${p.created}</th><th>${p.trackid}</th>${operator ? html`<th>${p.merchant}</th>` : null}<th class="num">${p.amount}</th><th>${p.state}</th><th>${p.email}</th><th>${p.transactionid}</th></tr></thead><tbody>
+            ${page.map(
+              (tx) =>
+                html`<tr><td>${formatTime(tx.createdAt)}</td><td class="mono"><a href="${kit.root}/payments/${tx.id}">${tx.trackid}</a></td>${operator ? html`<td class="mono">${tx.merchantId}</td>` : null}<td class="num">${formatAmount(tx.amountMinor, tx.currency)}</td><td>${statePill(t, tx.status)}</td><td>${tx.billEmail}</td><td class="mono"><a href="${kit.root}/payments/${tx.id}">${tx.id}</a></td></tr>`,
+            )}</tbody></table>`
+      }</div>
+      <nav class="pager">${search.before ? html`<a href="${listUrl(kit, form)}">${p.first}</a>` : null}${nextCursor ? html`<a rel="next" href="${listUrl(kit, form, nextCursor)}">${p.next}</a>` : null}</nav>`;
     return sendPage(
       kit,
       request,
@@ -268,154 +199,70 @@ export function registerPaymentRoutes(scope: FastifyInstance, kit: ConsoleKit): 
               /^rfd_[A-Za-z0-9_-]{1,64}$/.test(request.query.refund)
             ? d.refundDone(request.query.refund)
             : undefined;
-    const row = (label: string, value: SafeHtml | string | null) =>
-      html`<dt>${label}</dt>
-        <dd>${value ?? '—'}</dd>`;
+    const row = (label: string, value: SafeHtml | string | null) => html`<dt>${label}</dt><dd>${value ?? '—'}</dd>`;
     const body = html`<p><a href="${kit.root}/payments">← ${d.back}</a></p>
       <h1>${d.heading} <span class="mono">${tx.trackid}</span> ${statePill(t, tx.status)}</h1>
       ${notice ? html`<p class="notice" role="status">${notice}</p>` : null}
-      <section class="card">
-        <h2>${d.summary}</h2>
-        <dl class="kv">
-          ${row(t.payments.transactionid, html`<span class="mono">${tx.id}</span>`)}
-          ${session.subject.role === 'operator' ? row(t.payments.merchant, html`<span class="mono">${tx.merchantId}</span>`) : null}
-          ${row(t.payments.amount, formatAmount(tx.amountMinor, tx.currency))}
-          ${row(t.payments.state, statePill(t, tx.status))}
-          ${tx.errorCodeTag ? row(d.reason, `${tx.errorCodeTag} — ${tx.errorText ?? ''}`) : null}
-          ${row(t.payments.created, formatTime(tx.createdAt))} ${row(d.expires, formatTime(tx.expiresAt))}
-          ${row(d.completed, formatTime(tx.completedAt))} ${row(t.payments.email, tx.billEmail)}
-          ${row(d.customerIp, tx.billCustomerIp)} ${row(d.payerBank, bankName(tx.payerBankCode, lang))}
-          ${row(d.payerAccount, maskAccount(tx.payerAccountNo))} ${row(d.payerName, tx.payerAccountName)}
-          ${row(d.description, tx.productdesc)} ${row(d.serverUrl, html`<span class="mono">${tx.serverUrl}</span>`)}
-          ${row(d.returnUrl, html`<span class="mono">${tx.returnUrl}</span>`)}
-        </dl>
-      </section>
-      <section class="card">
-        <h2>${d.timeline}</h2>
-        <div class="scroll">
-          <table>
-            <tbody>
-              <tr>
-                <td>${formatTime(tx.createdAt)}</td>
-                <td>${d.initiated}</td>
-                <td>${statePill(t, 'PROCESSING')}</td>
-              </tr>
-              ${transitions.map(
-                (tr) =>
-                  html`<tr>
-                    <td>${formatTime(tr.at)}</td>
-                    <td>${d.cause[tr.cause] ?? tr.cause}${tr.errorCodeTag ? ` (${tr.errorCodeTag})` : ''}</td>
-                    <td>${statePill(t, tr.toStatus)}</td>
-                  </tr>`,
+      <section class="card"><h2>${d.summary}</h2><dl class="kv">
+        ${row(t.payments.transactionid, html`<span class="mono">${tx.id}</span>`)}
+        ${session.subject.role === 'operator' ? row(t.payments.merchant, html`<span class="mono">${tx.merchantId}</span>`) : null}
+        ${row(t.payments.amount, formatAmount(tx.amountMinor, tx.currency))}
+        ${row(t.payments.state, statePill(t, tx.status))}
+        ${tx.errorCodeTag ? row(d.reason, `${tx.errorCodeTag} — ${tx.errorText ?? ''}`) : null}
+        ${row(t.payments.created, formatTime(tx.createdAt))}
+        ${row(d.expires, formatTime(tx.expiresAt))}
+        ${row(d.completed, formatTime(tx.completedAt))}
+        ${row(t.payments.email, tx.billEmail)}
+        ${row(d.customerIp, tx.billCustomerIp)}
+        ${row(d.payerBank, bankName(tx.payerBankCode, lang))}
+        ${row(d.payerAccount, maskAccount(tx.payerAccountNo))}
+        ${row(d.payerName, tx.payerAccountName)}
+        ${row(d.description, tx.productdesc)}
+        ${row(d.serverUrl, html`<span class="mono">${tx.serverUrl}</span>`)}
+        ${row(d.returnUrl, html`<span class="mono">${tx.returnUrl}</span>`)}
+      </dl></section>
+      <section class="card"><h2>${d.timeline}</h2><div class="scroll"><table><tbody>
+        <tr><td>${formatTime(tx.createdAt)}</td><td>${d.initiated}</td><td>${statePill(t, 'PROCESSING')}</td></tr>
+        ${transitions.map((tr) => html`<tr><td>${formatTime(tr.at)}</td><td>${d.cause[tr.cause] ?? tr.cause}${tr.errorCodeTag ? ` (${tr.errorCodeTag})` : ''}</td><td>${statePill(t, tr.toStatus)}</td></tr>`)}
+      </tbody></table></div></section>
+      <section class="card" id="notification"><h2>${d.notification}</h2>${
+        !event
+          ? html`<p class="muted">${d.noNotification}</p>`
+          : html`<dl class="kv">
+              ${row(d.event, html`<span class="mono">${event.id}</span>`)}
+              ${row(d.deliveryStatus, html`<span class="pill s-${event.status}">${t.delivery[event.status]}</span>`)}
+              ${row(d.series, String(event.series))}
+              ${row(d.attempts, String(event.attempts))}
+              ${event.status === 'pending' ? row(d.nextAttempt, formatTime(event.nextAttemptAt)) : null}
+              ${event.lastError ? row(d.lastError, event.lastError) : null}
+            </dl>
+            <div class="scroll"><table><thead><tr><th class="num">${d.attemptNo}</th><th>${d.series}</th><th>${d.started}</th><th>${d.result}</th><th class="num">${d.latency}</th><th>${d.response}</th></tr></thead><tbody>
+              ${attempts.length === 0 ? html`<tr><td colspan="6" class="muted">${d.noAttempts}</td></tr>` : null}
+              ${attempts.map(
+                (a) =>
+                  html`<tr><td class="num">${String(a.attemptNo)}</td><td>${String(a.series)}</td><td>${formatTime(a.startedAt)}</td><td>${a.httpStatus !== null ? `HTTP ${a.httpStatus}` : ''}${a.error ? ` ${a.error}` : ''}</td><td class="num">${String(a.latencyMs)}</td><td class="mono">${(a.responseExcerpt ?? '').slice(0, 200)}</td></tr>`,
               )}
-            </tbody>
-          </table>
-        </div>
-      </section>
-      <section class="card" id="notification">
-        <h2>${d.notification}</h2>
-        ${
-          !event
-            ? html`<p class="muted">${d.noNotification}</p>`
-            : html`<dl class="kv">
-                  ${row(d.event, html`<span class="mono">${event.id}</span>`)}
-                  ${row(d.deliveryStatus, html`<span class="pill s-${event.status}">${t.delivery[event.status]}</span>`)}
-                  ${row(d.series, String(event.series))} ${row(d.attempts, String(event.attempts))}
-                  ${event.status === 'pending' ? row(d.nextAttempt, formatTime(event.nextAttemptAt)) : null}
-                  ${event.lastError ? row(d.lastError, event.lastError) : null}
-                </dl>
-                <div class="scroll">
-                  <table>
-                    <thead>
-                      <tr>
-                        <th class="num">${d.attemptNo}</th>
-                        <th>${d.series}</th>
-                        <th>${d.started}</th>
-                        <th>${d.result}</th>
-                        <th class="num">${d.latency}</th>
-                        <th>${d.response}</th>
-                      </tr>
-                    </thead>
-                    <tbody>
-                      ${
-                        attempts.length === 0
-                          ? html`<tr>
-                              <td colspan="6" class="muted">${d.noAttempts}</td>
-                            </tr>`
-                          : null
-                      }
-                      ${attempts.map(
-                        (a) =>
-                          html`<tr>
-                            <td class="num">${String(a.attemptNo)}</td>
-                            <td>${String(a.series)}</td>
-                            <td>${formatTime(a.startedAt)}</td>
-                            <td>
-                              ${a.httpStatus !== null ? `HTTP ${a.httpStatus}` : ''}${a.error ? ` ${a.error}` : ''}
-                            </td>
-                            <td class="num">${String(a.latencyMs)}</td>
-                            <td class="mono">${(a.responseExcerpt ?? '').slice(0, 200)}</td>
-                          </tr>`,
-                      )}
-                    </tbody>
-                  </table>
-                </div>
-                <form method="post" action="${kit.root}/payments/${tx.id}/resend">
-                  ${csrfField(csrf)}<button type="submit">${d.resend}</button>
-                </form>`
-        }
-      </section>
+            </tbody></table></div>
+            <form method="post" action="${kit.root}/payments/${tx.id}/resend">${csrfField(csrf)}<button type="submit">${d.resend}</button></form>`
+      }</section>
       ${refundsSection(kit, t, tx, refunds, refundEvents, csrf)}
-      <section class="card">
-        <h2>${d.ledger}</h2>
-        ${
-          entries.length === 0
-            ? html`<p class="muted">${d.noLedger}</p>`
-            : entries.map(
-                (e) =>
-                  html`<p class="mono">${e.id} · ${e.kind} · ${formatTime(e.createdAt)}</p>
-                    <div class="scroll">
-                      <table>
-                        <thead>
-                          <tr>
-                            <th>${d.account}</th>
-                            <th class="num">${t.payments.amount}</th>
-                            <th class="num">${d.balanceAfter}</th>
-                          </tr>
-                        </thead>
-                        <tbody>
-                          ${e.postings.map(
-                            (p) =>
-                              html`<tr>
-                                <td class="mono">${p.accountId}</td>
-                                <td class="num">${ledgerAmount(p.amountMinor, p.currency)}</td>
-                                <td class="num">
-                                  ${p.balanceAfterMinor === null ? '—' : ledgerAmount(p.balanceAfterMinor, p.currency)}
-                                </td>
-                              </tr>`,
-                          )}
-                        </tbody>
-                      </table>
-                    </div>`,
-              )
-        }
-      </section>
+      <section class="card"><h2>${d.ledger}</h2>${
+        entries.length === 0
+          ? html`<p class="muted">${d.noLedger}</p>`
+          : entries.map(
+              (
+                e,
+              ) => html`<p class="mono">${e.id} · ${e.kind} · ${formatTime(e.createdAt)}</p><div class="scroll"><table><thead><tr><th>${d.account}</th><th class="num">${t.payments.amount}</th><th class="num">${d.balanceAfter}</th></tr></thead><tbody>
+              ${e.postings.map((p) => html`<tr><td class="mono">${p.accountId}</td><td class="num">${ledgerAmount(p.amountMinor, p.currency)}</td><td class="num">${p.balanceAfterMinor === null ? '—' : ledgerAmount(p.balanceAfterMinor, p.currency)}</td></tr>`)}
+            </tbody></table></div>`,
+            )
+      }</section>
       ${
         sandbox && tx.status === 'PROCESSING'
-          ? html`<section class="card">
-              <h2>${d.sandbox}</h2>
-              <p class="muted">${d.sandboxHint}</p>
-              <form method="post" action="${kit.root}/payments/${tx.id}/complete" class="actions">
-                ${csrfField(csrf)}
-                <div>
-                  <label for="outcome">${d.outcome}</label
-                  ><select id="outcome" name="outcome">
-                    ${OUTCOMES.map((o) => html`<option value="${o}">${d.outcomes[o]}</option>`)}
-                  </select>
-                </div>
-                <button type="submit">${d.complete}</button>
-              </form>
-            </section>`
+          ? html`<section class="card"><h2>${d.sandbox}</h2><p class="muted">${d.sandboxHint}</p>
+              <form method="post" action="${kit.root}/payments/${tx.id}/complete" class="actions">${csrfField(csrf)}
+                <div><label for="outcome">${d.outcome}</label><select id="outcome" name="outcome">${OUTCOMES.map((o) => html`<option value="${o}">${d.outcomes[o]}</option>`)}</select></div>
+                <button type="submit">${d.complete}</button></form></section>`
           : null
       }`;
     return sendPage(kit, request, reply, {
@@ -440,8 +287,7 @@ export function registerPaymentRoutes(scope: FastifyInstance, kit: ConsoleKit): 
       {
         lang,
         title: t.errors.forbiddenTitle,
-        body: html`<h1>${t.errors.forbiddenTitle}</h1>
-          <div class="card"><p>${t.errors.forbiddenBody}</p></div>`,
+        body: html`<h1>${t.errors.forbiddenTitle}</h1><div class="card"><p>${t.errors.forbiddenBody}</p></div>`,
         session: sessionOf(request),
         langHref: `${kit.root}/payments`,
       },
@@ -463,7 +309,7 @@ export function registerPaymentRoutes(scope: FastifyInstance, kit: ConsoleKit): 
         : await outbox.findByTransaction(tx.id);
     if (!event || event.transactionId !== tx.id)
       throw new GatewayError('NOT_FOUND', 'This payment has no such notification.');
-    const result = await resendDelivery(services.store, event.id, services.now());
+    const result = await resendNotification(services.store, event.id, services.now());
     // Wake this instance's delivery worker now (others: NOTIFY on PostgreSQL, their poll on SQLite).
     for (const listener of services.finalisedListeners) listener(tx.id, event.id);
     await c.audit.record(
@@ -563,88 +409,32 @@ function refundsSection(
 ): SafeHtml {
   const d = t.detail;
   const refundable = tx.amountMinor - tx.refundedMinor;
-  return html`<section class="card" id="refunds">
-    <h2>${d.refunds}</h2>
+  return html`<section class="card" id="refunds"><h2>${d.refunds}</h2>
     <dl class="kv">
-      <dt>${d.refundedTotal}</dt>
-      <dd>${formatAmount(tx.refundedMinor, tx.currency)}</dd>
-      ${
-        tx.status === 'SUCCESS'
-          ? html`<dt>${d.refundable}</dt>
-              <dd>${formatAmount(refundable, tx.currency)}</dd>`
-          : null
-      }
+      <dt>${d.refundedTotal}</dt><dd>${formatAmount(tx.refundedMinor, tx.currency)}</dd>
+      ${tx.status === 'SUCCESS' ? html`<dt>${d.refundable}</dt><dd>${formatAmount(refundable, tx.currency)}</dd>` : null}
     </dl>
     ${
       refunds.length === 0
         ? html`<p class="muted">${d.noRefunds}</p>`
-        : html`<div class="scroll">
-            <table>
-              <thead>
-                <tr>
-                  <th>${d.refundId}</th>
-                  <th>${t.payments.created}</th>
-                  <th class="num">${t.payments.amount}</th>
-                  <th class="num">${d.refundedTotal}</th>
-                  <th>${d.reason}</th>
-                  <th>${d.refundReference}</th>
-                  <th>${d.notification}</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${refunds.map((r, i) => {
-                  const e = events[i];
-                  return html`<tr>
-                    <td class="mono">${r.id}</td>
-                    <td>${formatTime(r.createdAt)}</td>
-                    <td class="num">${formatAmount(r.amountMinor, r.currency)}</td>
-                    <td class="num">${formatAmount(r.refundedAfterMinor, r.currency)}</td>
-                    <td>${r.reason ?? ''}</td>
-                    <td>${r.reference ?? ''}</td>
-                    <td>
-                      ${
-                        e
-                          ? html`<span class="pill s-${e.status}">${t.delivery[e.status]}</span>
-                              <span class="muted">(${d.attempts}: ${String(e.attempts)})</span>
-                              <form class="inline" method="post" action="${kit.root}/payments/${tx.id}/resend">
-                                ${csrfField(csrf)}<input type="hidden" name="event" value="${e.id}" /><button
-                                  type="submit"
-                                  class="secondary"
-                                >
-                                  ${d.resend}
-                                </button>
-                              </form>`
-                          : ''
-                      }
-                    </td>
-                  </tr>`;
-                })}
-              </tbody>
-            </table>
-          </div>`
+        : html`<div class="scroll"><table><thead><tr><th>${d.refundId}</th><th>${t.payments.created}</th><th class="num">${t.payments.amount}</th><th class="num">${d.refundedTotal}</th><th>${d.reason}</th><th>${d.refundReference}</th><th>${d.notification}</th></tr></thead><tbody>
+          ${refunds.map((r, i) => {
+            const e = events[i];
+            return html`<tr><td class="mono">${r.id}</td><td>${formatTime(r.createdAt)}</td><td class="num">${formatAmount(r.amountMinor, r.currency)}</td><td class="num">${formatAmount(r.refundedAfterMinor, r.currency)}</td><td>${r.reason ?? ''}</td><td>${r.reference ?? ''}</td><td>${
+              e
+                ? html`<span class="pill s-${e.status}">${t.delivery[e.status]}</span> <span class="muted">(${d.attempts}: ${String(e.attempts)})</span>
+                    <form class="inline" method="post" action="${kit.root}/payments/${tx.id}/resend">${csrfField(csrf)}<input type="hidden" name="event" value="${e.id}"><button type="submit" class="secondary">${d.resend}</button></form>`
+                : ''
+            }</td></tr>`;
+          })}
+        </tbody></table></div>`
     }
     ${
       tx.status === 'SUCCESS' && refundable > 0n
-        ? html`<p class="muted">${d.refundHint}</p>
-            <form method="post" action="${kit.root}/payments/${tx.id}/refund" class="filters">
-              ${csrfField(csrf)}<input type="hidden" name="refund_key" value="${`console-${randomToken(16)}`}" />
-              <div>
-                <label for="refund_amount">${t.payments.amount} (${tx.currency})</label
-                ><input
-                  id="refund_amount"
-                  name="amount"
-                  inputmode="decimal"
-                  required
-                  maxlength="32"
-                  value="${plainAmount(refundable, tx.currency)}"
-                />
-              </div>
-              <div>
-                <label for="refund_reason">${d.refundReason}</label
-                ><input id="refund_reason" name="reason" maxlength="255" />
-              </div>
-              <div class="actions"><button type="submit">${d.refundSubmit}</button></div>
-            </form>`
+        ? html`<p class="muted">${d.refundHint}</p><form method="post" action="${kit.root}/payments/${tx.id}/refund" class="filters">${csrfField(csrf)}<input type="hidden" name="refund_key" value="${`console-${randomToken(16)}`}">
+            <div><label for="refund_amount">${t.payments.amount} (${tx.currency})</label><input id="refund_amount" name="amount" inputmode="decimal" required maxlength="32" value="${plainAmount(refundable, tx.currency)}"></div>
+            <div><label for="refund_reason">${d.refundReason}</label><input id="refund_reason" name="reason" maxlength="255"></div>
+            <div class="actions"><button type="submit">${d.refundSubmit}</button></div></form>`
         : null
     }
   </section>`;

@@ -1,0 +1,91 @@
+// Wires the use cases over one store's ports (composition root). main.ts, the CLI, the delivery
+// process and the tests all build the gateway's services here, so they behave identically.
+import type { Logger } from 'pino';
+import type { Config } from './config.ts';
+import type { SecretKey } from './domain/credentials.ts';
+import { originOf } from './domain/url-origin.ts';
+import { CompletePayment } from './app/complete-payment.ts';
+import { GatewayMetrics } from './app/gateway-metrics.ts';
+import { InitiatePayment } from './app/initiate-payment.ts';
+import { ManageMerchants } from './app/manage-merchants.ts';
+import { MerchantDirectory } from './app/merchant-directory.ts';
+import { NotificationWaits } from './app/notification-waits.ts';
+import type { ProcessorConnector, Store } from './app/ports.ts';
+import { RefundPayment } from './app/refund-payment.ts';
+import type { FinalisedListener, Services } from './app/services.ts';
+import { StoreHealth } from './app/store-health.ts';
+import { connectorFor } from './connectors/connector-for.ts';
+
+export type { Services } from './app/services.ts';
+
+export function createServices(
+  config: Config,
+  store: Store,
+  key: SecretKey,
+  options: { now?: () => number; logger?: Logger; connector?: ProcessorConnector } = {},
+): Services {
+  const now = options.now ?? Date.now;
+  const finalisedListeners: FinalisedListener[] = [];
+  const metrics = new GatewayMetrics({ mode: config.mode, store: store.kind });
+  // Resolved when first needed: the CLI builds services in live mode too, and never refunds.
+  let connector = options.connector;
+  const notifyListeners: FinalisedListener = (transactionId, eventId, origin) => {
+    for (const listener of finalisedListeners) {
+      try {
+        listener(transactionId, eventId, origin);
+      } catch (error) {
+        options.logger?.error({ err: error }, 'finalised listener failed');
+      }
+    }
+  };
+  return {
+    config,
+    store,
+    key,
+    now,
+    outboundPolicy: { mode: config.mode, allowHttp: config.outboundAllowHttp, allowList: config.outboundAllowList },
+    merchants: store.merchants,
+    transactions: store.payments,
+    ledger: store.ledger,
+    metrics,
+    storeHealth: new StoreHealth(store, now),
+    directory: new MerchantDirectory(store.merchants, {
+      key,
+      refreshMs: config.merchantRefreshMs,
+      failedLoginLimit: config.failedLoginLimit,
+      failedLoginWindowMs: config.failedLoginWindowMs,
+      requestRateLimit: config.requestRateLimit,
+      now,
+    }),
+    manageMerchants: new ManageMerchants(store.merchants, key, config.webhookSecretOverlapMs, now),
+    initiate: new InitiatePayment({
+      insertOrGet: store.payments.insertOrGet,
+      key,
+      publicBaseUrl: config.publicBaseUrl,
+      ttlMs: config.transactionTtlMs,
+      now,
+    }),
+    complete: new CompletePayment({
+      completions: store.completions,
+      now,
+      onFinalised: (t, eventId) => {
+        metrics.finalised(t.status, t.errorCodeTag);
+        // The payment's notification goes to its serverUrl (domain/completion.ts).
+        notifyListeners(t.id, eventId, originOf(t.serverUrl));
+      },
+    }),
+    finalisedListeners,
+    refunds: store.refunds,
+    refund: new RefundPayment({
+      store,
+      payments: store.payments,
+      refunds: store.refunds,
+      ledger: store.ledger,
+      key,
+      connector: () => (connector ??= connectorFor(config.mode)),
+      now,
+      onRefunded: (r, eventId) => notifyListeners(r.transactionId, eventId),
+    }),
+    notificationWaits: new NotificationWaits(store.outbox),
+  };
+}

@@ -1,0 +1,76 @@
+// Opens the configured store and hands out its ports (app/ports.ts): the rest of the gateway
+// sees these and nothing else. The shared Kysely repositories (repos/) serve both databases;
+// what each engine does its own way (group commit on SQLite's writer thread, set batching and
+// LISTEN/NOTIFY on PostgreSQL) comes from sqlite/sqlite-parts.ts or postgres/postgres-parts.ts.
+import type { Store } from '../app/ports.ts';
+import { openStoreEngine, type OpenStoreOptions, type StoreEngine } from './engine.ts';
+import type { EngineParts } from './engine-parts.ts';
+import { postgresParts } from './postgres/postgres-parts.ts';
+import { ConsolePaymentsRepo } from './repos/console-payments.repo.ts';
+import { ConsoleRepo } from './repos/console.repo.ts';
+import { GatewayMetaRepo } from './repos/gateway-meta.repo.ts';
+import { isUniqueViolation, LedgerRepo } from './repos/ledger.repo.ts';
+import { MerchantsRepo } from './repos/merchants.repo.ts';
+import { OutboxClaimsRepo } from './repos/outbox-claims.repo.ts';
+import { OutboxRepo } from './repos/outbox.repo.ts';
+import { RefundsRepo } from './repos/refunds.repo.ts';
+import { TransactionsRepo } from './repos/transactions.repo.ts';
+import { unitOfWorkIn } from './repos/unit-of-work.ts';
+import { sqliteParts } from './sqlite/sqlite-parts.ts';
+import { isStoreUnavailable } from './store-unavailable.ts';
+
+export type { OpenStoreOptions };
+
+export function openStore(databaseUrl: string, options: OpenStoreOptions = {}): Store {
+  return storeOver(openStoreEngine(databaseUrl, options));
+}
+
+/** The ports over an open engine (tests keep the engine to look at rows directly). */
+export function storeOver(engine: StoreEngine): Store {
+  const { db, dialect } = engine;
+  const transactions = new TransactionsRepo(db, { pgPool: engine.pgPool });
+  const refunds = new RefundsRepo(db);
+  const ledger = new LedgerRepo(db);
+  const parts: EngineParts = engine.pgPool ? postgresParts(engine, engine.pgPool, transactions) : sqliteParts(engine);
+  const claims = new OutboxClaimsRepo(db, dialect, parts.lease);
+  return {
+    kind: dialect,
+    payments: {
+      insertOrGet: parts.insertOrGet,
+      findById: (merchantId, id) => transactions.findById(merchantId, id),
+      findByTrackid: (merchantId, trackid) => transactions.findByTrackid(merchantId, trackid),
+      findByRedirectId: (redirectId) => transactions.findByRedirectId(redirectId),
+      transitions: (transactionId) => transactions.transitions(transactionId),
+      findExpired: (now, limit) => transactions.findExpired(now, limit),
+    },
+    completions: {
+      readForCompletion: (transactionId) => transactions.findForCompletion(transactionId),
+      write: parts.writeCompletion,
+    },
+    merchants: new MerchantsRepo(db),
+    ledger,
+    refunds,
+    outbox: new OutboxRepo(db),
+    deliveries: {
+      claim: (options) => claims.claim(options),
+      originsOf: (ids) => claims.originsOf(ids),
+      release: (ids, owner) => claims.release(ids, owner),
+      releaseAllOf: (owner) => claims.releaseAllOf(owner),
+      releaseAll: () => claims.releaseAll(),
+      nextDueAt: () => claims.nextDueAt(),
+      recordAttempts: (items) => (items.length === 0 ? Promise.resolve([]) : parts.recordAttempts(items)),
+      singleProcess: parts.singleProcess,
+      wakeups: parts.wakeups,
+    },
+    consoleAccounts: new ConsoleRepo(engine),
+    consoleReads: new ConsolePaymentsRepo(db),
+    meta: new GatewayMetaRepo(db),
+    unitOfWork: (work) =>
+      engine.transaction((trx) => work(unitOfWorkIn(trx, dialect, { transactions, refunds, ledger }))),
+    ping: () => engine.ping(),
+    isUnavailable: isStoreUnavailable,
+    isUniqueViolation,
+    migrate: () => engine.migrate(),
+    close: () => engine.close(),
+  };
+}
