@@ -6,7 +6,8 @@ import { fingerprint, type SecretKey } from '../domain/credentials.ts';
 import { GatewayError } from '../domain/errors.ts';
 import { newTransactionIdentifiers } from '../domain/ids.ts';
 import type { NormalisedInitiation } from '../domain/initiation-request.ts';
-import { initiationAccepted, type InitiationResponse } from '../domain/responses.ts';
+import { initiationAccepted } from '../domain/responses.ts';
+import type { InitiationResponse } from '../domain/wire/payment-responses.ts';
 import type { PaymentStore } from './ports.ts';
 import type { TransactionRecord } from '../domain/transaction.ts';
 

@@ -1,4 +1,4 @@
-// Use case: refund (part of) a SUCCESS payment (issue 9; docs/api.md "Refund").
+// Use case: refund (part of) a SUCCESS payment (docs/api.md, "Refund").
 //
 // Order of work:
 //   1. idempotency: the key is the merchant's (Idempotency-Key header or `refund_reference`) or,
@@ -17,7 +17,8 @@ import { newEventId, uuidv7 } from '../domain/ids.ts';
 import { LedgerRefusal, payoutAccount, planPostings, refundPostings, type PlannedPosting } from '../domain/ledger.ts';
 import { currencyExponent, formatMinor } from '../domain/money.ts';
 import type { NormalisedRefund } from '../domain/refund-request.ts';
-import { refundAccepted, refundNotificationBody, type RefundResponse } from '../domain/refund-response.ts';
+import { refundAccepted, refundNotificationBody } from '../domain/refund-response.ts';
+import type { RefundResponse } from '../domain/wire/refund.ts';
 import type { RefundRecord } from '../domain/refund.ts';
 import type { TransactionRecord } from '../domain/transaction.ts';
 import type {

@@ -1,10 +1,20 @@
-// The payment lifecycle (contract §3): PROCESSING → SUCCESS | FAILED, written once.
+// The payment lifecycle: PROCESSING → SUCCESS | FAILED, written once (docs/api.md, "Status").
 import { GatewayError } from './errors.ts';
 
 export type TransactionStatus = 'PROCESSING' | 'SUCCESS' | 'FAILED';
 export type FailureTag = 'DECLINED' | 'EXPIRED' | 'CANCELLED';
 export type CompletionCause = 'confirm' | 'cancel' | 'expire' | 'sandbox';
-export type SandboxOutcome = 'success' | 'failed' | 'cancelled' | 'expired';
+
+/**
+ * What a sandbox completion may force (docs/api.md, "Sandbox completion"). The one list behind the
+ * HTTP route, its documented schema, the console's form and `gateway trigger --outcome`.
+ */
+export const SANDBOX_OUTCOMES = ['success', 'failed', 'cancelled', 'expired'] as const;
+export type SandboxOutcome = (typeof SANDBOX_OUTCOMES)[number];
+
+export function isSandboxOutcome(value: unknown): value is SandboxOutcome {
+  return (SANDBOX_OUTCOMES as readonly unknown[]).includes(value);
+}
 
 export const RESPONSE_CODE: Record<TransactionStatus, string> = { PROCESSING: '9', SUCCESS: '0', FAILED: '6' };
 export const RESULT_TEXT: Record<TransactionStatus, string> = {

@@ -1,8 +1,10 @@
-// The result notification body (contract §5). Built once, when the final state is written,
-// and stored as bytes in the outbox so every retry sends exactly the same body.
+// The result notification body (docs/notifications.md, "The request"). Built once, when the final
+// state is written, and stored as bytes in the outbox so every retry sends exactly the same body.
+// Its shape is PaymentNotificationSchema (domain/wire/notifications.ts), published in /openapi.json.
 import type { FailureTag, TransactionStatus } from './lifecycle.ts';
 import { RESPONSE_CODE, RESULT_TEXT } from './lifecycle.ts';
 import { currencyExponent, formatMinor } from './money.ts';
+import type { PaymentNotification } from './wire/notifications.ts';
 
 export type NotificationInput = {
   eventId: string;
@@ -20,7 +22,7 @@ export type NotificationInput = {
 };
 
 export function notificationBody(n: NotificationInput): string {
-  return JSON.stringify({
+  const body: PaymentNotification = {
     type: 'valid',
     result: RESULT_TEXT[n.status],
     responsecode: RESPONSE_CODE[n.status],
@@ -35,5 +37,6 @@ export function notificationBody(n: NotificationInput): string {
     error_text: n.errorText,
     event_id: n.eventId,
     created_at: new Date(n.createdAt).toISOString(),
-  });
+  };
+  return JSON.stringify(body);
 }

@@ -1,7 +1,10 @@
-// What POST /transaction/refund answers and what the refund notification says. Pure.
+// What POST /transaction/refund answers and what the refund notification says. Pure. Their shapes
+// are declared once, as schemas: domain/wire/refund.ts and domain/wire/notifications.ts.
 import type { GatewayError } from './errors.ts';
 import { currencyExponent, formatMinor } from './money.ts';
 import { echo } from './responses.ts';
+import type { RefundNotification } from './wire/notifications.ts';
+import type { RefundResponse } from './wire/refund.ts';
 
 /** A refund as stored (store/refunds.repo.ts), with what the answer needs of its payment. */
 export type RefundView = {
@@ -15,23 +18,6 @@ export type RefundView = {
   reason: string | null;
   reference: string | null;
   createdAt: number;
-};
-
-export type RefundResponse = {
-  type: 'valid' | 'error';
-  result: string;
-  responsecode: string;
-  merchantid: string | null;
-  trackid: string | null;
-  transactionid: string | null;
-  refundid: string | null;
-  bill_amount: string | null;
-  bill_currencycode: string | null;
-  refunded_amount: string | null;
-  refundable_amount: string | null;
-  error_code_tag: string | null;
-  error_text: string | null;
-  created_at: string | null;
 };
 
 const money = (minor: bigint, currency: string) => formatMinor(minor, currencyExponent(currency));
@@ -97,7 +83,7 @@ export type RefundNotificationInput = RefundView & {
 
 /** Stored once in the outbox, so every retry sends the same bytes. docs/notifications.md lists every field. */
 export function refundNotificationBody(n: RefundNotificationInput): string {
-  return JSON.stringify({
+  const body: RefundNotification = {
     type: 'valid',
     event_type: 'refund',
     result: REFUND_NOTIFICATION_RESULT,
@@ -118,5 +104,6 @@ export function refundNotificationBody(n: RefundNotificationInput): string {
     error_text: null,
     event_id: n.eventId,
     created_at: new Date(n.createdAt).toISOString(),
-  });
+  };
+  return JSON.stringify(body);
 }

@@ -1,43 +1,10 @@
-// Response bodies of the merchant API (contract §2, §7, §9). Pure: values in, plain objects out.
+// Response bodies of the merchant API (docs/api.md: initiation, status, payout balance). Pure:
+// values in, plain objects out. Their shapes are declared once, as schemas, in domain/wire/.
 import type { GatewayError } from './errors.ts';
 import { RESPONSE_CODE, RESULT_TEXT, type TransactionStatus } from './lifecycle.ts';
 import { currencyExponent, formatMinor } from './money.ts';
-
-export type InitiationResponse = {
-  type: 'valid' | 'error';
-  result: string;
-  responsecode: string;
-  trackid: string | null;
-  merchantid: string | null;
-  redirectUrl: string | null;
-  token: string | null;
-  transactionid: string | null;
-  error_code_tag: string | null;
-  error_text: string | null;
-};
-
-export type StatusResponse = InitiationResponse & {
-  bill_amount: string | null;
-  bill_currencycode: string | null;
-  created_at: string | null;
-  completed_at: string | null;
-  /** Total refunded so far ("0.00" when none); null in an error. */
-  refunded_amount: string | null;
-};
-
-export type BalanceResponse = {
-  type: 'valid' | 'error';
-  result: 'Success' | 'Failed';
-  responsecode: string;
-  merchantid: string | null;
-  token: null;
-  error_code_tag: string | null;
-  error_text: string;
-  description: string;
-  balanceAmt: string | null;
-  currency: string | null;
-  maskedcard: string | null;
-};
+import type { BalanceResponse } from './wire/balance.ts';
+import type { InitiationResponse, StatusResponse } from './wire/payment-responses.ts';
 
 export type TransactionView = {
   id: string;
@@ -96,7 +63,10 @@ export function statusOf(t: TransactionView, publicBaseUrl: string): StatusRespo
   };
 }
 
-/** Echo a request value when present (contract): text as sent (bounded), a number or boolean as its text, else null. */
+/**
+ * Echo a request value when present (docs/api.md, "Errors"): text as sent (bounded), a number or
+ * boolean as its text, else null.
+ */
 export function echo(value: unknown): string | null {
   if (typeof value === 'string') return value.slice(0, 256);
   if ((typeof value === 'number' && Number.isFinite(value)) || typeof value === 'boolean') return String(value);

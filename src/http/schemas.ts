@@ -1,63 +1,11 @@
-// Response schemas: Fastify compiles them into fast serialisers, and they document the API.
+// Route schemas. The bodies the domain builds (responses, notifications) are declared once in
+// domain/wire/, with their TypeScript types derived from them; here: request bodies (documentation
+// only), the health answers the routes build themselves, and `operation`, which puts them together.
 import { Type, type TSchema } from '@sinclair/typebox';
+import { SANDBOX_OUTCOMES } from '../domain/lifecycle.ts';
 
-const NullableString = Type.Union([Type.String(), Type.Null()]);
-
-export const InitiationResponseSchema = Type.Object({
-  type: Type.String(),
-  result: Type.String(),
-  responsecode: Type.String(),
-  trackid: NullableString,
-  merchantid: NullableString,
-  redirectUrl: NullableString,
-  token: NullableString,
-  transactionid: NullableString,
-  error_code_tag: NullableString,
-  error_text: NullableString,
-});
-
-export const StatusResponseSchema = Type.Object({
-  ...InitiationResponseSchema.properties,
-  bill_amount: NullableString,
-  bill_currencycode: NullableString,
-  created_at: NullableString,
-  completed_at: NullableString,
-  refunded_amount: NullableString,
-});
-
-export const BalanceResponseSchema = Type.Object({
-  type: Type.String(),
-  result: Type.String(),
-  responsecode: Type.String(),
-  merchantid: NullableString,
-  token: Type.Null(),
-  error_code_tag: NullableString,
-  error_text: Type.String(),
-  description: Type.String(),
-  balanceAmt: NullableString,
-  currency: NullableString,
-  maskedcard: NullableString,
-});
-
-export const RefundResponseSchema = Type.Object({
-  type: Type.String(),
-  result: Type.String(),
-  responsecode: Type.String(),
-  merchantid: NullableString,
-  trackid: NullableString,
-  transactionid: NullableString,
-  refundid: NullableString,
-  bill_amount: NullableString,
-  bill_currencycode: NullableString,
-  refunded_amount: NullableString,
-  refundable_amount: NullableString,
-  error_code_tag: NullableString,
-  error_text: NullableString,
-  created_at: NullableString,
-});
-
-// ---- Request bodies and notifications: documentation only (openapi/). The domain validates
-// requests itself, so errors come in the contract's shape and name the field; build-app.ts
+// ---- Request bodies: documentation only (openapi/). The domain validates requests itself, so
+// errors come in the documented shape (docs/api.md, "Errors") and name the field; build-app.ts
 // switches Fastify's body validation off for that reason.
 
 const Credentials = {
@@ -116,7 +64,7 @@ export const SandboxCompleteRequestSchema = Type.Object(
     transactionid: Type.String(),
     outcome: Type.Optional(
       Type.Union(
-        [Type.Literal('success'), Type.Literal('failed'), Type.Literal('cancelled'), Type.Literal('expired')],
+        SANDBOX_OUTCOMES.map((o) => Type.Literal(o)),
         { description: 'Without it: ≤ 10000.00 THB succeeds, above is DECLINED.' },
       ),
     ),
@@ -151,53 +99,6 @@ export const RefundRequestSchema = Type.Object(
   },
   { additionalProperties: true },
 );
-
-/** The body of a payment result notification (contract §5; domain/notification.ts builds it). */
-export const PaymentNotificationSchema = Type.Object({
-  type: Type.Literal('valid'),
-  result: Type.String({ description: '`CAPTURED` or `Not Successful`.' }),
-  responsecode: Type.String({ description: '`0` success, `6` failed.' }),
-  trackid: Type.String(),
-  merchantid: Type.String(),
-  transactionid: Type.String(),
-  token: Type.String(),
-  bill_amount: Type.String(),
-  bill_currencycode: Type.String(),
-  payment_method: Type.String(),
-  error_code_tag: Type.Union([
-    Type.Literal('DECLINED'),
-    Type.Literal('EXPIRED'),
-    Type.Literal('CANCELLED'),
-    Type.Null(),
-  ]),
-  error_text: NullableString,
-  event_id: Type.String({ description: 'Equal to the webhook-id header; deduplicate on it.' }),
-  created_at: Type.String({ format: 'date-time' }),
-});
-
-/** The body of a refund notification (domain/notification.ts builds it). */
-export const RefundNotificationSchema = Type.Object({
-  type: Type.Literal('valid'),
-  event_type: Type.Literal('refund'),
-  result: Type.Literal('REFUNDED'),
-  responsecode: Type.Literal('10'),
-  trackid: Type.String({ description: 'The payment’s trackid.' }),
-  merchantid: Type.String(),
-  transactionid: Type.String(),
-  token: Type.String(),
-  refundid: Type.String(),
-  bill_amount: Type.String({ description: 'This refund’s amount.' }),
-  bill_currencycode: Type.String(),
-  payment_amount: Type.String({ description: 'The captured amount of the payment.' }),
-  refunded_amount: Type.String({ description: 'Total refunded on the payment right after this refund.' }),
-  refundable_amount: Type.String(),
-  reason: NullableString,
-  reference: NullableString,
-  error_code_tag: Type.Null(),
-  error_text: Type.Null(),
-  event_id: Type.String({ description: 'Equal to the webhook-id header; deduplicate on it.' }),
-  created_at: Type.String({ format: 'date-time' }),
-});
 
 export const HealthResponseSchema = Type.Object({ status: Type.Literal('ok') });
 export const ReadyResponseSchema = Type.Object({

@@ -2,14 +2,12 @@
 import { openMigratedStore, resolveSecretKey } from '../../bootstrap.ts';
 import { createServices } from '../../services.ts';
 import { GatewayError } from '../../domain/errors.ts';
-import type { SandboxOutcome } from '../../domain/lifecycle.ts';
+import { isSandboxOutcome, SANDBOX_OUTCOMES } from '../../domain/lifecycle.ts';
 import { statusOf } from '../../domain/responses.ts';
 import { signingSecrets } from '../../delivery/notification-request.ts';
 import { formatEntry, startInbox } from '../../dev/notification-inbox.ts';
 import type { Command } from './context.ts';
 import { UsageError, flags, requirePositional } from './context.ts';
-
-const OUTCOMES: readonly SandboxOutcome[] = ['success', 'failed', 'cancelled', 'expired'];
 
 function waitForStop(): Promise<void> {
   return new Promise((resolve) => {
@@ -70,13 +68,13 @@ export const devCommands: Record<string, Command> = {
   },
   trigger: {
     summary: 'sandbox: finish a payment as the customer would (same use case as POST /sandbox/transaction/complete)',
-    usage: '<transactionid> [--outcome success|failed|cancelled|expired] [--json]',
+    usage: `<transactionid> [--outcome ${SANDBOX_OUTCOMES.join('|')}] [--json]`,
     async run(args, ctx) {
       const { values, positionals } = flags(args, { outcome: { type: 'string' }, json: { type: 'boolean' } });
       const id = requirePositional(positionals, 'transactionid');
-      const outcome = values.outcome as SandboxOutcome | undefined;
-      if (outcome !== undefined && !OUTCOMES.includes(outcome))
-        throw new UsageError(`--outcome must be one of ${OUTCOMES.join(', ')}`);
+      const outcome = values.outcome;
+      if (outcome !== undefined && !isSandboxOutcome(outcome))
+        throw new UsageError(`--outcome must be one of ${SANDBOX_OUTCOMES.join(', ')}`);
       if (ctx.config.mode !== 'sandbox')
         throw new GatewayError(
           'INVALID_STATE',

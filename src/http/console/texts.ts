@@ -1,5 +1,7 @@
 // Everything the console says, in Thai and English. One table per language with the same keys
 // (the type enforces it), like the hosted page's texts.
+import type { SandboxOutcome } from '../../domain/lifecycle.ts';
+
 export type ConsoleLang = 'th' | 'en';
 
 export type ConsoleTexts = {
@@ -86,7 +88,7 @@ export type ConsoleTexts = {
     sandbox: string;
     sandboxHint: string;
     outcome: string;
-    outcomes: Record<'success' | 'failed' | 'cancelled' | 'expired', string>;
+    outcomes: Record<SandboxOutcome, string>;
     complete: string;
     completed_: string;
     back: string;

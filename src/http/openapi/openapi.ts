@@ -8,7 +8,7 @@ import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../config.ts';
 import { gatewayPackage } from '../../version.ts';
-import { PaymentNotificationSchema, RefundNotificationSchema } from '../schemas.ts';
+import { PaymentNotificationSchema, RefundNotificationSchema } from '../../domain/wire/notifications.ts';
 import { errorTable, errorTableMarkdown } from './error-table.ts';
 
 export const OPENAPI_PATH = '/openapi.json';

@@ -1,12 +1,12 @@
-// POST /<ServiceName>InstaPay/QueryPayoutBalance (contract §7). The path segment follows the
-// SERVICE_NAME setting; errors take the same shape (build-app.ts, errorShape 'balance').
+// POST /<ServiceName>InstaPay/QueryPayoutBalance (docs/api.md, "Payout balance"). The path segment
+// follows the SERVICE_NAME setting; errors take the same shape (build-app.ts, errorShape 'balance').
 import type { FastifyInstance } from 'fastify';
 import { formatMinor } from '../../domain/money.ts';
-import type { BalanceResponse } from '../../domain/responses.ts';
+import { BalanceResponseSchema, type BalanceResponse } from '../../domain/wire/balance.ts';
 import { payoutBalance } from '../../app/ledger-operations.ts';
 import type { Services } from '../../app/services.ts';
 import { asObject } from '../request-body.ts';
-import { BalanceRequestSchema, BalanceResponseSchema, operation } from '../schemas.ts';
+import { BalanceRequestSchema, operation } from '../schemas.ts';
 import { authenticate } from './authenticate.ts';
 
 export function balancePath(serviceName: string): string {

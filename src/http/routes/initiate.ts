@@ -1,11 +1,12 @@
-// POST /transaction/s2s — start a Thai QR debit payment (contract §2).
+// POST /transaction/s2s — start a Thai QR debit payment (docs/api.md, "Initiation").
 import type { FastifyInstance } from 'fastify';
 import { registerJsonOperation, type JsonOperation } from '../json-operation.ts';
 import { validateInitiation } from '../../domain/initiation-request.ts';
 import { checkUrl } from '../../domain/outbound-policy.ts';
 import type { Services } from '../../app/services.ts';
 import { asObject } from '../request-body.ts';
-import { InitiationRequestSchema, InitiationResponseSchema, operation } from '../schemas.ts';
+import { InitiationResponseSchema } from '../../domain/wire/payment-responses.ts';
+import { InitiationRequestSchema, operation } from '../schemas.ts';
 import { authenticate } from './authenticate.ts';
 
 export function registerInitiateRoute(app: FastifyInstance, services: Services): JsonOperation {

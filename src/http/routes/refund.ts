@@ -4,7 +4,8 @@ import type { FastifyInstance } from 'fastify';
 import { validateRefund } from '../../domain/refund-request.ts';
 import type { Services } from '../../app/services.ts';
 import { asObject } from '../request-body.ts';
-import { operation, RefundRequestSchema, RefundResponseSchema } from '../schemas.ts';
+import { RefundResponseSchema } from '../../domain/wire/refund.ts';
+import { operation, RefundRequestSchema } from '../schemas.ts';
 import { authenticate } from './authenticate.ts';
 
 export function registerRefundRoute(app: FastifyInstance, services: Services): void {

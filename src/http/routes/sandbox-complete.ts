@@ -1,14 +1,13 @@
 // POST /sandbox/transaction/complete — finish a payment without a browser (sandbox only).
 import type { FastifyInstance } from 'fastify';
 import { GatewayError, invalidField, missingField } from '../../domain/errors.ts';
-import type { SandboxOutcome } from '../../domain/lifecycle.ts';
+import { isSandboxOutcome, SANDBOX_OUTCOMES } from '../../domain/lifecycle.ts';
 import { statusOf } from '../../domain/responses.ts';
+import { StatusResponseSchema } from '../../domain/wire/payment-responses.ts';
 import type { Services } from '../../app/services.ts';
 import { asObject, referenceField } from '../request-body.ts';
-import { operation, SandboxCompleteRequestSchema, StatusResponseSchema } from '../schemas.ts';
+import { operation, SandboxCompleteRequestSchema } from '../schemas.ts';
 import { authenticate } from './authenticate.ts';
-
-const OUTCOMES: readonly SandboxOutcome[] = ['success', 'failed', 'cancelled', 'expired'];
 
 export function registerSandboxCompleteRoute(app: FastifyInstance, services: Services): void {
   app.post(
@@ -36,13 +35,13 @@ export function registerSandboxCompleteRoute(app: FastifyInstance, services: Ser
       if (body.transactionid === undefined || body.transactionid === null || body.transactionid === '')
         throw missingField('transactionid');
       const id = referenceField(body.transactionid, 'transactionid');
-      const outcome = body.outcome;
-      if (outcome !== undefined && outcome !== null && !OUTCOMES.includes(outcome as SandboxOutcome)) {
-        throw invalidField('outcome', `it must be one of ${OUTCOMES.join(', ')}`);
+      const outcome = body.outcome ?? undefined; // null means "not given", like absent
+      if (outcome !== undefined && !isSandboxOutcome(outcome)) {
+        throw invalidField('outcome', `it must be one of ${SANDBOX_OUTCOMES.join(', ')}`);
       }
       const done = await services.complete.execute(id, 'sandbox', {
         merchantId: merchant.id,
-        ...(typeof outcome === 'string' && { override: outcome as SandboxOutcome }),
+        ...(outcome !== undefined && { override: outcome }),
       });
       return statusOf(done, services.config.publicBaseUrl);
     },

@@ -1,4 +1,4 @@
-// POST /transaction/status — a merchant reads one of its own transactions (contract §9).
+// POST /transaction/status — a merchant reads one of its own transactions (docs/api.md, "Status").
 import type { FastifyInstance } from 'fastify';
 import { registerJsonOperation, type JsonOperation } from '../json-operation.ts';
 import { missingField } from '../../domain/errors.ts';
@@ -6,7 +6,8 @@ import { statusOf } from '../../domain/responses.ts';
 import { findMerchantTransaction } from '../../app/query-status.ts';
 import type { Services } from '../../app/services.ts';
 import { asObject, referenceField, type JsonObject } from '../request-body.ts';
-import { operation, StatusRequestSchema, StatusResponseSchema } from '../schemas.ts';
+import { StatusResponseSchema } from '../../domain/wire/payment-responses.ts';
+import { operation, StatusRequestSchema } from '../schemas.ts';
 import { authenticate } from './authenticate.ts';
 
 /** `transactionid` or `trackid` (transactionid wins when both are given). */

@@ -4,7 +4,7 @@
 // unknown one.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError, isGatewayError } from '../../../domain/errors.ts';
-import type { SandboxOutcome, TransactionStatus } from '../../../domain/lifecycle.ts';
+import { isSandboxOutcome, SANDBOX_OUTCOMES, type TransactionStatus } from '../../../domain/lifecycle.ts';
 import { currencyExponent, formatMinor, parseDecimal } from '../../../domain/money.ts';
 import { randomToken } from '../../../domain/ids.ts';
 import { validateRefund } from '../../../domain/refund-request.ts';
@@ -34,7 +34,6 @@ import { ledgerAmount } from './ledger-format.ts';
 
 export const PAGE_SIZE = 50;
 const STATES: readonly TransactionStatus[] = ['PROCESSING', 'SUCCESS', 'FAILED'];
-const OUTCOMES: readonly SandboxOutcome[] = ['success', 'failed', 'cancelled', 'expired'];
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const CURSOR = /^(\d{1,16})\.([0-9a-f-]{36})$/i;
@@ -261,7 +260,7 @@ export function registerPaymentRoutes(scope: FastifyInstance, kit: ConsoleKit): 
         sandbox && tx.status === 'PROCESSING'
           ? html`<section class="card"><h2>${d.sandbox}</h2><p class="muted">${d.sandboxHint}</p>
               <form method="post" action="${kit.root}/payments/${tx.id}/complete" class="actions">${csrfField(csrf)}
-                <div><label for="outcome">${d.outcome}</label><select id="outcome" name="outcome">${OUTCOMES.map((o) => html`<option value="${o}">${d.outcomes[o]}</option>`)}</select></div>
+                <div><label for="outcome">${d.outcome}</label><select id="outcome" name="outcome">${SANDBOX_OUTCOMES.map((o) => html`<option value="${o}">${d.outcomes[o]}</option>`)}</select></div>
                 <button type="submit">${d.complete}</button></form></section>`
           : null
       }`;
@@ -362,15 +361,15 @@ export function registerPaymentRoutes(scope: FastifyInstance, kit: ConsoleKit): 
     if (!checkForm(request, reply)) return reply;
     const session = sessionOf(request);
     const outcome = formBody(request).outcome;
-    if (!OUTCOMES.includes(outcome as SandboxOutcome))
+    if (!isSandboxOutcome(outcome))
       throw new GatewayError(
         'INVALID_FIELD',
-        `The field 'outcome' is invalid: it must be one of ${OUTCOMES.join(', ')}.`,
+        `The field 'outcome' is invalid: it must be one of ${SANDBOX_OUTCOMES.join(', ')}.`,
       );
     const tx = await paymentFor(request);
     try {
       await services.complete.execute(tx.id, 'sandbox', {
-        override: outcome as SandboxOutcome,
+        override: outcome,
         ...(scopeOf(session) !== undefined && { merchantId: scopeOf(session)! }),
       });
     } catch (error) {
@@ -395,7 +394,7 @@ function plainAmount(minor: bigint, currency: string): string {
 }
 
 /**
- * The payment's refunds (issue 9), each with its notification, and for a SUCCESS payment with
+ * The payment's refunds, each with its notification, and for a SUCCESS payment with
  * something left to refund, a refund form. The form carries a fresh idempotency key per page
  * view: a double submit refunds once, a second refund needs the page again.
  */
