@@ -15,7 +15,7 @@ import { parseArgs } from 'node:util';
 import { CompiledQuery } from 'kysely';
 import { openStoreEngine } from '../src/store/engine.ts';
 import { ConsolePaymentsRepo } from '../src/store/repos/console-payments.repo.ts';
-import { type PaymentSearch } from '../src/app/ports.ts';
+import { type PaymentSearch } from '../src/app/ports/console.ts';
 import { killAllChildren, runNode, startServer } from './children.ts';
 import { gatewayEnv } from './gateway-run.ts';
 import { runLoad, type LoadResult } from './load.ts';

@@ -5,7 +5,7 @@ import { dirname } from 'node:path';
 import type { Config } from './config.ts';
 import type { SecretKey } from './domain/credentials.ts';
 import { SecretKeyMismatchError, secretKeyCheckValue, secretKeyMatches } from './domain/secret-key-check.ts';
-import type { Store } from './app/ports.ts';
+import type { Store } from './app/ports/store.ts';
 import { openStore } from './store/open-store.ts';
 
 /**

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import { openMigratedStore, resolveSecretKey } from './bootstrap.ts';
 import { createServices, type Services } from './services.ts';
-import type { Store } from './app/ports.ts';
+import type { Store } from './app/ports/store.ts';
 import { buildApp } from './http/build-app.ts';
 import { connectorFor } from './connectors/connector-for.ts';
 import { startMetricsServer, type MetricsServer } from './http/metrics-server.ts';

@@ -6,7 +6,7 @@ import { planCompletion } from '../domain/completion.ts';
 import { newEventId } from '../domain/ids.ts';
 import { alreadyFinal, type CompletionCause, type SandboxOutcome } from '../domain/lifecycle.ts';
 import type { TransactionRecord } from '../domain/transaction.ts';
-import type { CompletionStore } from './ports.ts';
+import type { CompletionStore } from './ports/store.ts';
 
 export type CompletePaymentDeps = {
   completions: CompletionStore;

@@ -5,7 +5,7 @@ import type { SecretKey } from '../domain/credentials.ts';
 import { ConsoleAccounts } from './console-accounts.ts';
 import { ConsoleAudit } from './console-audit.ts';
 import { ConsoleSessions } from './console-sessions.ts';
-import type { Store } from './ports.ts';
+import type { Store } from './ports/store.ts';
 import { WindowCounter } from './rate-limiter.ts';
 
 export type ConsoleServices = {

@@ -5,7 +5,7 @@
 import { createHmac } from 'node:crypto';
 import { hmacKey, type SecretKey } from '../domain/credentials.ts';
 import { randomToken } from '../domain/ids.ts';
-import type { ConsoleAccountStore } from './ports.ts';
+import type { ConsoleAccountStore } from './ports/console.ts';
 import type { ConsoleRole } from '../domain/console-account.ts';
 import type { ConsoleAccounts, LoginSubject } from './console-accounts.ts';
 

@@ -5,7 +5,7 @@
 // INVALID_STATE, which a sweeper simply skips.
 import type { Logger } from 'pino';
 import { isGatewayError } from '../domain/errors.ts';
-import type { PaymentStore } from './ports.ts';
+import type { PaymentStore } from './ports/store.ts';
 import type { Worker, WorkerFactory } from './worker.ts';
 import type { CompletePayment } from './complete-payment.ts';
 

@@ -1,14 +1,14 @@
 // Use case: start a Thai QR debit payment. One durable write (the transaction row, unique
 // per merchant and trackid); an identical retry gets the stored answer back. How the write is
 // grouped with others (SQLite group commit, PostgreSQL multi-row INSERT) is the store's
-// business (app/ports.ts PaymentStore.insertOrGet).
+// business (app/ports/store.ts PaymentStore.insertOrGet).
 import { fingerprint, type SecretKey } from '../domain/credentials.ts';
 import { GatewayError } from '../domain/errors.ts';
 import { newTransactionIdentifiers } from '../domain/ids.ts';
 import type { NormalisedInitiation } from '../domain/initiation-request.ts';
 import { initiationAccepted } from '../domain/responses.ts';
 import type { InitiationResponse } from '../domain/wire/payment-responses.ts';
-import type { PaymentStore } from './ports.ts';
+import type { PaymentStore } from './ports/store.ts';
 import type { TransactionRecord } from '../domain/transaction.ts';
 
 export type InitiatePaymentDeps = {

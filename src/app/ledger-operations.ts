@@ -7,7 +7,7 @@ import { adjustmentPostings, LedgerRefusal, payoutAccount, planPostings, type Ac
 import { CURRENCY_CODE, formatMinor, MINOR_DIGITS, parseDecimal } from '../domain/money.ts';
 import { type AccountRecord, type EntryWithPostings } from '../domain/ledger.ts';
 import type { MerchantRecord } from '../domain/merchant.ts';
-import type { LedgerReads, MerchantStore, Store } from './ports.ts';
+import type { LedgerReads, MerchantStore, Store } from './ports/store.ts';
 
 /** Currencies payments arrive in (THAI_DEBIT is THB only): a merchant may hold money in these besides its payout currency. */
 export const PAYMENT_CURRENCIES: readonly string[] = ['THB'];

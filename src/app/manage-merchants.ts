@@ -5,7 +5,7 @@ import { CURRENCY_CODE } from '../domain/money.ts';
 import { openSecret, sealSecret } from '../domain/secret-box.ts';
 import { generateWebhookSecret } from '../domain/webhook-signature.ts';
 import { randomToken } from '../domain/ids.ts';
-import type { MerchantStore } from './ports.ts';
+import type { MerchantStore } from './ports/store.ts';
 import type { MerchantRecord } from '../domain/merchant.ts';
 
 export type NewMerchant = {

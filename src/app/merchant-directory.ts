@@ -3,7 +3,7 @@
 // Changes made by the CLI (or another instance) are picked up within `refreshMs`.
 import { GatewayError } from '../domain/errors.ts';
 import { passwordMatches, type SecretKey } from '../domain/credentials.ts';
-import type { MerchantStore } from './ports.ts';
+import type { MerchantStore } from './ports/store.ts';
 import type { MerchantRecord } from '../domain/merchant.ts';
 import { WindowCounter } from './rate-limiter.ts';
 

@@ -8,7 +8,7 @@
 // Two ways to learn of the attempt: this instance's delivery worker calls attemptRecorded()
 // right after recording it (no delay), and a store poll catches an attempt recorded by another
 // instance (several instances behind one load balancer, the notification claimed elsewhere).
-import type { OutboxReads } from './ports.ts';
+import type { OutboxReads } from './ports/store.ts';
 
 /** How often the store is asked while waiting, for attempts another instance records. */
 const POLL_MS = 100;

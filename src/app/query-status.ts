@@ -1,6 +1,6 @@
 // Use case: a merchant asks for the state of one of its own transactions.
 import { GatewayError } from '../domain/errors.ts';
-import type { PaymentStore } from './ports.ts';
+import type { PaymentStore } from './ports/store.ts';
 import type { TransactionRecord } from '../domain/transaction.ts';
 
 export async function findMerchantTransaction(

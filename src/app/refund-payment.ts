@@ -21,15 +21,8 @@ import { refundAccepted, refundNotificationBody } from '../domain/refund-respons
 import type { RefundResponse } from '../domain/wire/refund.ts';
 import type { RefundRecord } from '../domain/refund.ts';
 import type { TransactionRecord } from '../domain/transaction.ts';
-import type {
-  LedgerReads,
-  PaymentStore,
-  ProcessorConnector,
-  RefundAccepted,
-  RefundReads,
-  Store,
-  UnitOfWork,
-} from './ports.ts';
+import type { LedgerReads, PaymentStore, RefundReads, Store, UnitOfWork } from './ports/store.ts';
+import type { ProcessorConnector, RefundAccepted } from './ports/processor.ts';
 
 export type RefundPaymentDeps = {
   store: Pick<Store, 'unitOfWork' | 'isUniqueViolation'>;

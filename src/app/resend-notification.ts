@@ -3,7 +3,7 @@
 // once where the store carries wake-ups across instances (PostgreSQL), and find it by their poll
 // otherwise.
 import { GatewayError } from '../domain/errors.ts';
-import type { Store } from './ports.ts';
+import type { Store } from './ports/store.ts';
 
 export type Resent = { eventId: string; series: number; previousStatus: string };
 

@@ -9,7 +9,7 @@ import type { InitiatePayment } from './initiate-payment.ts';
 import type { ManageMerchants } from './manage-merchants.ts';
 import type { MerchantDirectory } from './merchant-directory.ts';
 import type { NotificationWaits } from './notification-waits.ts';
-import type { LedgerReads, MerchantStore, PaymentStore, RefundReads, Store } from './ports.ts';
+import type { LedgerReads, MerchantStore, PaymentStore, RefundReads, Store } from './ports/store.ts';
 import type { RefundPayment } from './refund-payment.ts';
 import type { StoreHealth } from './store-health.ts';
 

@@ -4,7 +4,7 @@
 // Requests report store-unavailable failures here; while one is outstanding, each readiness
 // check tries a one-row write, and its success clears the failure. Without failures, readiness
 // costs one read, as before.
-import type { Store } from './ports.ts';
+import type { Store } from './ports/store.ts';
 
 const PROBE = 'readiness_write_probe';
 

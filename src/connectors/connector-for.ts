@@ -1,7 +1,7 @@
 // Which processor connector the gateway runs (docs/architecture.md "Connectors"). Only the
 // sandbox ships; live mode refuses to start until a connector that declares `live: true` is
 // registered here, so a misconfigured production never takes payments it cannot collect.
-import type { ProcessorConnector } from '../app/ports.ts';
+import type { ProcessorConnector } from '../app/ports/processor.ts';
 import { sandboxConnector } from './sandbox/sandbox-connector.ts';
 
 const CONNECTORS: Record<string, ProcessorConnector> = { sandbox: sandboxConnector };
@@ -12,7 +12,7 @@ export function connectorFor(mode: 'sandbox' | 'live', name = 'sandbox'): Proces
   if (mode === 'live' && !connector.live) {
     throw new Error(
       `GATEWAY_MODE=live needs a live processor connector, but this build ships only the '${connector.name}' connector. ` +
-        'Implement ProcessorConnector (src/app/ports.ts) for your bank, or run in sandbox mode.',
+        'Implement ProcessorConnector (src/app/ports/processor.ts) for your bank, or run in sandbox mode.',
     );
   }
   return connector;

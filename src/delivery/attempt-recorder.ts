@@ -3,8 +3,8 @@
 // fsync on SQLite) per batch instead of per notification. Each caller still learns its own
 // result only after the commit. If a batch fails, its items are retried one by one so a single
 // bad record cannot fail its neighbours. How a batch is written is the store's business
-// (app/ports.ts DeliveryStore.recordAttempts).
-import type { DeliveryStore } from '../app/ports.ts';
+// (app/ports/delivery.ts DeliveryStore.recordAttempts).
+import type { DeliveryStore } from '../app/ports/delivery.ts';
 import type { AttemptRecord } from '../domain/outbox-event.ts';
 
 const MAX_BATCH = 256;

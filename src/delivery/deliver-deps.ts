@@ -1,9 +1,9 @@
 // What the delivery worker needs from the rest of the gateway, as narrow injected things, and the
 // one function that builds them from `Services`. How events are claimed and released, how
 // attempts are recorded (group commit) and how other instances are woken is the store's business
-// (app/ports.ts DeliveryStore); the worker's parts see DeliveryDeps only.
+// (app/ports/delivery.ts DeliveryStore); the worker's parts see DeliveryDeps only.
 import type { Logger } from 'pino';
-import type { DeliveryStore, DeliveryWakeups as StoreWakeups } from '../app/ports.ts';
+import type { DeliveryStore, DeliveryWakeups as StoreWakeups } from '../app/ports/delivery.ts';
 import type { FinalisedListener, Services } from '../app/services.ts';
 import type { DeliveryOutcome } from '../app/gateway-metrics.ts';
 import type { SecretKey } from '../domain/credentials.ts';
@@ -12,7 +12,7 @@ import type { AttemptRecord } from '../domain/outbox-event.ts';
 import type { OutboundPolicy } from '../domain/outbound-policy.ts';
 import { AttemptRecorder } from './attempt-recorder.ts';
 
-/** Leases on outbox events (app/ports.ts DeliveryStore says what each one guarantees). */
+/** Leases on outbox events (app/ports/delivery.ts DeliveryStore says what each one guarantees). */
 export type DeliveryClaims = Pick<
   DeliveryStore,
   'claim' | 'originsOf' | 'release' | 'releaseAllOf' | 'releaseAll' | 'nextDueAt'

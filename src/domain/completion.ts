@@ -48,7 +48,7 @@ export type CompletionPlan = {
  * Decides a completion from the row read for it: refuses an unknown (or another merchant's)
  * transaction, a final one, and an expiry before the deadline; otherwise returns what to write.
  * The store writes the plan atomically, and only while the row is still PROCESSING
- * (app/ports.ts CompletionStore), so a plan made from a row someone else finalises meanwhile
+ * (app/ports/store.ts CompletionStore), so a plan made from a row someone else finalises meanwhile
  * writes nothing.
  */
 export function planCompletion(input: CompletionInput | undefined, args: CompletionArgs): CompletionPlan {

@@ -1,8 +1,8 @@
-// Opens the configured store and hands out its ports (app/ports.ts): the rest of the gateway
+// Opens the configured store and hands out its ports (app/ports/): the rest of the gateway
 // sees these and nothing else. The shared Kysely repositories (repos/) serve both databases;
 // what each engine does its own way (group commit on SQLite's writer thread, set batching and
 // LISTEN/NOTIFY on PostgreSQL) comes from sqlite/sqlite-parts.ts or postgres/postgres-parts.ts.
-import type { Store } from '../app/ports.ts';
+import type { Store } from '../app/ports/store.ts';
 import { openStoreEngine, type OpenStoreOptions, type StoreEngine } from './engine.ts';
 import type { EngineParts } from './engine-parts.ts';
 import { postgresParts } from './postgres/postgres-parts.ts';

@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ExpirySweeper, expirySweeperWorker } from '../../src/app/expiry-sweeper.ts';
 import { createServices, type Services } from '../../src/services.ts';
-import type { Store } from '../../src/app/ports.ts';
+import type { Store } from '../../src/app/ports/store.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import { workersFor } from '../../src/workers.ts';
 import { createLogger } from '../../src/logger.ts';

@@ -12,7 +12,7 @@ import { createLogger } from '../../src/logger.ts';
 import { createServices, type Services } from '../../src/services.ts';
 import { buildApp } from '../../src/http/build-app.ts';
 import { GatewayError } from '../../src/domain/errors.ts';
-import type { ProcessorConnector, RefundRequest } from '../../src/app/ports.ts';
+import type { ProcessorConnector, RefundRequest } from '../../src/app/ports/processor.ts';
 
 /** A processor double: records every refund asked for; refuses while `refuse` is set. */
 class RecordingProcessor implements ProcessorConnector {

@@ -7,7 +7,7 @@ import { addMerchant, startTestGateway, type MerchantCredentials, type TestGatew
 import { OutboxRepo } from '../../src/store/repos/outbox.repo.ts';
 import { type AttemptTransition, type NewAttempt, type OutboxEvent } from '../../src/domain/outbox-event.ts';
 import { AttemptRecorder } from '../../src/delivery/attempt-recorder.ts';
-import type { DeliveryStore } from '../../src/app/ports.ts';
+import type { DeliveryStore } from '../../src/app/ports/delivery.ts';
 import { completePayment } from '../e2e/delivery-helpers.ts';
 
 for (const { dialect, skip } of await testDialects()) {

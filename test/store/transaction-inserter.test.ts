@@ -1,4 +1,4 @@
-// The initiation write on both stores (app/ports.ts PaymentStore.insertOrGet): SQLite group commit on
+// The initiation write on both stores (app/ports/store.ts PaymentStore.insertOrGet): SQLite group commit on
 // the writer thread (a replay's INSERT conflicts and writes nothing), PostgreSQL as one multi-row INSERT per turn.
 // Per row the answer must be what one INSERT … ON CONFLICT then SELECT would give.
 import { after, before, describe, test } from 'node:test';
@@ -7,7 +7,7 @@ import { newTransactionIdentifiers } from '../../src/domain/ids.ts';
 import type { TransactionRecord } from '../../src/domain/transaction.ts';
 import { testDialects } from '../support/dialects.ts';
 import { addMerchant, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
-import type { PaymentStore } from '../../src/app/ports.ts';
+import type { PaymentStore } from '../../src/app/ports/store.ts';
 
 let n = 0;
 function record(merchantId: string, over: Partial<TransactionRecord> = {}): TransactionRecord {

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import type { Store } from '../../src/app/ports.ts';
+import type { Store } from '../../src/app/ports/store.ts';
 import { openStoreEngine, type Db, type Dialect, type StoreEngine } from '../../src/store/engine.ts';
 import { storeOver } from '../../src/store/open-store.ts';
 import { postgresAdminUrl } from './dialects.ts';

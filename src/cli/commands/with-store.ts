@@ -1,5 +1,5 @@
 // Opens the configured store for one command and closes it afterwards, whatever happens.
-import type { Store } from '../../app/ports.ts';
+import type { Store } from '../../app/ports/store.ts';
 import { openMigratedStore } from '../../bootstrap.ts';
 import type { CommandContext } from './context.ts';
 

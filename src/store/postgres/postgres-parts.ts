@@ -2,7 +2,7 @@
 // initiations as one multi-row INSERT per event-loop turn, completions as sets, attempt batches
 // as one statement, leases on the pool, and LISTEN/NOTIFY between instances.
 import type pg from 'pg';
-import type { DeliveryWakeups } from '../../app/ports.ts';
+import type { DeliveryWakeups } from '../../app/ports/delivery.ts';
 import type { AttemptRecord } from '../../domain/outbox-event.ts';
 import type { StoreEngine } from '../engine.ts';
 import { limitOpenTransactions } from '../job-runner.ts';

@@ -2,7 +2,7 @@
 // says "look now"; the outbox is the truth, and the poll timer still finds anything a lost
 // notification or a dropped connection missed.
 import type pg from 'pg';
-import type { WakeupLog } from '../../app/ports.ts';
+import type { WakeupLog } from '../../app/ports/delivery.ts';
 
 export const OUTBOX_CHANNEL = 'thaiqr_outbox';
 const RECONNECT_MS = 1000;

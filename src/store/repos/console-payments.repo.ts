@@ -4,7 +4,7 @@
 // Scoping is part of every query: a merchant's console passes its own id and the WHERE clause
 // carries it, so another merchant's row is never read, let alone rendered (a wrong id is
 // indistinguishable from an unknown one).
-import type { PaymentSearch, PostingRow } from '../../app/ports.ts';
+import type { PaymentSearch, PostingRow } from '../../app/ports/console.ts';
 import { sql } from 'kysely';
 import type { Db } from '../engine.ts';
 import { transactionFromRow } from './transactions.repo.ts';

@@ -1,5 +1,5 @@
 // Console accounts, sessions and the audit log: SQL only, no rules (app/console-*.ts decide).
-import type { AuditCursor } from '../../app/ports.ts';
+import type { AuditCursor } from '../../app/ports/console.ts';
 import { sql } from 'kysely';
 import { toNumber } from '../database.ts';
 import { consoleDb, type ConsoleAuditTable, type ConsoleDb } from './console-tables.ts';

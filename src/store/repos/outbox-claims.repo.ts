@@ -10,7 +10,7 @@
 // `outbox_pending_origin`, one index seek per origin) and takes the oldest due events of the
 // origins it may send to. Neither a large backlog nor a saturated or dead endpoint's events are
 // ever scanned: the work is O(origins visited + events taken), whatever the backlog.
-import type { FairClaimOptions, FairClaim } from '../../app/ports.ts';
+import type { FairClaimOptions, FairClaim } from '../../app/ports/delivery.ts';
 import { sql, type RawBuilder } from 'kysely';
 import type { Selectable } from 'kysely';
 import type { OutboxEventsTable } from '../database.ts';

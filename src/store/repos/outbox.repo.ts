@@ -2,7 +2,7 @@
 // SQL only, no rules. The delivery worker decides what an attempt means (delivered, retry
 // at T, failed); this file inserts, records and lists. Claiming and leases live in
 // outbox-claims.repo.ts.
-import type { ListCursor, ListOptions } from '../../app/ports.ts';
+import type { ListCursor, ListOptions } from '../../app/ports/store.ts';
 import { sql, type Insertable, type Selectable } from 'kysely';
 import type { DeliveryAttemptsTable, OutboxEventsTable } from '../database.ts';
 import { toNumber, toNumberOrNull } from '../database.ts';

@@ -1,6 +1,6 @@
 // Refund rows: SQL only. The rules (what may be refunded) live in app/refund-payment.ts and in
 // migration 012's CHECKs and trigger.
-import type { RefundListOptions } from '../../app/ports.ts';
+import type { RefundListOptions } from '../../app/ports/store.ts';
 import { sql, type Selectable } from 'kysely';
 import type { RefundsTable } from '../database.ts';
 import { toBigInt, toNumber } from '../database.ts';

@@ -1,7 +1,7 @@
-// A read-modify-write use case's database transaction as the app sees it (app/ports.ts
+// A read-modify-write use case's database transaction as the app sees it (app/ports/store.ts
 // UnitOfWork): the repositories' methods bound to one transaction handle. Rows read through it
 // are locked until the transaction ends (PostgreSQL row locks; SQLite's one writer).
-import type { UnitOfWork } from '../../app/ports.ts';
+import type { UnitOfWork } from '../../app/ports/store.ts';
 import type { Dialect, Trx } from '../engine.ts';
 import type { LedgerRepo } from './ledger.repo.ts';
 import { insertOutboxEvent } from './outbox.repo.ts';

@@ -9,7 +9,7 @@ import { currencyExponent, formatMinor, parseDecimal } from '../../../domain/mon
 import { randomToken } from '../../../domain/ids.ts';
 import { validateRefund } from '../../../domain/refund-request.ts';
 import { resendNotification } from '../../../app/resend-notification.ts';
-import { type PaymentSearch } from '../../../app/ports.ts';
+import { type PaymentSearch } from '../../../app/ports/console.ts';
 import { type OutboxEvent } from '../../../domain/outbox-event.ts';
 import type { RefundRecord } from '../../../domain/refund.ts';
 import type { TransactionRecord } from '../../../domain/transaction.ts';
