@@ -207,7 +207,7 @@ async function storeSinglePhase(dir: string, file: string, seconds: number): Pro
 }
 
 async function groupPhase(dir: string, file: string, seconds: number, writers: number): Promise<MicroResult> {
-  const { store, merchantId, path, commits } = await freshStore(dir, file);
+  const { store, merchantId, path } = await freshStore(dir, file);
   const runJob = createJobRunner(store, storeJobs, STORE_JOBS_MODULE);
   const nextRow = rowFactory(merchantId, file);
   const groups = () => store.sqliteWriterStats()?.groups ?? 0;

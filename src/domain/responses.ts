@@ -1,26 +1,29 @@
 // Response bodies of the merchant API (docs/api.md: initiation, status, payout balance). Pure:
 // values in, plain objects out. Their shapes are declared once, as schemas, in domain/wire/.
 import type { GatewayError } from './errors.ts';
-import { RESPONSE_CODE, RESULT_TEXT, type TransactionStatus } from './lifecycle.ts';
+import { RESPONSE_CODE, RESULT_TEXT } from './lifecycle.ts';
+import type { TransactionRecord } from './transaction.ts';
 import { currencyExponent, formatMinor } from './money.ts';
 import type { BalanceResponse } from './wire/balance.ts';
 import type { InitiationResponse, StatusResponse } from './wire/payment-responses.ts';
 
-export type TransactionView = {
-  id: string;
-  merchantId: string;
-  trackid: string;
-  token: string;
-  redirectId: string;
-  status: TransactionStatus;
-  errorCodeTag: string | null;
-  errorText: string | null;
-  amountMinor: bigint;
-  currency: string;
-  createdAt: number;
-  completedAt: number | null;
-  refundedMinor: bigint;
-};
+/** The fields of a transaction its answers show. */
+type TransactionView = Pick<
+  TransactionRecord,
+  | 'id'
+  | 'merchantId'
+  | 'trackid'
+  | 'token'
+  | 'redirectId'
+  | 'status'
+  | 'errorCodeTag'
+  | 'errorText'
+  | 'amountMinor'
+  | 'currency'
+  | 'createdAt'
+  | 'completedAt'
+  | 'refundedMinor'
+>;
 
 export function redirectUrl(publicBaseUrl: string, redirectId: string): string {
   return `${publicBaseUrl}/transaction/Redirect?ID=${encodeURIComponent(redirectId)}`;

@@ -9,7 +9,8 @@ import { postgresParts } from './postgres/postgres-parts.ts';
 import { ConsolePaymentsRepo } from './repos/console-payments.repo.ts';
 import { ConsoleRepo } from './repos/console.repo.ts';
 import { GatewayMetaRepo } from './repos/gateway-meta.repo.ts';
-import { isUniqueViolation, LedgerRepo } from './repos/ledger.repo.ts';
+import { LedgerReadsRepo } from './repos/ledger-reads.repo.ts';
+import { LedgerRepo } from './repos/ledger.repo.ts';
 import { MerchantsRepo } from './repos/merchants.repo.ts';
 import { OutboxClaimsRepo } from './repos/outbox-claims.repo.ts';
 import { OutboxRepo } from './repos/outbox.repo.ts';
@@ -18,6 +19,7 @@ import { TransactionsRepo } from './repos/transactions.repo.ts';
 import { unitOfWorkIn } from './repos/unit-of-work.ts';
 import { sqliteParts } from './sqlite/sqlite-parts.ts';
 import { isStoreUnavailable } from './store-unavailable.ts';
+import { isUniqueViolation } from './unique-violation.ts';
 
 export type { OpenStoreOptions };
 
@@ -31,6 +33,7 @@ export function storeOver(engine: StoreEngine): Store {
   const transactions = new TransactionsRepo(db, { pgPool: engine.pgPool });
   const refunds = new RefundsRepo(db);
   const ledger = new LedgerRepo(db);
+  const ledgerReads = new LedgerReadsRepo(db);
   const parts: EngineParts = engine.pgPool ? postgresParts(engine, engine.pgPool, transactions) : sqliteParts(engine);
   const claims = new OutboxClaimsRepo(db, dialect, parts.lease);
   return {
@@ -48,7 +51,7 @@ export function storeOver(engine: StoreEngine): Store {
       write: parts.writeCompletion,
     },
     merchants: new MerchantsRepo(db),
-    ledger,
+    ledger: ledgerReads,
     refunds,
     outbox: new OutboxRepo(db),
     deliveries: {
@@ -66,7 +69,7 @@ export function storeOver(engine: StoreEngine): Store {
     consoleReads: new ConsolePaymentsRepo(db),
     meta: new GatewayMetaRepo(db),
     unitOfWork: (work) =>
-      engine.transaction((trx) => work(unitOfWorkIn(trx, dialect, { transactions, refunds, ledger }))),
+      engine.transaction((trx) => work(unitOfWorkIn(trx, dialect, { transactions, refunds, ledger, ledgerReads }))),
     ping: () => engine.ping(),
     isUnavailable: isStoreUnavailable,
     isUniqueViolation,

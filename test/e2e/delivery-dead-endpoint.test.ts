@@ -63,7 +63,7 @@ for (const { dialect, skip } of await testDialects()) {
         return n;
       };
 
-      const healthy = await completePayment(d.gw, creds, receiver.on('/hook/alive', answer(204)));
+      await completePayment(d.gw, creds, receiver.on('/hook/alive', answer(204)));
       await receiver.waitFor(
         () => receiver.to('/hook/alive').length === 1,
         'the healthy endpoint’s notification',

@@ -21,7 +21,7 @@ import { createServices } from '../../src/services.ts';
 import { buildApp } from '../../src/http/build-app.ts';
 import { createLogger } from '../../src/logger.ts';
 import { openStoreEngine } from '../../src/store/engine.ts';
-import { openStore, storeOver } from '../../src/store/open-store.ts';
+import { storeOver } from '../../src/store/open-store.ts';
 
 const countRows = async (gw: Pick<TestGateway, 'testStore'>) =>
   Number(

@@ -16,7 +16,7 @@
 // Named prepared statement, arrays through unnest(), like pg-initiation-batch.ts.
 import type pg from 'pg';
 import { pgArrayLiteral } from './array-literal.ts';
-import { attemptRow, transitionColumns } from '../repos/outbox.repo.ts';
+import { attemptRow, transitionColumns } from '../repos/attempts.repo.ts';
 import { type AttemptRecord } from '../../domain/outbox-event.ts';
 
 const RECORD = {

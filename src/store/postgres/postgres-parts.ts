@@ -7,7 +7,7 @@ import type { AttemptRecord } from '../../domain/outbox-event.ts';
 import type { StoreEngine } from '../engine.ts';
 import { limitOpenTransactions } from '../job-runner.ts';
 import type { EngineParts } from '../engine-parts.ts';
-import { recordAttemptsIn } from '../repos/outbox.repo.ts';
+import { recordAttemptsIn } from '../repos/attempts.repo.ts';
 import type { TransactionsRepo } from '../repos/transactions.repo.ts';
 import { recordAttemptsPg } from './attempts.ts';
 import { CompletionBatches } from './completion-batches.ts';

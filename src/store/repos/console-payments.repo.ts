@@ -9,7 +9,6 @@ import { sql } from 'kysely';
 import type { Db } from '../engine.ts';
 import { transactionFromRow } from './transactions.repo.ts';
 import { type TransactionRecord } from '../../domain/transaction.ts';
-import type { TransactionStatus } from '../../domain/lifecycle.ts';
 
 const exact = (column: string) => sql<string>`cast(${sql.ref(column)} as text)`;
 

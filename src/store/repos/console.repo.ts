@@ -2,7 +2,7 @@
 import type { AuditCursor } from '../../app/ports/console.ts';
 import { sql } from 'kysely';
 import { toNumber } from '../database.ts';
-import { consoleDb, type ConsoleAuditTable, type ConsoleDb } from './console-tables.ts';
+import { consoleDb, type ConsoleDb } from './console-tables.ts';
 import type { StoreEngine } from '../engine.ts';
 import type { AuditEntry, ConsoleRole, OperatorRecord, SessionRecord } from '../../domain/console-account.ts';
 

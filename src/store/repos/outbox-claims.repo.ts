@@ -18,7 +18,7 @@ import { toNumber } from '../database.ts';
 import { eventFromRow } from './outbox.repo.ts';
 import { type OutboxEvent } from '../../domain/outbox-event.ts';
 import { originOf } from '../../domain/url-origin.ts';
-import type { Db, Dialect, StoreEngine, Trx } from '../engine.ts';
+import type { Db, Dialect, Trx } from '../engine.ts';
 
 /** Origins looked at per claim; a cursor carries on from the last one next time. */
 const MAX_ORIGINS_PER_CLAIM = 256;

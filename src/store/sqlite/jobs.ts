@@ -4,7 +4,7 @@
 import type { JobRegistry } from '../job-runner.ts';
 import type { Trx } from '../engine.ts';
 import type { TransactionRecord } from '../../domain/transaction.ts';
-import { recordAttemptsIn } from '../repos/outbox.repo.ts';
+import { recordAttemptsIn } from '../repos/attempts.repo.ts';
 import { leaseEventsIn } from '../repos/outbox-claims.repo.ts';
 import { reposFor, writeCompletionIn } from '../repos/completion-write.ts';
 
