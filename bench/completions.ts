@@ -1,4 +1,4 @@
-// Completions per second (issue 14): how fast payments reach SUCCESS (final state, transition,
+// Completions per second: how fast payments reach SUCCESS (final state, transition,
 // ledger entry, outbox event in one transaction), against a bare node:http server answering the
 // same POSTs from the same clients in the same run.
 //

@@ -1,5 +1,6 @@
-// The console's payment search with many payments in the store (issue 13): `node
-// bench/console-payments.ts [--rows 1000000] [--postgres] [--duration 5] [--connections 8]`.
+// The console's payment search with many payments in the store (docs/performance.md "Console search
+// indexes"): `node bench/console-payments.ts [--rows 1000000] [--postgres] [--duration 5]
+// [--connections 8]`.
 //
 // Seeds N payments over 30 days (95 % one big merchant, 5 % a small one; states, amounts and
 // e-mails varied), starts a real gateway (`serve`, child process), logs in to the console over

@@ -1,4 +1,4 @@
-// Notification backlogs (issue 14): what a claim costs with a large backlog, with and without
+// Notification backlogs: what a claim costs with a large backlog, with and without
 // one saturated (dead) endpoint, and how fast a backlog drains to a healthy local receiver, with
 // and without a dead endpoint's backlog beside it. Each figure has a bare baseline from the
 // same run: a primary-key read of one outbox row for claims; for drains, two bare HTTP POST

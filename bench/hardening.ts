@@ -1,5 +1,6 @@
-// Issue #10's two load figures, each against a gateway built from a chosen source tree, so the
-// same script measures "before" (main, checked out elsewhere) and "after" (this tree):
+// The two load figures of docs/performance.md "Load shedding" (/metrics, overload), each against a
+// gateway built from a chosen source tree, so the same script measures "before" (main, checked out
+// elsewhere) and "after" (this tree):
 //
 //   node_modules/.bin/node bench/hardening.ts metrics  [--rows 1000000] [--duration 10] [--scrapers 8] [--root DIR]
 //   node_modules/.bin/node bench/hardening.ts overload [--connections 1500] [--duration 10] [--root DIR]

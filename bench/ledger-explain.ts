@@ -1,4 +1,4 @@
-// Query plans of the completion's statements and of a summed account's balance (issue 14), on a
+// Query plans of the completion's statements and of a summed account's balance, on a
 // store holding `--rows` transactions and `--rows` postings to the summed fee and clearing
 // accounts (half an entry's worth each: fee +x, clearing −x), generated inside the database.
 //

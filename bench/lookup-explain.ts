@@ -1,7 +1,7 @@
 // Query plans of the request path's one-row lookups (status by trackid or transactionid, the
 // hosted page by redirect id) and of the CLI's notification list, on a store holding `--rows`
 // transactions and as many notification events (mostly delivered, 1 % failed, 0.1 % pending),
-// generated inside the database (issue 14, part 5). The lists' SQL is captured from the
+// generated inside the database. The lists' SQL is captured from the
 // repositories as they issue it; the PostgreSQL lookups are the named statements the gateway
 // prepares (src/store/pg-transaction-lookups.ts).
 //

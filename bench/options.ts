@@ -20,11 +20,14 @@ export type BenchOptions = {
   microOnly: boolean;
   /** Each store's gateway runs only the unique-initiation scenario (quick iterations on the hot path). */
   initiationOnly: boolean;
-  /** Each store's gateway runs only the unique-initiation and the mixed scenarios (their ratio is issue 12's target). */
+  /**
+   * Each store's gateway runs only the unique-initiation and the mixed scenarios (their ratio has a goal:
+   * docs/performance.md "Current figures").
+   */
   mixedOnly: boolean;
   /** When > 0: one more initiation run per store over this many existing transactions. */
   existingRows: number;
-  /** When > 0: one more initiation run per store while this many notifications to a dead endpoint are due (issue 14). */
+  /** When > 0: one more initiation run per store while this many notifications to a dead endpoint are due. */
   deadBacklog: number;
   /** The checkout whose gateway is measured (default '.'), e.g. a `git worktree` of main for "before". */
   gatewayDir: string;

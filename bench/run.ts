@@ -283,7 +283,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 
 let watchdog: NodeJS.Timeout | undefined;
 try {
-  // `npm run bench -- --hardening metrics|overload …`: issue #10's figures (bench/hardening.ts).
+  // `npm run bench -- --hardening metrics|overload …`: the /metrics and overload figures (bench/hardening.ts).
   if (process.argv[2] === '--hardening') {
     await runHardening(parseHardeningOptions(process.argv.slice(3)));
     process.exit(0);

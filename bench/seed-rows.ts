@@ -70,7 +70,7 @@ export async function seedRows(databaseUrl: string, merchantId: string, count: n
 export const DEAD_ENDPOINT = 'http://127.0.0.1:9';
 
 /**
- * For "initiation while a backlog exists" (issue 14): N finished transactions whose result
+ * For "initiation while a backlog exists": N finished transactions whose result
  * notifications are all due now and pending to DEAD_ENDPOINT, as after a merchant's endpoint died.
  * The gateway's delivery worker starts on them as soon as it is up, beside the measured initiations.
  */

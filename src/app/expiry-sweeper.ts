@@ -1,8 +1,8 @@
-// Background worker: finalises PROCESSING transactions whose TTL has passed (contract §3),
-// through the same `complete` use case as every other ending, so expiry writes the same
-// transition, ledger and outbox rows. Safe with several instances sweeping at once: the
-// use case locks the row, and a transaction another instance finalised first answers
-// INVALID_STATE, which a sweeper simply skips.
+// Background worker: finalises PROCESSING transactions whose TTL has passed (docs/api.md
+// "Lifecycle"), through the same `complete` use case as every other ending, so expiry writes the
+// same transition, ledger and outbox rows. Safe with several instances sweeping at once: the use
+// case locks the row, and a transaction another instance finalised first answers INVALID_STATE,
+// which a sweeper simply skips.
 import type { Logger } from 'pino';
 import { isGatewayError } from '../domain/errors.ts';
 import type { PaymentStore } from './ports/store.ts';

@@ -1,4 +1,4 @@
-// Ledger use cases (contract §7): operators credit or debit a merchant account with a reason
+// Ledger use cases (docs/ledger.md): operators credit or debit a merchant account with a reason
 // and an idempotency key, look at a merchant's accounts and entries, and verify the whole
 // ledger; merchants query the balance of their payout account. The CLI is a thin shell over this.
 import { GatewayError, invalidField, missingField } from '../domain/errors.ts';

@@ -1,9 +1,9 @@
-// The customer returns only after the result was sent (issue 9). After Confirm/Cancel on the
-// hosted page, and when the page's status poll hands the customer back, the gateway waits —
-// at most RETURN_WAIT_FOR_NOTIFICATION — until the first delivery attempt of the payment's
-// result notification has been recorded (delivered or not), then redirects whatever happened.
-// Otherwise the shop's thank-you page, reached a few milliseconds before the notification,
-// says "awaiting payment confirmation" for a payment that succeeded.
+// The customer returns only after the result was sent (docs/notifications.md "How it works"). After
+// Confirm/Cancel on the hosted page, and when the page's status poll hands the customer back, the
+// gateway waits — at most RETURN_WAIT_FOR_NOTIFICATION — until the first delivery attempt of the
+// payment's result notification has been recorded (delivered or not), then redirects whatever
+// happened. Otherwise the shop's thank-you page, reached a few milliseconds before the
+// notification, says "awaiting payment confirmation" for a payment that succeeded.
 //
 // Two ways to learn of the attempt: this instance's delivery worker calls attemptRecorded()
 // right after recording it (no delay), and a store poll catches an attempt recorded by another

@@ -30,7 +30,7 @@ import { performance } from 'node:perf_hooks';
 import type { OutboundPolicy } from '../domain/outbound-policy.ts';
 import { guardedRequestOptions, type Resolver } from './guarded-lookup.ts';
 
-/** How much of the merchant's answer is kept (contract §5: the first 1 KiB). */
+/** How much of the merchant's answer is kept: the first 1 KiB (docs/notifications.md "Retries"). */
 export const EXCERPT_BYTES = 1024;
 
 /** An idle pooled connection is closed after this long (well under common server idle timeouts). */

@@ -1,6 +1,7 @@
-// The headers of one notification attempt (contract §5): JSON, our User-Agent, and the
-// Standard Webhooks trio. The body is the stored payload, untouched, so every attempt sends the
-// same bytes; only webhook-timestamp and the signature over it change between attempts.
+// The headers of one notification attempt (docs/notifications.md "The request"): JSON, our
+// User-Agent, and the Standard Webhooks trio. The body is the stored payload, untouched, so every
+// attempt sends the same bytes; only webhook-timestamp and the signature over it change between
+// attempts.
 import type { SecretKey } from '../domain/credentials.ts';
 import { openSecret } from '../domain/secret-box.ts';
 import { signWebhook } from '../domain/webhook-signature.ts';

@@ -55,8 +55,8 @@ export function withJitter(delayMs: number, jitterPercent: number, random: () =>
 
 /**
  * The event's next state after attempt number `attemptInSeries` (1-based) ended with `result`
- * at `nowMs`. Retry-After (on 429 and 503 only, as the contract says) can push the next attempt
- * later than the ladder would, never earlier, and never adds attempts.
+ * at `nowMs`. Retry-After (on 429 and 503 only: docs/notifications.md "Retries") can push the next
+ * attempt later than the ladder would, never earlier, and never adds attempts.
  */
 export function nextTransition(
   result: AttemptResult,

@@ -1,4 +1,4 @@
-// The User-Agent on every notification: the gateway's name and version (contract §5).
+// The User-Agent on every notification: the gateway's name and version (docs/notifications.md "The request").
 import { gatewayPackage } from '../version.ts';
 
 export function gatewayUserAgent(): string {

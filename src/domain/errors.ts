@@ -1,4 +1,4 @@
-// Every error a merchant can see, with its stable code (contract §8). The HTTP status of
+// Every error a merchant can see, with its stable code (docs/api.md "Errors"). The HTTP status of
 // each tag lives in one table in http/error-status.ts; the domain knows nothing of HTTP.
 export const ERROR_CODES = {
   INVALID_CREDENTIALS: '1000',
@@ -14,7 +14,7 @@ export const ERROR_CODES = {
   DUPLICATE_TRACKID: '3000',
   NOT_FOUND: '3001',
   INVALID_STATE: '3002',
-  // Refunds (issue 9). A reused Idempotency-Key with different content shares 3000 with DUPLICATE_TRACKID.
+  // Refunds (docs/api.md "Refund"). A reused Idempotency-Key with different content shares 3000 with DUPLICATE_TRACKID.
   IDEMPOTENCY_KEY_REUSED: '3000',
   REFUND_NOT_ALLOWED: '3003',
   REFUND_EXCEEDS_AVAILABLE: '3004',

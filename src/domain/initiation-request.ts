@@ -1,5 +1,6 @@
-// The rules of POST /transaction/s2s (contract §2): turns an untrusted JSON object into a
-// normalised initiation or throws the first rule it breaks, in the contract's field order.
+// The rules of POST /transaction/s2s (docs/api.md "Initiation"): turns an untrusted JSON object
+// into a normalised initiation or throws the first rule it breaks, in the documented field order
+// (docs/api.md "Errors").
 import { GatewayError, invalidField, missingField } from './errors.ts';
 import { currencyExponent, formatMinor, numberToDecimalText, parseDecimal } from './money.ts';
 import { normaliseBankCode } from './thai-banks.ts';
@@ -10,7 +11,7 @@ import { hasControlCharacters, NO_CONTROL_CHARACTERS } from './control-character
 export type InitiationLimits = {
   minAmountMinor: bigint;
   maxAmountMinor: bigint;
-  /** Checks serverUrl against the outbound policy (§6); returns a reason when refused. */
+  /** Checks serverUrl against the outbound policy (docs/notifications.md); returns a reason when refused. */
   checkServerUrl: (url: string) => string | undefined;
 };
 
@@ -81,7 +82,7 @@ export function validateInitiation(body: Body, limits: InitiationLimits): Normal
   const trackid = text(body, 'trackid');
   if (!TRACKID.test(trackid)) throw invalidField('trackid', 'it must be 1 to 64 printable ASCII characters');
 
-  // The contract: THB for THAI_DEBIT, anything else UNSUPPORTED_CURRENCY (a typo included).
+  // The API's rule: THB for THAI_DEBIT, anything else UNSUPPORTED_CURRENCY (a typo included).
   const currency = text(body, 'bill_currencycode').trim().toUpperCase();
   if (currency !== 'THB') {
     throw new GatewayError(
@@ -152,8 +153,8 @@ export function validateInitiation(body: Body, limits: InitiationLimits): Normal
 }
 
 /**
- * An amount field read exactly (contract: a JSON number by its shortest decimal form, or a
- * numeric string), with at most the currency's fraction digits. Shared by initiation and refunds.
+ * An amount field read exactly (docs/api.md "Initiation": a JSON number by its shortest decimal form,
+ * or a numeric string), with at most the currency's fraction digits. Shared by initiation and refunds.
  */
 export function parseAmountField(body: Body, field: string, currency: string): bigint {
   const raw = present(body, field);

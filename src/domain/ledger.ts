@@ -1,4 +1,4 @@
-// Double-entry rules (contract §7), pure. A journal entry is a set of postings that sums to
+// Double-entry rules (docs/ledger.md), pure. A journal entry is a set of postings that sums to
 // zero per currency. Accounts are per (kind, owner, currency): a merchant holds one payout
 // account per currency it has money in; there is no FX anywhere in the ledger.
 import { GatewayError } from './errors.ts';
@@ -192,7 +192,7 @@ export function planPostings(lines: PostingLine[], states: ReadonlyMap<string, A
 }
 
 /**
- * A refund of a SUCCESS payment (issue 9): merchant payout account − amount, clearing + amount
+ * A refund of a SUCCESS payment: merchant payout account − amount, clearing + amount
  * (the gateway owes the payer's bank the money it sends back). The fee of the payment is NOT
  * returned: the merchant bears the whole refund, the fee account is untouched (docs/ledger.md).
  */

@@ -1,4 +1,4 @@
-// The payment lifecycle: PROCESSING → SUCCESS | FAILED, written once (docs/api.md, "Status").
+// The payment lifecycle: PROCESSING → SUCCESS | FAILED, written once (docs/api.md "Lifecycle").
 import { GatewayError } from './errors.ts';
 
 export type TransactionStatus = 'PROCESSING' | 'SUCCESS' | 'FAILED';
@@ -29,7 +29,7 @@ export const FAILURE_TEXT: Record<FailureTag, string> = {
   CANCELLED: 'The customer cancelled the payment.',
 };
 
-/** Sandbox rule [spec]: ≤ 10000.00 THB succeeds, above fails with DECLINED. */
+/** The sandbox amount rule (docs/api.md "Lifecycle"): ≤ 10000.00 THB succeeds, above fails with DECLINED. */
 export const SANDBOX_SUCCESS_LIMIT_MINOR = 10_000n * 10_000n;
 
 export type FinalOutcome = { status: 'SUCCESS'; tag: null } | { status: 'FAILED'; tag: FailureTag };

@@ -35,10 +35,10 @@ type Range = [IP, number];
 
 // Live mode connects to the public internet only.
 const LIVE_ALLOWED: ReadonlySet<AddressClass> = new Set(['public']);
-// Sandbox additionally reaches the merchant's own machine and LAN (the
-// contract: "merchants test against localhost"). Link-local, CGNAT, metadata
-// and the rest still need an explicit allow-list entry: cloud metadata
-// endpoints hand out credentials, so a sandbox tenant must not reach them.
+// Sandbox additionally reaches the merchant's own machine and LAN, so merchants can test against
+// localhost (docs/notifications.md "Where notifications may go"). Link-local, CGNAT, metadata and
+// the rest still need an explicit allow-list entry: cloud metadata endpoints hand out credentials,
+// so a sandbox tenant must not reach them.
 const SANDBOX_ALLOWED: ReadonlySet<AddressClass> = new Set(['public', 'loopback', 'private']);
 
 function permittedClasses(policy: OutboundPolicy): ReadonlySet<AddressClass> {

@@ -1,6 +1,6 @@
-// The `complete` use case (contract §3) on both stores: the sandbox amount rule at its
-// edges, the other causes, one transaction per ending (state + transition + ledger + outbox),
-// final states that never change, and concurrent completions that produce one ending.
+// The `complete` use case (docs/api.md "Lifecycle") on both stores: the sandbox amount rule at its
+// edges, the other causes, one transaction per ending (state + transition + ledger + outbox), final
+// states that never change, and concurrent completions that produce one ending.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { GatewayError, isGatewayError } from '../../src/domain/errors.ts';

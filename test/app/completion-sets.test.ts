@@ -1,9 +1,9 @@
-// Completions that arrive together (issue 14), on both stores. PostgreSQL writes the completions
-// of one event-loop turn as one set (one read, one write statement); SQLite's writer thread
-// commits the jobs of a turn in one transaction. Either way each completion must end exactly as
-// it would alone: one final state, one transition, one outbox event, one ledger entry on SUCCESS,
-// payout chains continuous and balances exact, and a completion that is refused (by the rules or
-// by a database guard) fails alone without taking its neighbours with it.
+// Completions that arrive together (docs/ledger.md "Payments written as a set"), on both stores.
+// PostgreSQL writes the completions of one event-loop turn as one set (one read, one write
+// statement); SQLite's writer thread commits the jobs of a turn in one transaction. Either way each
+// completion must end exactly as it would alone: one final state, one transition, one outbox event,
+// one ledger entry on SUCCESS, payout chains continuous and balances exact, and a completion that is
+// refused (by the rules or by a database guard) fails alone without taking its neighbours with it.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';

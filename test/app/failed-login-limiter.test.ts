@@ -1,5 +1,6 @@
-// Issue #10 item 6: the failed-login limiter stays bounded and keeps protecting real merchants
-// while a flood of failures with made-up merchantids (and addresses) fills its table.
+// The failed-login limiter (docs/operations.md "Failed-login lockout") stays bounded and keeps
+// protecting real merchants while a flood of failures with made-up merchantids (and addresses)
+// fills its table.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { WindowCounter } from '../../src/app/rate-limiter.ts';

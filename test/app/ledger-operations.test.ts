@@ -1,4 +1,4 @@
-// Operator credits and debits (contract §7) on both stores: exact amounts, idempotency keys,
+// Operator credits and debits (docs/ledger.md) on both stores: exact amounts, idempotency keys,
 // refused overdrafts that change nothing, concurrent requests, and the invariants after each.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,7 +1,7 @@
-// Refunds go through the processor connector (issue 9), on both stores: the connector is asked
-// before anything is written, with a refund id that stays the same when the merchant retries
-// the same request (a live processor deduplicates on it); a refusal writes nothing and reaches
-// the merchant as the connector's error; its reference is stored.
+// Refunds go through the processor connector (docs/api.md "Refund"), on both stores: the connector
+// is asked before anything is written, with a refund id that stays the same when the merchant
+// retries the same request (a live processor deduplicates on it); a refusal writes nothing and
+// reaches the merchant as the connector's error; its reference is stored.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';

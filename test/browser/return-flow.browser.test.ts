@@ -1,4 +1,5 @@
-// The return to the shop in a real browser (Debian's Chromium), on both stores (issue 9):
+// The return to the shop in a real browser (Debian's Chromium), on both stores
+// (docs/hosted-page.md "Back to the merchant", docs/notifications.md "How it works"):
 // - the browser follows the 303 after Confirm only once the shop's notification endpoint, a
 //   real local server answering slowly, has the result (the shop's thank-you page can show it);
 // - an endpoint that never answers does not strand the customer: the redirect comes after

@@ -1,6 +1,6 @@
-// Issue 8: the CLI serves scripts and people. Help on stdout for every command, usage errors on
-// stderr with exit 2, one JSON document per --json command even through npm, header rows on
-// tables, and no stack trace when the reader of stdout goes away (`… | head`).
+// The CLI serves scripts and people (README.md "Operator CLI"). Help on stdout for every command,
+// usage errors on stderr with exit 2, one JSON document per --json command even through npm, header
+// rows on tables, and no stack trace when the reader of stdout goes away (`… | head`).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';

@@ -1,4 +1,4 @@
-// The retry rules (contract §5): ladder, jitter, Retry-After, success and failure.
+// The retry rules (docs/notifications.md "Retries"): ladder, jitter, Retry-After, success and failure.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {

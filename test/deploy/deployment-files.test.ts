@@ -1,8 +1,8 @@
-// Issue 8: the files an operator deploys from. This machine has no container runtime that can
-// pull a base image, so the image is not built here; instead the Dockerfile is linted
-// (dockerfile-utils, the VS Code Docker validator), its health check command is run against a
-// real gateway, compose.yaml is validated by docker-compose itself, and .env.example and the
-// README are checked against the settings config.ts actually reads.
+// The files an operator deploys from (docs/deployment.md "Containers"). This machine has no
+// container runtime that can pull a base image, so the image is not built here; instead the
+// Dockerfile is linted (dockerfile-utils, the VS Code Docker validator), its health check command
+// is run against a real gateway, compose.yaml is validated by docker-compose itself, and
+// .env.example and the README are checked against the settings config.ts actually reads.
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';

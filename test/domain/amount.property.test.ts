@@ -1,6 +1,7 @@
 // bill_amount is money: whatever a merchant sends — a numeric string or a JSON number, in any
-// spelling the contract allows — is read exactly, stored exactly and printed back exactly.
-// The oracle is built from whole cents by string operations only, independently of money.ts.
+// spelling docs/api.md "Initiation" allows — is read exactly, stored exactly and printed back
+// exactly. The oracle is built from whole cents by string operations only, independently of
+// money.ts.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';

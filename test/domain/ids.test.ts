@@ -1,5 +1,6 @@
-// Transaction identifiers (contract §2): token and redirect id are URL-safe, carry ≥ 128 random
-// bits after their time prefix, keep their lengths, and are distinct from each other and the id.
+// Transaction identifiers (docs/api.md "Initiation"): token and redirect id are URL-safe, carry ≥
+// 128 random bits after their time prefix, keep their lengths, and are distinct from each other and
+// the id.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { newTransactionIdentifiers, drawRandomBytes } from '../../src/domain/ids.ts';

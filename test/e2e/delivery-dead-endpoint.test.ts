@@ -1,8 +1,9 @@
 // A dead merchant endpoint (connection refused) must not take the delivery worker's time from
-// everyone else (issue 14): after an attempt that got no HTTP answer, the origin's send slot
-// stays taken for UNREACHABLE_HOLD_MS, so its backlog is attempted at a bounded pace while a
-// healthy endpoint's notifications go out at once. Every attempt is still made and stored: each
-// dead event climbs its whole ladder and ends `failed`, as the contract says.
+// everyone else (docs/notifications.md "How it works"): after an attempt that got no HTTP answer,
+// the origin's send slot stays taken for UNREACHABLE_HOLD_MS, so its backlog is attempted at a
+// bounded pace while a healthy endpoint's notifications go out at once. Every attempt is still made
+// and stored: each dead event climbs its whole ladder and ends `failed` (docs/notifications.md
+// "Retries").
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';

@@ -1,8 +1,8 @@
-// Leasing ahead (issue 14): the worker may lease more of an origin's events than it can send at
-// once, to start the next send the moment one ends. What is sent must still respect the
-// per-host cap, every event is delivered exactly once in normal operation, and events leased
-// but not started go back to the outbox at stop (nothing is lost, nothing is held). Refills
-// come in batches as an origin's queue runs down, without waiting for the poll.
+// Leasing ahead (docs/notifications.md "How it works"): the worker may lease more of an origin's
+// events than it can send at once, to start the next send the moment one ends. What is sent must
+// still respect the per-host cap, every event is delivered exactly once in normal operation, and
+// events leased but not started go back to the outbox at stop (nothing is lost, nothing is held).
+// Refills come in batches as an origin's queue runs down, without waiting for the poll.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { testDialects } from '../support/dialects.ts';

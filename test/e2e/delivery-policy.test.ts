@@ -1,8 +1,9 @@
-// The outbound policy at delivery time (contract §6): live mode refuses loopback, private and
-// metadata targets — including a name that resolves to loopback when the worker connects (DNS
-// rebinding) — and records a failed attempt saying why; sandbox delivers to loopback.
-// Live mode needs a bank connector to serve, so a worker with the live configuration runs
-// against a store filled by a sandbox gateway. Refused targets are never connected to.
+// The outbound policy at delivery time (docs/notifications.md "Where notifications may go"): live
+// mode refuses loopback, private and metadata targets — including a name that resolves to loopback
+// when the worker connects (DNS rebinding) — and records a failed attempt saying why; sandbox
+// delivers to loopback. Live mode needs a bank connector to serve, so a worker with the live
+// configuration runs against a store filled by a sandbox gateway. Refused targets are never
+// connected to.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { LookupAddress } from 'node:dns';

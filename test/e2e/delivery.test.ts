@@ -1,5 +1,5 @@
-// Result notifications end to end (contract §5): a real receiver on 127.0.0.1, the real worker,
-// payments made through the HTTP API. Signatures are checked with node:crypto directly.
+// Result notifications end to end (docs/notifications.md): a real receiver on 127.0.0.1, the real
+// worker, payments made through the HTTP API. Signatures are checked with node:crypto directly.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { testDialects } from '../support/dialects.ts';
@@ -54,7 +54,7 @@ for (const { dialect, skip } of await testDialects()) {
       await receiver?.close();
     });
 
-    test('a successful payment is notified once with the contract body, headers and a valid signature', async () => {
+    test('a successful payment is notified once with the documented body, headers and a valid signature', async () => {
       const url = receiver.on('/hook/success', answer(200, {}, 'thanks'));
       const payment = await completePayment(d.gw, creds, url, { amount: '1000' });
       await receiver.waitFor(() => receiver.to('/hook/success').length === 1, 'the notification');

@@ -1,6 +1,7 @@
-// Issue #10 item 10: in-flight work is bounded. With MAX_IN_FLIGHT requests being worked on, the
-// next one is answered 503 SERVICE_UNAVAILABLE + Retry-After (contract shape) after SHED_DELAY,
-// probes still answer, and capacity comes back when the held requests finish.
+// In-flight work is bounded (docs/deployment.md "Limits under load and slow clients"). With
+// MAX_IN_FLIGHT requests being worked on, the next one is answered 503 SERVICE_UNAVAILABLE +
+// Retry-After (the API's error shape) after SHED_DELAY, probes still answer, and capacity comes
+// back when the held requests finish.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';

@@ -1,7 +1,7 @@
-// Issue #10 item 5: /metrics costs the same whatever the size of the tables (it reads nothing
-// from the store), reports request latency per route, payments, notification attempts and
-// process / event-loop figures with the version from package.json, and can be protected by a
-// token or moved to a port of its own.
+// /metrics (docs/operations.md "/metrics") costs the same whatever the size of the tables (it reads
+// nothing from the store), reports request latency per route, payments, notification attempts and
+// process / event-loop figures with the version from package.json, and can be protected by a token
+// or moved to a port of its own.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -168,7 +168,7 @@ describe('METRICS_TOKEN', () => {
     ['a wrong token', { authorization: 'Bearer scrape-token-0123456789abcdeX' }],
     ['a Basic header', { authorization: `Basic ${Buffer.from(`x:${token}`).toString('base64')}` }],
   ] as const) {
-    test(`${name} → 401 INVALID_CREDENTIALS in the contract shape`, async () => {
+    test(`${name} → 401 INVALID_CREDENTIALS in the API error shape`, async () => {
       const res = await gw.app.inject({ method: 'GET', url: '/metrics', headers });
       assertErrorBody(
         { status: res.statusCode, headers: res.headers, body: res.json(), raw: res.body },

@@ -1,4 +1,4 @@
-// Issue 8: what the README tells people to run, run as they would. `npm start` must pass SIGTERM on
+// What the README tells people to run, run as they would. `npm start` must pass SIGTERM on
 // to the gateway (a supervisor or container signals only the process it started), and the README's
 // PostgreSQL example, run literally, must give two working instances and a working CLI.
 import { after, describe, test } from 'node:test';

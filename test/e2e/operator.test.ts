@@ -1,5 +1,5 @@
-// The operator's view, with real processes: the CLI changes merchants while a server runs on
-// the same database, and the running server follows within 5 seconds (contract §10, issue 2).
+// The operator's view, with real processes: the CLI changes merchants while a server runs on the
+// same database, and the running server follows within 5 seconds (README.md "Operator CLI").
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { testDialects } from '../support/dialects.ts';

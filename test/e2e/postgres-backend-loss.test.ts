@@ -1,8 +1,8 @@
-// Issue #10 item 3: PostgreSQL drops the connection in the middle of a request (the backend
-// serving it is terminated, as in a fast or immediate stop or a failover). Whatever statement
-// was running — an autocommit INSERT, a read, or a statement inside a transaction whose
-// ROLLBACK then fails too — the merchant gets 503 SERVICE_UNAVAILABLE in the contract shape,
-// never 500, and the next request works on a fresh connection.
+// PostgreSQL drops the connection in the middle of a request (the backend serving it is terminated,
+// as in a fast or immediate stop or a failover). Whatever statement was running — an autocommit
+// INSERT, a read, or a statement inside a transaction whose ROLLBACK then fails too — the merchant
+// gets 503 SERVICE_UNAVAILABLE in the API's error shape, never 500, and the next request works on a
+// fresh connection (docs/operations.md "How faults answer").
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';

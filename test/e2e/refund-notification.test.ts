@@ -1,7 +1,7 @@
-// The refund notification (issue 9) delivered for real, on both stores: a second signed event
-// to the payment's serverUrl through the same outbox and worker, after the result event, with
-// its own webhook-id; a handler written only for payment results (the WooCommerce plugin's
-// checks) takes it for neither a capture nor a failure.
+// The refund notification (docs/notifications.md "Refund notifications") delivered for real, on
+// both stores: a second signed event to the payment's serverUrl through the same outbox and worker,
+// after the result event, with its own webhook-id; a handler written only for payment results (the
+// WooCommerce plugin's checks) takes it for neither a capture nor a failure.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { testDialects } from '../support/dialects.ts';

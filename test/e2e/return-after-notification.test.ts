@@ -1,8 +1,9 @@
-// The customer returns only after the result was sent (issue 9), on both stores, with the real
-// delivery worker and a real receiver on 127.0.0.1: after Confirm/Cancel, and when the page's
-// status poll hands the customer back, the redirect waits for the first delivery attempt of
-// the result notification to finish (delivered or not), bounded by RETURN_WAIT_FOR_NOTIFICATION;
-// across instances the store poll finds an attempt another instance recorded.
+// The customer returns only after the result was sent (docs/notifications.md "How it works"), on
+// both stores, with the real delivery worker and a real receiver on 127.0.0.1: after
+// Confirm/Cancel, and when the page's status poll hands the customer back, the redirect waits for
+// the first delivery attempt of the result notification to finish (delivered or not), bounded by
+// RETURN_WAIT_FOR_NOTIFICATION; across instances the store poll finds an attempt another instance
+// recorded.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createLogger } from '../../src/logger.ts';

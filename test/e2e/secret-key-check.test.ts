@@ -1,6 +1,7 @@
-// Issue 8: a deployment whose instances or CLI use different GATEWAY_SECRET_KEYs must not start
-// and answer every merchant 401. The store remembers a check value of the first key; servers and
-// CLI runs with another key refuse with one sentence, exit 2, no stack trace.
+// A deployment whose instances or CLI use different GATEWAY_SECRET_KEYs must not start and answer
+// every merchant 401. The store remembers a check value of the first key; servers and CLI runs with
+// another key refuse with one sentence, exit 2, no stack trace (docs/deployment.md "The secret
+// key").
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { testDialects } from '../support/dialects.ts';

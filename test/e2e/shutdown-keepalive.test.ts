@@ -1,6 +1,6 @@
-// Issue #10 item 9: SIGTERM while clients keep sending on keep-alive connections. Every request
-// the gateway received is answered (200 before the signal, 503 + Connection: close while
-// draining); no client sees its connection closed under a request it had sent.
+// SIGTERM while clients keep sending on keep-alive connections. Every request the gateway received
+// is answered (200 before the signal, 503 + Connection: close while draining); no client sees its
+// connection closed under a request it had sent (docs/deployment.md "Signals and supervisors").
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';

@@ -1,7 +1,7 @@
-// Issue #10 item 4: the SQLite file store on a disk that fills up (a real tmpfs, mounted for the
-// test). While writes fail, initiations answer 503 SERVICE_UNAVAILABLE (never 500) and /readyz
-// says unavailable; once space is freed, readiness and payments come back by themselves.
-// Mounting needs root (CAP_SYS_ADMIN); without it the test is skipped with that reason.
+// The SQLite file store on a disk that fills up (a real tmpfs, mounted for the test). While writes
+// fail, initiations answer 503 SERVICE_UNAVAILABLE (never 500) and /readyz says unavailable; once
+// space is freed, readiness and payments come back by themselves (docs/operations.md "How faults
+// answer"). Mounting needs root (CAP_SYS_ADMIN); without it the test is skipped with that reason.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';

@@ -1,5 +1,6 @@
-// `npm start` on a fresh machine: sandbox on SQLite with no setup, a demo merchant printed
-// once, graceful SIGTERM, and a clear refusal of bad configuration (contract §10).
+// `npm start` on a fresh machine: sandbox on SQLite with no setup, a demo merchant printed once,
+// graceful SIGTERM, and a clear refusal of bad configuration (README.md "Quick start",
+// "Configuration").
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';

@@ -1,6 +1,7 @@
-// Issue #10 items 2 and 8, on a real listening server and raw sockets (framing faults and slow
-// clients cannot be sent through inject): every answer has the contract's error shape, and slow
-// or idle clients are cut off by the header / request timeouts and the connection cap.
+// Transport faults (docs/operations.md "How faults answer"), on a real listening server and raw
+// sockets (framing faults and slow clients cannot be sent through inject): every answer has the
+// API's error shape, and slow or idle clients are cut off by the header / request timeouts and the
+// connection cap.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
@@ -67,7 +68,7 @@ const malformed = (status: number) => ({
   merchantid: null,
 });
 
-describe('framing faults answer in the contract shape', () => {
+describe('framing faults answer in the API error shape', () => {
   let gw: TestGateway;
   let port: number;
   before(async () => {
@@ -114,7 +115,7 @@ describe('framing faults answer in the contract shape', () => {
     });
   }
 
-  test('headers larger than Node accepts → 431 in the contract shape', async () => {
+  test('headers larger than Node accepts → 431 in the API error shape', async () => {
     const res = await send(`GET /healthz HTTP/1.1\r\nHost: gw\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
     assertErrorBody(res, malformed(431));
   });

@@ -1,6 +1,6 @@
-// POST /<ServiceName>InstaPay/QueryPayoutBalance (contract §7, §8) on both stores: exact
-// response shapes, credentials, a disabled merchant, and the balance the ledger derives from
-// payments (initiate + sandbox complete) and operator adjustments.
+// POST /<ServiceName>InstaPay/QueryPayoutBalance (docs/api.md "Payout balance", "Errors";
+// docs/ledger.md) on both stores: exact response shapes, credentials, a disabled merchant, and the
+// balance the ledger derives from payments (initiate + sandbox complete) and operator adjustments.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { testDialects } from '../support/dialects.ts';

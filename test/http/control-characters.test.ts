@@ -1,6 +1,6 @@
-// Issue #10 item 1: a control character (NUL above all: PostgreSQL text cannot hold it) in any
-// text field is refused with 400 INVALID_FIELD naming the field, on both stores, and nothing
-// is written.
+// A control character (NUL above all: PostgreSQL text cannot hold it) in any text field is refused
+// with 400 INVALID_FIELD naming the field (docs/api.md "Errors"), on both stores, and nothing is
+// written.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { testDialects } from '../support/dialects.ts';

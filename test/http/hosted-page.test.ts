@@ -1,4 +1,4 @@
-// GET /transaction/Redirect and its form posts and status route (contract §4), on both
+// GET /transaction/Redirect and its form posts and status route (docs/hosted-page.md), on both
 // stores: content in both languages, the Thai QR it shows, headers, CSRF, 404 pages, the
 // result page, the return URL (keeping the merchant's query), expiry and live mode.
 import { after, before, describe, test } from 'node:test';

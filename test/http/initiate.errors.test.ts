@@ -1,5 +1,5 @@
-// Every row of the contract's error table (§8) as a merchant sees it: code, tag, HTTP status,
-// the full response shape whatever went wrong, and nothing internal in the body.
+// Every row of the error table in docs/api.md "Errors" as a merchant sees it: code, tag, HTTP
+// status, the full response shape whatever went wrong, and nothing internal in the body.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';

@@ -1,4 +1,4 @@
-// POST /transaction/s2s — successful initiations, fixtures, idempotency (contract §2).
+// POST /transaction/s2s — successful initiations, fixtures, idempotency (docs/api.md "Initiation").
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { testDialects } from '../support/dialects.ts';

@@ -1,4 +1,4 @@
-// POST /transaction/s2s — every row of the contract's field table (§2 Request fields):
+// POST /transaction/s2s — every row of the field table in docs/api.md "Initiation":
 // missing, invalid and valid values, the stored normal form, and that a refused request
 // writes nothing.
 import { after, before, describe, test } from 'node:test';
@@ -17,7 +17,7 @@ import type { TransactionRecord } from '../../src/domain/transaction.ts';
 
 type Body = Record<string, unknown>;
 
-/** The contract's field table in its own order; validation reports the first broken one. */
+/** The field table of docs/api.md "Initiation" in its own order; validation reports the first broken one. */
 const FIELD_ORDER = [
   'merchantid',
   'password',
@@ -53,7 +53,7 @@ const WRONG_TYPE: Record<(typeof FIELD_ORDER)[number], unknown> = {
   payer_bank_code: 14,
 };
 
-/** A value that breaks each field's rule, for the "reported in contract order" test. */
+/** A value that breaks each field's rule, for the "reported in the documented order" test. */
 const BROKEN: Record<Exclude<(typeof FIELD_ORDER)[number], 'merchantid' | 'password'>, unknown> = {
   payment_method: [],
   trackid: 'x'.repeat(65),
@@ -98,7 +98,7 @@ for (const { dialect, skip } of await testDialects()) {
       return b;
     }
 
-    /** The contract echoes trackid/merchantid "when present": text as sent, a number as its text. */
+    /** An error echoes trackid/merchantid when present (docs/api.md "Errors"): text as sent, a number as its text. */
     const echoed = (value: unknown) =>
       typeof value === 'string' ? value : typeof value === 'number' ? String(value) : null;
 
@@ -168,7 +168,7 @@ for (const { dialect, skip } of await testDialects()) {
       });
     });
 
-    test('the first broken field is reported, in the contract table order', async () => {
+    test('the first broken field is reported, in the order of the documented field table', async () => {
       const fields = Object.keys(BROKEN) as (keyof typeof BROKEN)[];
       for (let i = 0; i < fields.length; i++) {
         // Fields before i are valid, fields from i on are all broken: field i must be named.

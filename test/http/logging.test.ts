@@ -1,6 +1,6 @@
 // What the gateway writes to its logs for a representative mix of merchant and customer
 // requests: every request is traceable by its id, and no secret or payer account number
-// ever appears (contract §10: "Secrets never appear in logs").
+// ever appears (docs/operations.md "Logs": secrets never appear in logs).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { testDialects } from '../support/dialects.ts';

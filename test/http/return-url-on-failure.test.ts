@@ -1,7 +1,7 @@
-// returnUrl_on_failure (issue 9), on both stores: stored at initiation (validated like
-// returnUrl; "" means absent), used for failed, cancelled and expired payments (the 303 after
-// Cancel/Confirm, the status poll and the result page's link), never for a successful one;
-// part of the idempotency content only when given.
+// returnUrl_on_failure (docs/hosted-page.md "Back to the merchant"), on both stores: stored at
+// initiation (validated like returnUrl; "" means absent), used for failed, cancelled and expired
+// payments (the 303 after Cancel/Confirm, the status poll and the result page's link), never for a
+// successful one; part of the idempotency content only when given.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { testDialects } from '../support/dialects.ts';

@@ -1,6 +1,6 @@
-// POST /sandbox/transaction/complete (contract §9) on both stores: the amount rule at its
-// edges, the outcome override, errors in the status shape, INVALID_STATE on a second call,
-// concurrent calls, and 404 in live mode.
+// POST /sandbox/transaction/complete (docs/api.md "Sandbox completion") on both stores: the amount
+// rule at its edges, the outcome override, errors in the status shape, INVALID_STATE on a second
+// call, concurrent calls, and 404 in live mode.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { testDialects } from '../support/dialects.ts';
@@ -171,7 +171,7 @@ for (const { dialect, skip } of await testDialects()) {
     });
     after(() => gw?.close());
 
-    test('answers 404 NOT_FOUND in the contract error shape', async () => {
+    test('answers 404 NOT_FOUND in the API error shape', async () => {
       const res = await post(gw, '/sandbox/transaction/complete', {
         merchantid: 'm',
         password: 'p',

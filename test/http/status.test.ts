@@ -1,4 +1,4 @@
-// POST /transaction/status (contract §9): a merchant reads one of its own transactions by
+// POST /transaction/status (docs/api.md "Status"): a merchant reads one of its own transactions by
 // transactionid or trackid, before and after it reached its final state.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,7 +1,7 @@
-// Issue #10 item 7: behind a load balancer every client shares the proxy's address. With
-// TRUST_PROXY naming the proxy, the failed-login lockout is per real client (X-Forwarded-For),
-// so one client's failures do not lock a merchant out for everyone; without it, the header is
-// ignored, so a client cannot dodge its lockout by inventing addresses.
+// Behind a load balancer (docs/deployment.md "Behind a load balancer") every client shares the
+// proxy's address. With TRUST_PROXY naming the proxy, the failed-login lockout is per real client
+// (X-Forwarded-For), so one client's failures do not lock a merchant out for everyone; without it,
+// the header is ignored, so a client cannot dodge its lockout by inventing addresses.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import {

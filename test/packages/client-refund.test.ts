@@ -1,5 +1,5 @@
 // The client's refund call against a running gateway (POST /transaction/refund, docs/api.md).
-// Kept apart from client.test.ts: it passes once the gateway has refunds (issue 9).
+// Kept apart from client.test.ts: it needs a gateway that has refunds.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startRunningGateway, type RunningGateway } from '../support/running-gateway.ts';

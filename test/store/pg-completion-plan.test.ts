@@ -1,10 +1,10 @@
 // PostgreSQL: a completion set's write statement reaches its transactions by primary key, however
 // many payments are open. Its UPDATE also says `status = 'PROCESSING'`; when the statistics say
-// that open payments are rare (the steady state: most rows are final) and a burst has since
-// opened thousands, the planner preferred an index that leads with status
-// (transactions_processing_expiry) and walked every open payment's entry for each set: 2,000
-// buffer reads per set and 9.6 ms instead of 1.9 ms under the bench's mixed load (issue 12).
-// The plan is read from EXPLAIN, not timed.
+// that open payments are rare (the steady state: most rows are final) and a burst has since opened
+// thousands, the planner preferred an index that leads with status (transactions_processing_expiry)
+// and walked every open payment's entry for each set: 2,000 buffer reads per set and 9.6 ms instead
+// of 1.9 ms under the bench's mixed load (docs/performance.md "Completions"). The plan is read from
+// EXPLAIN, not timed.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';

@@ -1,5 +1,5 @@
-// The error shape every merchant operation answers with (contract §2 Response, §8): checked
-// in one place so each error test also proves the body is complete and leaks nothing.
+// The error shape every merchant operation answers with (docs/api.md "Initiation", "Errors"):
+// checked in one place so each error test also proves the body is complete and leaks nothing.
 import assert from 'node:assert/strict';
 
 export const INITIATION_KEYS = [

@@ -1,4 +1,4 @@
-// The double-entry ledger (contract §7). The database itself enforces the ledger's
+// The double-entry ledger (docs/ledger.md). The database itself enforces the ledger's
 // invariants, so a bug in the code (or a hand-written UPDATE) cannot break them:
 //
 // - postings are append-only and each continues its account's chain: posting n of an

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { originOf } from '../../domain/url-origin.ts';
 
-// Claims that cost O(batch), not O(backlog) (issue 14):
+// Claims that cost O(batch), not O(backlog):
 // - `origin` groups events by endpoint; a partial index on (origin, next_attempt_at, id) over
 //   pending events lets a claim hop from origin to origin (a loose index scan) and take the
 //   oldest due events of each, so a saturated or dead endpoint's backlog is never scanned.

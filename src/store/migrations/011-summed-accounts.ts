@@ -1,6 +1,6 @@
-// Summed system accounts (issue 14): every successful payment posts to the gateway's fee and
-// clearing accounts of its currency. With a running balance on those rows, every completion
-// had to lock and update the same two rows, so completions queued on them one at a time
+// Summed system accounts (docs/ledger.md "Summed accounts"): every successful payment posts to the
+// gateway's fee and clearing accounts of its currency. With a running balance on those rows, every
+// completion had to lock and update the same two rows, so completions queued on them one at a time
 // (PostgreSQL: ~160–190/s). From here on those two kinds are *summed accounts*:
 //
 // - a posting to a summed account may carry no chain (account_seq and balance_after_minor are

@@ -1,4 +1,4 @@
-// Refunds (issue 9) and the failure return URL.
+// Refunds (docs/api.md "Refund") and the failure return URL.
 //
 // - transactions.return_url_on_failure: where a failed, cancelled or expired payment sends the
 //   customer (null: returnUrl).

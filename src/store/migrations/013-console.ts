@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { sqlIn } from './sql-in.ts';
 
-// The web console (issue 13): operator accounts, merchants' console passwords, console
+// The web console (docs/console.md): operator accounts, merchants' console passwords, console
 // sessions, the audit log, and the indexes behind the console's payment search.
 //
 // - Passwords people choose are stored as scrypt hashes with their parameters and salt

@@ -1,10 +1,10 @@
-// Several chained postings to one account in ONE statement (issue 14, PostgreSQL completions
-// written as sets: one statement for the completions of one event-loop turn). Before this,
-// PostgreSQL moved an account row to each new posting in an AFTER ROW trigger, which runs only
-// when the statement ends, while the BEFORE trigger of the next posting of the same statement
-// checked the chain against that row: a multi-row INSERT with two postings to one payout account
-// was refused. And a row moved once per posting keeps one dead version per posting until the
-// transaction ends, which every later lookup of that row in the statement walks through.
+// Several chained postings to one account in ONE statement (PostgreSQL completions written as sets,
+// one statement for the completions of one event-loop turn: docs/ledger.md "Payments written as a
+// set"). Before this, PostgreSQL moved an account row to each new posting in an AFTER ROW trigger,
+// which runs only when the statement ends, while the BEFORE trigger of the next posting of the same
+// statement checked the chain against that row: a multi-row INSERT with two postings to one payout
+// account was refused. And a row moved once per posting keeps one dead version per posting until
+// the transaction ends, which every later lookup of that row in the statement walks through.
 //
 // PostgreSQL only, four functions replaced:
 //  - postings BEFORE INSERT checks a chained posting against the account's chain head: the
