@@ -67,6 +67,29 @@ function text(body: Body, field: string, label = field): string {
 }
 
 export function validateInitiation(body: Body, limits: InitiationLimits): NormalisedInitiation {
+  // The checks run in the documented field order, so the first broken rule is the one reported.
+  checkPaymentMethod(body);
+  const trackid = text(body, 'trackid');
+  if (!TRACKID.test(trackid)) throw invalidField('trackid', 'it must be 1 to 64 printable ASCII characters');
+  const currency = checkCurrency(body);
+  const amountMinor = parseAmount(body, currency, limits);
+  const billing = billingFields(body);
+  const urls = urlFields(body, limits);
+  const payer = payerFields(body);
+  return {
+    paymentMethod: 'THAI_DEBIT',
+    trackid,
+    currency: 'THB',
+    amountMinor,
+    ...billing,
+    ...urls,
+    ...payer,
+    productdesc: optionalText(body, 'productdesc'),
+    lang: body.lang === 'th' || body.lang === 'en' ? body.lang : null,
+  };
+}
+
+function checkPaymentMethod(body: Body): void {
   const method = present(body, 'payment_method');
   if (typeof method !== 'object' || Array.isArray(method)) {
     throw invalidField('payment_method', 'it must be an object such as {"type":"THAI_DEBIT"}');
@@ -78,10 +101,9 @@ export function validateInitiation(body: Body, limits: InitiationLimits): Normal
       `The field 'payment_method.type' is invalid: only THAI_DEBIT is supported.`,
     );
   }
+}
 
-  const trackid = text(body, 'trackid');
-  if (!TRACKID.test(trackid)) throw invalidField('trackid', 'it must be 1 to 64 printable ASCII characters');
-
+function checkCurrency(body: Body): 'THB' {
   // The API's rule: THB for THAI_DEBIT, anything else UNSUPPORTED_CURRENCY (a typo included).
   const currency = text(body, 'bill_currencycode').trim().toUpperCase();
   if (currency !== 'THB') {
@@ -90,9 +112,10 @@ export function validateInitiation(body: Body, limits: InitiationLimits): Normal
       `The field 'bill_currencycode' is invalid: THAI_DEBIT payments are in THB only.`,
     );
   }
+  return currency;
+}
 
-  const amountMinor = parseAmount(body, currency, limits);
-
+function billingFields(body: Body): Pick<NormalisedInitiation, 'billCountry' | 'billCustomerIp' | 'billEmail'> {
   const country = normaliseCountryCode(text(body, 'bill_country'));
   if (!country) throw invalidField('bill_country', 'it must be an ISO 3166-1 alpha-2 country code such as TH');
 
@@ -105,7 +128,13 @@ export function validateInitiation(body: Body, limits: InitiationLimits): Normal
       'bill_email',
       'it must be an e-mail address with one @ and a dotted domain, at most 254 characters',
     );
+  return { billCountry: country, billCustomerIp: ip, billEmail: email };
+}
 
+function urlFields(
+  body: Body,
+  limits: InitiationLimits,
+): Pick<NormalisedInitiation, 'returnUrl' | 'returnUrlOnFailure' | 'serverUrl'> {
   const returnUrl = httpUrl(body, 'returnUrl');
   // Optional: absent, null or "" (real clients send it empty) mean "use returnUrl".
   const failureUrlInput = body.returnUrl_on_failure;
@@ -118,7 +147,10 @@ export function validateInitiation(body: Body, limits: InitiationLimits): Normal
   const serverUrl = httpUrl(body, 'serverUrl');
   const refused = limits.checkServerUrl(serverUrl);
   if (refused) throw invalidField('serverUrl', `the outbound policy refuses it (${refused})`);
+  return { returnUrl, returnUrlOnFailure, serverUrl };
+}
 
+function payerFields(body: Body): Pick<NormalisedInitiation, 'payerAccountNo' | 'payerAccountName' | 'payerBankCode'> {
   const accountNo = text(body, 'payer_account_no').trim();
   if (!ACCOUNT_NO.test(accountNo)) throw invalidField('payer_account_no', 'it must be 6 to 20 digits');
 
@@ -132,24 +164,7 @@ export function validateInitiation(body: Body, limits: InitiationLimits): Normal
       'payer_bank_code',
       'it must be a Thai bank code such as 014, or a bank name such as SCB or Kasikornbank',
     );
-
-  return {
-    paymentMethod: 'THAI_DEBIT',
-    trackid,
-    currency: 'THB',
-    amountMinor,
-    billCountry: country,
-    billCustomerIp: ip,
-    billEmail: email,
-    returnUrl,
-    returnUrlOnFailure,
-    serverUrl,
-    payerAccountNo: accountNo,
-    payerAccountName: accountName,
-    payerBankCode: bankCode,
-    productdesc: optionalText(body, 'productdesc'),
-    lang: body.lang === 'th' || body.lang === 'en' ? body.lang : null,
-  };
+  return { payerAccountNo: accountNo, payerAccountName: accountName, payerBankCode: bankCode };
 }
 
 /**

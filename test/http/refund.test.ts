@@ -388,7 +388,7 @@ for (const { dialect, skip } of await testDialects()) {
       const body = JSON.parse(refundEvent.payload);
       const payment = JSON.parse(result.payload);
       assert.equal(body.event_type, 'refund');
-      assert.equal(payment.event_type, undefined, 'payment results keep their contract body');
+      assert.equal(payment.event_type, undefined, 'payment results keep their documented body');
       // A handler that only looks at result/responsecode cannot take it for a payment result.
       assert.notEqual(body.result, 'CAPTURED');
       assert.notEqual(body.result, 'Not Successful');
