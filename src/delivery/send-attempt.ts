@@ -5,7 +5,7 @@
 // does); retries open new ones.
 import type { Logger } from 'pino';
 import type { OutboundPolicy } from '../domain/outbound-policy.ts';
-import type { OutboxEvent } from '../domain/outbox-event.ts';
+import type { AttemptTransition, OutboxEvent } from '../domain/outbox-event.ts';
 import type { DeliveryDeps } from './deliver-deps.ts';
 import type { Resolver } from './guarded-lookup.ts';
 import { NotificationSender, type SendOutcome } from './http-sender.ts';
@@ -63,49 +63,16 @@ export class SendAttempt {
 
   /** Makes one attempt of `event`; `sent` is called once its HTTP exchange is over, before the record. */
   async deliver(event: OutboxEvent, sent: (latencyMs: number, answered: boolean) => void): Promise<void> {
-    const { deps, owner, logger } = this.#parts;
-    const { now, key } = deps;
-    const startedAt = now();
-    let outcome: SendOutcome;
-    // Usually the merchant directory's copy, so an attempt costs no read (deliver-deps.ts).
-    const merchant = await deps.findMerchant(event.merchantId);
-    let secrets: string[] | undefined;
-    try {
-      if (merchant) secrets = signingSecrets(merchant, key, startedAt, this.#opened);
-    } catch {
-      secrets = undefined;
-    }
-    if (!secrets) {
-      // Never send unsigned: a merchant could not tell it from a forgery.
-      outcome = {
-        kind: 'error',
-        error: "not sent: the merchant's webhook secret cannot be opened (was GATEWAY_SECRET_KEY changed?)",
-        latencyMs: 0,
-      };
-    } else {
-      outcome = await this.#sender.send({
-        url: event.targetUrl,
-        body: Buffer.from(event.payload, 'utf8'),
-        headers: notificationHeaders({
-          eventId: event.id,
-          payload: event.payload,
-          secrets,
-          nowMs: startedAt,
-          userAgent: this.#userAgent,
-        }),
-        timeoutMs: deps.settings.timeoutMs,
-        // A retry: the endpoint already failed once, so its answer comes on a connection of its own.
-        fresh: event.attempts > 0,
-      });
-    }
+    const { deps, owner } = this.#parts;
+    const startedAt = deps.now();
+    const outcome = await this.#send(event, startedAt);
     sent(outcome.latencyMs, outcome.kind !== 'error');
 
     const result: AttemptResult =
       outcome.kind === 'response'
         ? { kind: 'response', status: outcome.status, retryAfter: outcome.retryAfter }
         : outcome;
-    const attemptInSeries = event.attempts + 1;
-    const transition = nextTransition(result, attemptInSeries, now(), this.#schedule);
+    const transition = nextTransition(result, event.attempts + 1, deps.now(), this.#schedule);
     const redirected = outcome.kind === 'response' && outcome.status >= 300 && outcome.status <= 399;
     const applied = await deps.recordAttempt({
       attempt: {
@@ -123,13 +90,53 @@ export class SendAttempt {
     });
     // A customer may be waiting on the hosted page for this first attempt (app/notification-waits.ts).
     deps.attemptRecorded(event.id);
-
     deps.attemptMade(
       transition.status === 'pending' ? 'retry' : transition.status,
       outcome.kind === 'response' ? outcome.status : null,
       outcome.latencyMs / 1000,
     );
-    const log = { eventId: event.id, target: event.origin, attempt: attemptInSeries, series: event.series };
+    this.#report(event, transition, applied);
+  }
+
+  /** Signs and sends; never unsigned. */
+  async #send(event: OutboxEvent, startedAt: number): Promise<SendOutcome> {
+    const { deps } = this.#parts;
+    // Usually the merchant directory's copy, so an attempt costs no read (deliver-deps.ts).
+    const merchant = await deps.findMerchant(event.merchantId);
+    let secrets: string[] | undefined;
+    try {
+      if (merchant) secrets = signingSecrets(merchant, deps.key, startedAt, this.#opened);
+    } catch {
+      secrets = undefined;
+    }
+    if (!secrets) {
+      // Never send unsigned: a merchant could not tell it from a forgery.
+      return {
+        kind: 'error',
+        error: "not sent: the merchant's webhook secret cannot be opened (was GATEWAY_SECRET_KEY changed?)",
+        latencyMs: 0,
+      };
+    }
+    return this.#sender.send({
+      url: event.targetUrl,
+      body: Buffer.from(event.payload, 'utf8'),
+      headers: notificationHeaders({
+        eventId: event.id,
+        payload: event.payload,
+        secrets,
+        nowMs: startedAt,
+        userAgent: this.#userAgent,
+      }),
+      timeoutMs: deps.settings.timeoutMs,
+      // A retry: the endpoint already failed once, so its answer comes on a connection of its own.
+      fresh: event.attempts > 0,
+    });
+  }
+
+  /** Logs what the attempt led to, and times the retry of a failed one. */
+  #report(event: OutboxEvent, transition: AttemptTransition, applied: boolean): void {
+    const { logger } = this.#parts;
+    const log = { eventId: event.id, target: event.origin, attempt: event.attempts + 1, series: event.series };
     if (!applied)
       logger.warn(log, 'delivery attempt recorded, but the event changed hands meanwhile (lease expired or resent)');
     else if (transition.status === 'delivered') logger.debug(log, 'notification delivered');
