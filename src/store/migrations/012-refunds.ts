@@ -21,7 +21,14 @@ const REFUNDED_RULE = sql`refunded_minor >= 0 and refunded_minor <= amount_minor
 
 export async function up(db: Kysely<any>): Promise<void> {
   const sqlite = db.getExecutor().adapter instanceof SqliteAdapter;
+  await addTransactionColumns(db, sqlite);
+  await createRefundsTable(db);
+  await allowSeveralEventsPerTransaction(db, sqlite);
+  if (sqlite) await addRefundEntryKindSqlite(db);
+  else await addRefundEntryKindPostgres(db);
+}
 
+async function addTransactionColumns(db: Kysely<any>, sqlite: boolean): Promise<void> {
   await db.schema.alterTable('transactions').addColumn('return_url_on_failure', 'text').execute();
   if (sqlite) {
     await db.schema
@@ -38,7 +45,9 @@ export async function up(db: Kysely<any>): Promise<void> {
       .addCheckConstraint('transactions_refunded_within_captured', REFUNDED_RULE)
       .execute();
   }
+}
 
+async function createRefundsTable(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('refunds')
     .addColumn('id', 'text', (c) => c.primaryKey())
@@ -67,8 +76,10 @@ export async function up(db: Kysely<any>): Promise<void> {
     .columns(['merchant_id', 'created_at', 'id'])
     .execute();
   await db.schema.createIndex('refunds_created').on('refunds').columns(['created_at', 'id']).execute();
+}
 
-  // Outbox: several events per transaction.
+/** Outbox: several events per transaction (its result and one per refund). */
+async function allowSeveralEventsPerTransaction(db: Kysely<any>, sqlite: boolean): Promise<void> {
   if (sqlite) {
     await rebuildSqliteTable(db, 'outbox_events', (create) =>
       replaceOnce(
@@ -98,23 +109,24 @@ export async function up(db: Kysely<any>): Promise<void> {
     .column('refund_id')
     .where(sql.ref('refund_id'), 'is not', null)
     .execute();
+}
 
-  // Ledger: the refund entry kind.
-  if (sqlite) {
-    await rebuildSqliteTable(db, 'journal_entries', (create) =>
+/** Ledger: the refund entry kind, and the trigger that ties a refund entry to its refund. */
+async function addRefundEntryKindSqlite(db: Kysely<any>): Promise<void> {
+  await rebuildSqliteTable(db, 'journal_entries', (create) =>
+    replaceOnce(
       replaceOnce(
-        replaceOnce(
-          create,
-          `"kind" in ('payment', 'credit', 'debit')`,
-          `"kind" in ('payment', 'credit', 'debit', 'refund')`,
-        ),
-        `kind in ('credit', 'debit') and transaction_id is null`,
-        `kind in ('credit', 'debit', 'refund') and transaction_id is null`,
+        create,
+        `"kind" in ('payment', 'credit', 'debit')`,
+        `"kind" in ('payment', 'credit', 'debit', 'refund')`,
       ),
-    );
-    await sql
-      .raw(
-        `create trigger journal_entries_refund_insert before insert on journal_entries when new.kind = 'refund'
+      `kind in ('credit', 'debit') and transaction_id is null`,
+      `kind in ('credit', 'debit', 'refund') and transaction_id is null`,
+    ),
+  );
+  await sql
+    .raw(
+      `create trigger journal_entries_refund_insert before insert on journal_entries when new.kind = 'refund'
          begin
            select raise(abort, '${REFUND_ENTRY}') where not exists (
              select 1 from refunds r join transactions t on t.id = r.transaction_id
@@ -124,22 +136,24 @@ export async function up(db: Kysely<any>): Promise<void> {
                and -r.amount_minor = (select sum(p.amount_minor) from postings p join ledger_accounts a on a.id = p.account_id
                                        where p.entry_id = new.id and a.kind = 'merchant_payout' and p.currency = r.currency));
          end`,
-      )
-      .execute(db);
-  } else {
-    await sql`alter table journal_entries drop constraint journal_entries_kind_check`.execute(db);
-    await sql`alter table journal_entries add constraint journal_entries_kind_check check (kind in ('payment', 'credit', 'debit', 'refund'))`.execute(
-      db,
-    );
-    await sql`alter table journal_entries drop constraint journal_entries_reference_by_kind`.execute(db);
-    await sql`alter table journal_entries add constraint journal_entries_reference_by_kind check (
+    )
+    .execute(db);
+}
+
+async function addRefundEntryKindPostgres(db: Kysely<any>): Promise<void> {
+  await sql`alter table journal_entries drop constraint journal_entries_kind_check`.execute(db);
+  await sql`alter table journal_entries add constraint journal_entries_kind_check check (kind in ('payment', 'credit', 'debit', 'refund'))`.execute(
+    db,
+  );
+  await sql`alter table journal_entries drop constraint journal_entries_reference_by_kind`.execute(db);
+  await sql`alter table journal_entries add constraint journal_entries_reference_by_kind check (
       (kind = 'payment' and transaction_id is not null and idempotency_key is null)
       or (kind in ('credit', 'debit', 'refund') and transaction_id is null and idempotency_key is not null and reason is not null))`.execute(
-      db,
-    );
-    await sql
-      .raw(
-        `create function journal_entries_refund_check() returns trigger language plpgsql as $$
+    db,
+  );
+  await sql
+    .raw(
+      `create function journal_entries_refund_check() returns trigger language plpgsql as $$
          begin
            if not exists (
              select 1 from refunds r join transactions t on t.id = r.transaction_id
@@ -152,12 +166,11 @@ export async function up(db: Kysely<any>): Promise<void> {
            end if;
            return new;
          end $$`,
-      )
-      .execute(db);
-    await sql
-      .raw(
-        `create trigger journal_entries_refund_insert before insert on journal_entries for each row when (new.kind = 'refund') execute function journal_entries_refund_check()`,
-      )
-      .execute(db);
-  }
+    )
+    .execute(db);
+  await sql
+    .raw(
+      `create trigger journal_entries_refund_insert before insert on journal_entries for each row when (new.kind = 'refund') execute function journal_entries_refund_check()`,
+    )
+    .execute(db);
 }

@@ -13,6 +13,11 @@ import { sqlIn } from './sql-in.ts';
 // - Payment search: every filter the console offers has an index that leads with it and ends
 //   with (created_at, id), the keyset of its newest-first pages, so page N costs page 1.
 export async function up(db: Kysely<any>): Promise<void> {
+  await createConsoleTables(db);
+  await createPaymentSearchIndexes(db);
+}
+
+async function createConsoleTables(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('console_operators')
     .addColumn('id', 'text', (c) => c.primaryKey())
@@ -64,7 +69,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('request_id', 'text')
     .execute();
   await db.schema.createIndex('console_audit_at').on('console_audit').columns(['at', 'id']).execute();
+}
 
+async function createPaymentSearchIndexes(db: Kysely<any>): Promise<void> {
   // Payment search (see the console's search in store/console-payments.repo.ts).
   await db.schema.createIndex('transactions_created').on('transactions').columns(['created_at', 'id']).execute();
   await db.schema

@@ -38,11 +38,11 @@ const MSG = {
   payment: 'ledger: a payment entry needs its SUCCESS transaction and must clear exactly its amount',
 };
 
-export async function up(db: Kysely<any>): Promise<void> {
-  if (db.getExecutor().adapter instanceof SqliteAdapter) return;
-  const raise = (message: string) => `raise exception '${message}' using errcode = 'check_violation'`;
-  const statements = [
-    `create or replace function postings_before_insert() returns trigger language plpgsql as $$
+const raise = (message: string) => `raise exception '${message}' using errcode = 'check_violation'`;
+
+/** PostgreSQL's trigger functions, replaced in place (SQLite's triggers already see each row as written). */
+const STATEMENTS = [
+  `create or replace function postings_before_insert() returns trigger language plpgsql as $$
      declare
        account record;
        head record;
@@ -69,7 +69,7 @@ export async function up(db: Kysely<any>): Promise<void> {
        if new.account_seq <> head_seq + 1 or new.balance_after_minor <> head_balance + new.amount_minor then ${raise(MSG.chain)}; end if;
        return new;
      end $$`,
-    `create or replace function postings_move_balances() returns trigger language plpgsql as $$
+  `create or replace function postings_move_balances() returns trigger language plpgsql as $$
      begin
        update ledger_accounts a set balance_minor = h.balance_after_minor, posting_count = h.account_seq
        from (select distinct on (n.account_id) n.account_id, n.account_seq, n.balance_after_minor
@@ -78,11 +78,11 @@ export async function up(db: Kysely<any>): Promise<void> {
        where a.id = h.account_id;
        return null;
      end $$`,
-    'drop trigger postings_move_balance on postings',
-    'drop function postings_move_balance()',
-    `create trigger postings_move_balance after insert on postings referencing new table as new_postings
+  'drop trigger postings_move_balance on postings',
+  'drop function postings_move_balance()',
+  `create trigger postings_move_balance after insert on postings referencing new table as new_postings
        for each statement execute function postings_move_balances()`,
-    `create or replace function ledger_accounts_guard() returns trigger language plpgsql as $$
+  `create or replace function ledger_accounts_guard() returns trigger language plpgsql as $$
      begin
        if tg_op = 'INSERT' then
          if new.balance_minor <> 0 or new.posting_count <> 0 then ${raise(MSG.accountNew)}; end if;
@@ -97,12 +97,12 @@ export async function up(db: Kysely<any>): Promise<void> {
        end if;
        return new;
      end $$`,
-    // The entry checks of migration 004, unchanged (same rules, order and messages, still BEFORE
-    // each entry row), in three queries whose every lookup is by primary key: the entry's postings,
-    // each posting's account, the entry's transaction. The planner used to pick a merchant/status
-    // index for the transaction (a scan of the merchant's SUCCESS payments) and to scan the whole
-    // clearing account's postings; a completion set writes dozens of entries per statement.
-    `create or replace function journal_entries_before_insert() returns trigger language plpgsql as $$
+  // The entry checks of migration 004, unchanged (same rules, order and messages, still BEFORE
+  // each entry row), in three queries whose every lookup is by primary key: the entry's postings,
+  // each posting's account, the entry's transaction. The planner used to pick a merchant/status
+  // index for the transaction (a scan of the merchant's SUCCESS payments) and to scan the whole
+  // clearing account's postings; a completion set writes dozens of entries per statement.
+  `create or replace function journal_entries_before_insert() returns trigger language plpgsql as $$
      declare
        lines bigint;
        foreign_payout boolean;
@@ -124,6 +124,9 @@ export async function up(db: Kysely<any>): Promise<void> {
        end if;
        return new;
      end $$`,
-  ];
-  for (const statement of statements) await sql.raw(statement).execute(db);
+];
+
+export async function up(db: Kysely<any>): Promise<void> {
+  if (db.getExecutor().adapter instanceof SqliteAdapter) return;
+  for (const statement of STATEMENTS) await sql.raw(statement).execute(db);
 }
