@@ -6,7 +6,7 @@ import { echo } from './responses.ts';
 import type { RefundNotification } from './wire/notifications.ts';
 import type { RefundResponse } from './wire/refund.ts';
 
-/** A refund as stored (store/refunds.repo.ts), with what the answer needs of its payment. */
+/** A refund as stored (store/repos/refunds.repo.ts), with what the answer needs of its payment. */
 export type RefundView = {
   id: string;
   merchantId: string;

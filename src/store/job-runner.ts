@@ -1,4 +1,4 @@
-// Store jobs: self-contained units of database work, named in a registry (app/store-jobs.ts), each
+// Store jobs: self-contained units of database work, named in a registry (store/sqlite/jobs.ts), each
 // run atomically. Where a job runs is the store's business:
 //   - SQLite: on the writer thread (dialects/sqlite-writer-worker.ts), which commits the jobs
 //     arriving together in one transaction and one fsync (group commit). The main thread sends a

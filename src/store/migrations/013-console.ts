@@ -72,7 +72,7 @@ async function createConsoleTables(db: Kysely<any>): Promise<void> {
 }
 
 async function createPaymentSearchIndexes(db: Kysely<any>): Promise<void> {
-  // Payment search (see the console's search in store/console-payments.repo.ts).
+  // Payment search (see the console's search in store/repos/console-payments.repo.ts).
   await db.schema.createIndex('transactions_created').on('transactions').columns(['created_at', 'id']).execute();
   await db.schema
     .createIndex('transactions_merchant_created')

@@ -1,6 +1,6 @@
 // Collects the requests of one event-loop turn and hands them to `run` in batches of at most
 // `maxBatch`, each on its own pooled connection. What the PostgreSQL initiation INSERT, the
-// transaction lookups and the completion sets (app/completion-batches.ts, with its own choice of
+// transaction lookups and the completion sets (store/postgres/completion-batches.ts, with its own choice of
 // which completions may leave together) share: one statement for a turn's worth of rows instead
 // of one per request.
 //

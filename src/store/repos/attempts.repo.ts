@@ -51,7 +51,7 @@ function storableText(text: string | null): string | null {
 
 /**
  * Several recordAttempt()s inside the caller's transaction: also the `recordAttempts` store job
- * (app/store-jobs.ts), which on SQLite runs the whole batch on the writer thread in one message,
+ * (store/sqlite/jobs.ts), which on SQLite runs the whole batch on the writer thread in one message,
  * committed in a group with initiations and completions. Plain data in and out, no clock.
  */
 export async function recordAttemptsIn(trx: Trx, items: readonly AttemptRecord[]): Promise<boolean[]> {

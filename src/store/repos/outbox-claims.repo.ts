@@ -88,7 +88,7 @@ export async function leaseEvents(db: Db | Trx, dialect: Dialect, args: LeaseArg
 }
 
 /**
- * The lease write as a store job (app/store-jobs.ts). On SQLite it commits in a group with the
+ * The lease write as a store job (store/sqlite/jobs.ts). On SQLite it commits in a group with the
  * initiations and completions around it: run as its own autocommit statement it was one more
  * fsync per claim, ~400 µs of the writer thread each (docs/performance.md).
  */

@@ -3,7 +3,7 @@
 //   - `run`: statements sent by the main thread one event-loop turn at a time (interactive
 //     transactions, whose BEGIN/COMMIT the main thread sends like any statement, and autocommit
 //     writes). They run in order; a failing statement fails only itself.
-//   - `jobs`: self-contained units of work (store/store-jobs.ts), e.g. an initiation's insert or
+//   - `jobs`: self-contained units of work (store/sqlite/jobs.ts), e.g. an initiation's insert or
 //     a whole completion. This thread commits them in groups: every `jobs` message already
 //     waiting when a group starts joins it, so they share one BEGIN … COMMIT and one fsync, and
 //     the main thread never waits for a group to finish before sending the next work. A job that
