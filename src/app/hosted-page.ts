@@ -1,0 +1,84 @@
+// Use case: the customer's side of a payment, behind the hosted page (docs/hosted-page.md,
+// "Routes"). The page is addressed by its redirect id. A payment whose deadline passed while it
+// was still PROCESSING is expired here, lazily, through CompletePayment (cause 'expire', as the
+// sweeper does), before the page is shown: the customer never sees a QR that can no longer be
+// paid, even if the expiry sweeper has not come round yet.
+import { isGatewayError } from '../domain/errors.ts';
+import type { CompletionCause } from '../domain/lifecycle.ts';
+import type { TransactionRecord } from '../domain/transaction.ts';
+import type { CompletePayment } from './complete-payment.ts';
+import type { MerchantDirectory } from './merchant-directory.ts';
+import type { NotificationWaits, WaitOutcome } from './notification-waits.ts';
+import type { MerchantStore, PaymentStore } from './ports/store.ts';
+
+export type HostedPageDeps = {
+  payments: Pick<PaymentStore, 'findByRedirectId'>;
+  merchants: Pick<MerchantStore, 'findById'>;
+  directory: Pick<MerchantDirectory, 'get'>;
+  complete: Pick<CompletePayment, 'execute'>;
+  notificationWaits: Pick<NotificationWaits, 'waitForFirstAttempt'>;
+  /** RETURN_WAIT_FOR_NOTIFICATION: how long a customer sent back waits for the shop's notification. */
+  returnWaitForNotificationMs: number;
+  now: () => number;
+};
+
+export class HostedPage {
+  readonly #deps: HostedPageDeps;
+  constructor(deps: HostedPageDeps) {
+    this.#deps = deps;
+  }
+
+  /** The payment behind a redirect id as it stands, its passed deadline recorded first (expired). */
+  async loadPaymentPage(redirectId: string): Promise<TransactionRecord | undefined> {
+    const { payments, complete, now } = this.#deps;
+    const found = await payments.findByRedirectId(redirectId);
+    if (!found || found.status !== 'PROCESSING' || now() < found.expiresAt) return found;
+    try {
+      return await complete.execute(found.id, 'expire');
+    } catch (error) {
+      // Finalised meanwhile (the sweeper, another tab): show what won.
+      if (isGatewayError(error) && error.tag === 'INVALID_STATE') return payments.findByRedirectId(redirectId);
+      throw error;
+    }
+  }
+
+  /**
+   * The payment behind a redirect id while its QR can still be paid (PROCESSING, before its
+   * deadline), without expiring it: the "Save QR" download answers 404 otherwise.
+   */
+  async openPayment(redirectId: string): Promise<TransactionRecord | undefined> {
+    const found = await this.#deps.payments.findByRedirectId(redirectId);
+    if (!found || found.status !== 'PROCESSING' || this.#deps.now() >= found.expiresAt) return undefined;
+    return found;
+  }
+
+  /** The name the customer sees: the merchant's, or its id if the merchant is gone. */
+  async merchantName(t: TransactionRecord): Promise<string> {
+    const { directory, merchants } = this.#deps;
+    return (directory.get(t.merchantId) ?? (await merchants.findById(t.merchantId)))?.name ?? t.merchantId;
+  }
+
+  /**
+   * The customer's confirm or cancel (sandbox): the payment as completed, or undefined when
+   * another completion won the race (a double click, the sweeper).
+   */
+  async finish(
+    t: TransactionRecord,
+    cause: Extract<CompletionCause, 'confirm' | 'cancel'>,
+  ): Promise<TransactionRecord | undefined> {
+    try {
+      return await this.#deps.complete.execute(t.id, cause);
+    } catch (error) {
+      if (isGatewayError(error) && error.tag === 'INVALID_STATE') return undefined;
+      throw error;
+    }
+  }
+
+  /**
+   * Bounded wait for the first delivery attempt of the result notification, so the shop hears
+   * the result before the customer is sent back (docs/hosted-page.md, "Back to the merchant").
+   */
+  waitForNotification(t: TransactionRecord): Promise<WaitOutcome> {
+    return this.#deps.notificationWaits.waitForFirstAttempt(t.id, this.#deps.returnWaitForNotificationMs);
+  }
+}
