@@ -86,12 +86,12 @@ export type Config = {
   maxConnections: number;
   /**
    * Sockets listening on the API port (SO_REUSEPORT, Linux): the event loop accepts up to this
-   * many new connections per turn instead of one (http/acceptor-pool.ts). 1 = a single listener.
+   * many new connections per turn instead of one (http/edge/acceptor-pool.ts). 1 = a single listener.
    */
   listenSockets: number;
   /** Requests being worked on at once; more are answered 503 + Retry-After without being worked on (load shedding). */
   maxInFlight: number;
-  /** How long a shed request's 503 is held before it is sent (0: at once); see http/load-shedding.ts. */
+  /** How long a shed request's 503 is held before it is sent (0: at once); see http/edge/load-shedding.ts. */
   shedDelayMs: number;
   /** On SIGTERM, idle keep-alive connections stay open this long so requests already on the wire are answered. */
   shutdownIdleGraceMs: number;

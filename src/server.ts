@@ -6,6 +6,7 @@ import { openMigratedStore, resolveSecretKey } from './bootstrap.ts';
 import { createServices, type Services } from './services.ts';
 import type { Store } from './app/ports/store.ts';
 import { buildApp } from './http/build-app.ts';
+import { httpDepsFrom } from './compose/http-deps.ts';
 import { connectorFor } from './connectors/connector-for.ts';
 import { startMetricsServer, type MetricsServer } from './http/metrics-server.ts';
 import {
@@ -16,7 +17,7 @@ import {
   type Acceptors,
   openConnections,
   REUSE_PORT_SUPPORTED,
-} from './http/acceptor-pool.ts';
+} from './http/edge/acceptor-pool.ts';
 
 import type { WorkerFactory } from './app/worker.ts';
 
@@ -32,7 +33,7 @@ export type { Worker, WorkerFactory } from './app/worker.ts';
 
 export type RunningGateway = {
   app: FastifyInstance;
-  /** The extra listeners on the API port (LISTEN_SOCKETS > 1 on Linux; http/acceptor-pool.ts). */
+  /** The extra listeners on the API port (LISTEN_SOCKETS > 1 on Linux; http/edge/acceptor-pool.ts). */
   acceptors: Acceptors | undefined;
   services: Services;
   url: string;
@@ -62,7 +63,7 @@ export async function startGateway(config: Config, options: StartOptions): Promi
   services.directory.start((error) => logger.warn({ err: error }, 'merchant refresh failed'));
 
   let draining = false;
-  const app = await buildApp(services, { logger, draining: () => draining });
+  const app = await buildApp(httpDepsFrom(services), { logger, draining: () => draining });
   const listenSockets = REUSE_PORT_SUPPORTED ? listenSocketCount(config.listenSockets) : 1;
   if (REUSE_PORT_SUPPORTED && listenSockets < config.listenSockets)
     logger.warn(

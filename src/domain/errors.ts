@@ -1,5 +1,5 @@
 // Every error a merchant can see, with its stable code (docs/api.md "Errors"). The HTTP status of
-// each tag lives in one table in http/error-status.ts; the domain knows nothing of HTTP.
+// each tag lives in one table in http/edge/error-status.ts; the domain knows nothing of HTTP.
 export const ERROR_CODES = {
   INVALID_CREDENTIALS: '1000',
   MERCHANT_DISABLED: '1001',

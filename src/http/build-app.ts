@@ -1,147 +1,114 @@
-// The one place that wires the HTTP app. main.ts and the tests call it the same way.
-import { createServer } from 'node:http';
-import Fastify, {
-  LogController,
-  type FastifyBaseLogger,
-  type FastifyInstance,
-  type FastifyReply,
-  type FastifyRequest,
-} from 'fastify';
+// The one place that wires the HTTP app. main.ts and the tests call it the same way, with the
+// dependencies the composition root builds (compose/http-deps.ts). Three seams: Fastify and its
+// server (edge/fastify-server.ts), the edge pipeline every request goes through (edge/), and the
+// routes. The JSON fast lane answers the hot operations through the same pipeline.
+import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { GatewayError, isGatewayError } from '../domain/errors.ts';
 import type { Services } from '../app/services.ts';
-import { httpStatusOf } from './error-status.ts';
-import { registerJsonParser, type JsonObject } from './request-body.ts';
-import { registerHealthRoutes } from './routes/health.ts';
-import { registerMetrics } from './routes/metrics.ts';
-import { registerInitiateRoute } from './routes/initiate.ts';
-import { registerStatusRoute } from './routes/status.ts';
-import { registerSandboxCompleteRoute } from './routes/sandbox-complete.ts';
-import { registerBalanceRoute } from './routes/balance.ts';
-import { registerRefundRoute } from './routes/refund.ts';
-import { errorHeaders, jsonErrorBody, toGatewayError, type ErrorShape } from './error-answer.ts';
-import { registerRedirectPageRoutes } from './routes/redirect-page.ts';
-import { registerRedirectQrPngRoute } from './routes/redirect-qr-png.ts';
-import { registerFormParser } from './hosted-page/form-body.ts';
-import { answerClientError, answerFrameworkError, missingHost } from './transport-errors.ts';
-import { registerLoadShedding } from './load-shedding.ts';
-import { createJsonFastLane, type FastLane } from './json-fast-lane.ts';
-import { clientAddressOf } from './client-address.ts';
-import { limitConnections } from './acceptor-pool.ts';
-import { registerAccessLog } from './access-log.ts';
-import { sendPageError } from './hosted-page/page-errors.ts';
-import { registerOpenApi } from './openapi/openapi.ts';
-import { registerDocsPage } from './openapi/docs-page.ts';
+import { registerBalanceRoute, type BalanceRouteDeps } from './api/balance.ts';
+import { registerHealthRoutes, type HealthRouteDeps } from './api/health.ts';
+import { registerInitiateRoute, type InitiateRouteDeps } from './api/initiate.ts';
+import { registerMetrics, type MetricsRouteDeps } from './api/metrics.ts';
+import { registerRedirectPageRoutes, type RedirectPageDeps } from './api/redirect-page.ts';
+import { registerRedirectQrPngRoute, type RedirectQrPngDeps } from './api/redirect-qr-png.ts';
+import { registerRefundRoute, type RefundRouteDeps } from './api/refund.ts';
+import { registerSandboxCompleteRoute, type SandboxCompleteRouteDeps } from './api/sandbox-complete.ts';
+import { registerStatusRoute, type StatusRouteDeps } from './api/status.ts';
 import { registerConsole } from './console/console-routes.ts';
+import { clientAddressOf } from './edge/client-address.ts';
+import type { StoreFaults } from './edge/error-answer.ts';
+import { installEdge } from './edge/fastify-edge.ts';
+import { createFastify, type ServerSettings } from './edge/fastify-server.ts';
+import { createJsonFastLane, type FastLane } from './edge/json-fast-lane.ts';
+import type { JsonOperation } from './edge/json-operation.ts';
+import { createLoadShedding } from './edge/load-shedding.ts';
+import type { EdgePipeline } from './edge/pipeline.ts';
+import { registerFormParser } from './hosted-page/form-body.ts';
+import { registerDocsPage } from './openapi/docs-page.ts';
+import { registerOpenApi } from './openapi/openapi.ts';
 
-export type { ErrorShape };
+/** What the edge pipeline needs besides the logger: the shedding limits and where its events go. */
+export type EdgeDeps = StoreFaults & {
+  maxInFlight: number;
+  shedDelayMs: number;
+  /** Counts a shed request (metrics). */
+  onShed: () => void;
+  /** Hands the in-flight gauge its source (metrics). */
+  trackInFlight: (current: () => number) => void;
+};
 
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    errorShape?: ErrorShape;
-  }
-}
+/** Each route's own dependencies (api/), nothing more. */
+export type ApiDeps = {
+  health: HealthRouteDeps;
+  metrics: MetricsRouteDeps;
+  initiate: InitiateRouteDeps;
+  status: StatusRouteDeps;
+  balance: BalanceRouteDeps;
+  refund: RefundRouteDeps;
+  sandboxComplete: SandboxCompleteRouteDeps;
+  redirectPage: RedirectPageDeps;
+  redirectQrPng: RedirectQrPngDeps;
+};
+
+export type HttpDeps = {
+  server: ServerSettings;
+  edge: EdgeDeps;
+  api: ApiDeps;
+  /** PUBLIC_BASE_URL, for the OpenAPI document's server and the docs page's links. */
+  publicBaseUrl: string;
+  /** The web console still takes the whole services (http/console/). */
+  console: Services;
+};
 
 export type AppOptions = { logger: Logger; draining?: () => boolean };
 
-export async function buildApp(services: Services, options: AppOptions): Promise<FastifyInstance> {
-  const { config } = services;
-  const httpOptions = {
-    requireHostHeader: false, // checked in onRequest, to answer in the contract's shape
-    headersTimeout: config.headersTimeoutMs,
-    // How often Node checks the header/request timeouts (its default, 30 s, would let a
-    // slow client keep its socket up to 30 s past the limit).
-    connectionsCheckingInterval: Math.min(1000, config.headersTimeoutMs),
-  };
+export async function buildApp(deps: HttpDeps, options: AppOptions): Promise<FastifyInstance> {
   /** Set once the routes exist; until then every request goes to Fastify. */
   let fastLane: FastLane | undefined;
-  const app: FastifyInstance = Fastify({
-    loggerInstance: options.logger as FastifyBaseLogger,
-    // One access-log line per request (access-log.ts) instead of Fastify's two.
-    logController: new LogController({ disableRequestLogging: true }),
-    // The server Fastify would build, with the JSON fast lane in front of Fastify's router.
-    serverFactory: (handler) => {
-      const server = createServer(httpOptions, (request, response) => {
-        if (fastLane === undefined || !fastLane(request, response)) handler(request, response);
-      });
-      server.keepAliveTimeout = config.keepAliveTimeoutMs;
-      server.requestTimeout = config.requestTimeoutMs;
-      return server;
-    },
-    bodyLimit: config.bodyLimitBytes,
-    trustProxy: config.trustProxy,
-    return503OnClosing: false,
-    clientErrorHandler: answerClientError,
-    frameworkErrors: answerFrameworkError,
-    genReqId: () => crypto.randomUUID(),
-    requestIdHeader: false,
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
-  });
-
-  limitConnections(app.server, config.maxConnections);
-  registerJsonParser(app);
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header('x-request-id', request.id);
-    if (options.draining?.()) {
-      // Tell keep-alive clients to reconnect elsewhere; the socket closes after this answer.
-      reply.header('connection', 'close');
-      throw new GatewayError('SERVICE_UNAVAILABLE', 'The gateway is shutting down; retry shortly.');
-    }
-    const noHost = missingHost(request);
-    if (noHost) throw noHost;
-  });
-  const shedding = registerLoadShedding(app, { maxInFlight: config.maxInFlight, shedDelayMs: config.shedDelayMs }, () =>
-    services.metrics.requestShed(),
+  const app = createFastify(deps.server, options.logger, (request, response) =>
+    fastLane === undefined ? false : fastLane(request, response),
   );
-  services.metrics.trackInFlight(() => shedding.inFlight.current);
-  registerAccessLog(app, options.logger);
-  app.setErrorHandler((error, request, reply) => {
-    const gatewayError = toGatewayError(error, request.log, services.storeHealth.isUnavailable);
-    if (gatewayError.tag === 'SERVICE_UNAVAILABLE' && !isGatewayError(error)) services.storeHealth.reportUnavailable();
-    return sendError(gatewayError, request, reply);
-  });
-  app.setNotFoundHandler((request, reply) =>
-    sendError(
-      new GatewayError('NOT_FOUND', `There is no operation ${request.method} ${request.url.split('?')[0]}.`),
-      request,
-      reply,
-    ),
-  );
-
-  // Body schemas document requests (OpenAPI); the domain validates them itself so errors come
-  // in the contract's shape and name the field, hence no Fastify body validation.
-  app.setValidatorCompiler(() => () => true);
-  await registerOpenApi(app, config); // before the routes: it collects them as they register
-  registerDocsPage(app, config);
-  registerHealthRoutes(app, services);
-  registerMetrics(app, services);
-  const hotOperations = [registerInitiateRoute(app, services), registerStatusRoute(app, services)];
-  registerBalanceRoute(app, services);
-  registerRefundRoute(app, services);
-  registerSandboxCompleteRoute(app, services); // live mode: answers 404 in the status error shape
-  // The hosted page lives in its own scope so its form parser never reaches the JSON API.
-  await app.register(async (scope) => {
-    registerFormParser(scope);
-    registerRedirectPageRoutes(scope, services);
-    registerRedirectQrPngRoute(scope, services);
-  });
-  await registerConsole(app, services); // the web console, in its own scope under /console
+  const edge = edgePipeline(deps.edge, options);
+  installEdge(app, edge);
+  const hotOperations = await registerRoutes(app, deps);
   fastLane = createJsonFastLane({
+    ...edge,
     operations: hotOperations,
-    bodyLimit: config.bodyLimitBytes,
-    shedding,
-    draining: options.draining ?? (() => false),
-    clientAddress: clientAddressOf(config.trustProxy),
-    logger: options.logger,
-    isStoreUnavailable: services.storeHealth.isUnavailable,
-    onStoreUnavailable: () => services.storeHealth.reportUnavailable(),
+    bodyLimit: deps.server.bodyLimitBytes,
+    clientAddress: clientAddressOf(deps.server.trustProxy),
   });
   return app;
 }
 
-function sendError(error: GatewayError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  const body = (request.body && typeof request.body === 'object' ? request.body : undefined) as JsonObject | undefined;
-  const shape = request.routeOptions.config?.errorShape ?? 'initiation';
-  reply.code(httpStatusOf(error)).headers(errorHeaders(error));
-  return shape === 'page' ? sendPageError(error, reply) : reply.send(jsonErrorBody(error, shape, body));
+function edgePipeline(deps: EdgeDeps, options: AppOptions): EdgePipeline {
+  const shedding = createLoadShedding({ maxInFlight: deps.maxInFlight, shedDelayMs: deps.shedDelayMs }, deps.onShed);
+  deps.trackInFlight(() => shedding.inFlight.current);
+  return {
+    shedding,
+    logger: options.logger,
+    draining: options.draining ?? (() => false),
+    isStoreUnavailable: deps.isStoreUnavailable,
+    onStoreUnavailable: deps.onStoreUnavailable,
+  };
+}
+
+/** Registers every route; returns the operations the JSON fast lane also answers. */
+async function registerRoutes(app: FastifyInstance, deps: HttpDeps): Promise<JsonOperation[]> {
+  const { api } = deps;
+  await registerOpenApi(app, deps); // before the routes: it collects them as they register
+  registerDocsPage(app, deps);
+  registerHealthRoutes(app, api.health);
+  registerMetrics(app, api.metrics);
+  const hotOperations = [registerInitiateRoute(app, api.initiate), registerStatusRoute(app, api.status)];
+  registerBalanceRoute(app, api.balance);
+  registerRefundRoute(app, api.refund);
+  registerSandboxCompleteRoute(app, api.sandboxComplete); // live mode: answers 404 in the status error shape
+  // The hosted page lives in its own scope so its form parser never reaches the JSON API.
+  await app.register(async (scope) => {
+    registerFormParser(scope);
+    registerRedirectPageRoutes(scope, api.redirectPage);
+    registerRedirectQrPngRoute(scope, api.redirectQrPng);
+  });
+  await registerConsole(app, deps.console); // the web console, in its own scope under /console
+  return hotOperations;
 }

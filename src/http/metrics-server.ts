@@ -1,13 +1,13 @@
 // METRICS_PORT: /metrics on a listener of its own (typically bound to a private address), so
 // the scrape endpoint need not be reachable where merchants are. Plain node:http: it serves one
-// read-only route; anything else is a 404 in the contract's error shape.
+// read-only route; anything else is a 404 in the documented error shape (docs/api.md, "Errors").
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Services } from '../app/services.ts';
 import { GatewayError } from '../domain/errors.ts';
 import { initiationError } from '../domain/responses.ts';
-import { httpStatusOf } from './error-status.ts';
-import { metricsAccessError } from './metrics-access.ts';
+import { httpStatusOf } from './edge/error-status.ts';
+import { metricsAccessError } from './api/metrics-access.ts';
 
 export type MetricsServer = { url: string; close(): Promise<void> };
 

@@ -11,6 +11,7 @@ import { createTestStore, type TestStore } from '../support/test-store.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createServices, type Services } from '../../src/services.ts';
 import { buildApp } from '../../src/http/build-app.ts';
+import { httpDepsFrom } from '../../src/compose/http-deps.ts';
 import { GatewayError } from '../../src/domain/errors.ts';
 import type { ProcessorConnector, RefundRequest } from '../../src/app/ports/processor.ts';
 
@@ -40,7 +41,7 @@ for (const { dialect, skip } of await testDialects()) {
       const config = testConfig({ DATABASE_URL: testStore.databaseUrl });
       const logger = createLogger('warn', new LogCapture());
       services = createServices(config, testStore.store, config.secretKey!, { logger, connector: processor });
-      app = await buildApp(services, { logger });
+      app = await buildApp(httpDepsFrom(services), { logger });
       creds = await services.manageMerchants.create({
         name: 'Bank Shop',
         payoutCurrency: 'THB',

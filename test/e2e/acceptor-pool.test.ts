@@ -1,4 +1,4 @@
-// The extra listeners on the API port (src/http/acceptor-pool.ts): on Linux the gateway listens
+// The extra listeners on the API port (src/http/edge/acceptor-pool.ts): on Linux the gateway listens
 // with SO_REUSEPORT on LISTEN_SOCKETS sockets (512 by default) so a busy event loop accepts up to
 // that many connections per poll instead of one. Whichever socket accepted a connection, it is
 // served by the same HTTP server, counts against the same MAX_CONNECTIONS, and is waited for when
@@ -6,7 +6,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
-import { listenSocketCount, REUSE_PORT_SUPPORTED } from '../../src/http/acceptor-pool.ts';
+import { listenSocketCount, REUSE_PORT_SUPPORTED } from '../../src/http/edge/acceptor-pool.ts';
 import { startListeningGateway, type ListeningGateway } from '../browser/support.ts';
 import { addMerchant, initiationBody, LogCapture, testConfig } from '../support/test-gateway.ts';
 import { createTestStore } from '../support/test-store.ts';

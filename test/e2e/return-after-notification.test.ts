@@ -1,14 +1,15 @@
-// The customer returns only after the result was sent (docs/notifications.md "How it works"), on
-// both stores, with the real delivery worker and a real receiver on 127.0.0.1: after
-// Confirm/Cancel, and when the page's status poll hands the customer back, the redirect waits for
-// the first delivery attempt of the result notification to finish (delivered or not), bounded by
-// RETURN_WAIT_FOR_NOTIFICATION; across instances the store poll finds an attempt another instance
-// recorded.
+// The customer returns only after the result was sent (docs/hosted-page.md, "Back to the
+// merchant"), on both stores, with the real delivery worker and a real receiver on 127.0.0.1:
+// after Confirm/Cancel, and when the page's status poll hands the customer back, the redirect
+// waits for the first delivery attempt of the result notification to finish (delivered or not),
+// bounded by RETURN_WAIT_FOR_NOTIFICATION; across instances the store poll finds an attempt
+// another instance recorded.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createLogger } from '../../src/logger.ts';
 import { createServices } from '../../src/services.ts';
 import { buildApp } from '../../src/http/build-app.ts';
+import { httpDepsFrom } from '../../src/compose/http-deps.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import { testDialects } from '../support/dialects.ts';
 import { addMerchant, LogCapture, post, testConfig, type MerchantCredentials } from '../support/test-gateway.ts';
@@ -110,7 +111,7 @@ for (const { dialect, skip } of await testDialects()) {
       const logs = new LogCapture();
       const logger = createLogger('info', logs);
       const services = createServices(config, store, config.secretKey!, { logger });
-      const app = await buildApp(services, { logger });
+      const app = await buildApp(httpDepsFrom(services), { logger });
       try {
         await services.directory.refresh();
         const p = await payment('/slow-other');

@@ -19,6 +19,7 @@ import {
 import { assertErrorBody, assertNoInternals } from '../support/error-body.ts';
 import { createServices } from '../../src/services.ts';
 import { buildApp } from '../../src/http/build-app.ts';
+import { httpDepsFrom } from '../../src/compose/http-deps.ts';
 import { createLogger } from '../../src/logger.ts';
 import { openStoreEngine } from '../../src/store/engine.ts';
 import { storeOver } from '../../src/store/open-store.ts';
@@ -460,7 +461,7 @@ for (const { dialect, skip } of await testDialects()) {
           throw new TypeError("Cannot read properties of undefined (reading 'hunter2')");
         };
         await services.directory.refresh();
-        const app = await buildApp(services, { logger });
+        const app = await buildApp(httpDepsFrom(services), { logger });
         try {
           const before = await countRows(gw);
           const res = await post({ app }, '/transaction/s2s', body({ trackid: 'fail-1' }));
@@ -496,7 +497,7 @@ for (const { dialect, skip } of await testDialects()) {
 
     describe('5003 SERVICE_UNAVAILABLE (503)', () => {
       test('while draining, every request is refused with 503 and Retry-After, and nothing is written', async () => {
-        const app = await buildApp(gw.services, { logger: createLogger('silent'), draining: () => true });
+        const app = await buildApp(httpDepsFrom(gw.services), { logger: createLogger('silent'), draining: () => true });
         try {
           const before = await countRows(gw);
           const res = await post({ app }, '/transaction/s2s', body());
@@ -567,7 +568,7 @@ for (const { dialect, skip } of await testDialects()) {
             payoutAccount: '4111111111119012',
           });
           await services.directory.refresh();
-          const app = await buildApp(services, { logger });
+          const app = await buildApp(httpDepsFrom(services), { logger });
           return {
             app,
             shop,

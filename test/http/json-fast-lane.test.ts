@@ -1,4 +1,4 @@
-// The JSON fast lane (src/http/json-fast-lane.ts) answers initiations and status queries on a
+// The JSON fast lane (src/http/edge/json-fast-lane.ts) answers initiations and status queries on a
 // real socket without Fastify; app.inject() always goes through Fastify. The same requests sent
 // both ways must get the same answers: status, body bytes (replays and errors are deterministic),
 // content type, and the headers clients act on. Requests the lane must leave to Fastify (wrong
@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { buildApp } from '../../src/http/build-app.ts';
-import { createJsonFastLane } from '../../src/http/json-fast-lane.ts';
+import { httpDepsFrom } from '../../src/compose/http-deps.ts';
+import { createJsonFastLane } from '../../src/http/edge/json-fast-lane.ts';
 import { createLogger } from '../../src/logger.ts';
 import { testDialects } from '../support/dialects.ts';
 import {
@@ -237,7 +238,7 @@ describe('JSON fast lane: what it declines', () => {
   after(() => gw?.close());
 
   test('while draining, the lane declines and Fastify answers 503 with Connection: close', async () => {
-    const app = await buildApp(gw.services, { logger: createLogger('silent'), draining: () => true });
+    const app = await buildApp(httpDepsFrom(gw.services), { logger: createLogger('silent'), draining: () => true });
     try {
       await app.listen({ port: 0, host: '127.0.0.1' });
       const port = (app.server.address() as AddressInfo).port;

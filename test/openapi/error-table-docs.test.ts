@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { ERROR_CODES, GatewayError, type ErrorTag } from '../../src/domain/errors.ts';
-import { httpStatusOf } from '../../src/http/error-status.ts';
+import { httpStatusOf } from '../../src/http/edge/error-status.ts';
 import { errorTable } from '../../src/http/openapi/error-table.ts';
 
 type DocRow = { statuses: number[]; code: string; tags: string[] };

@@ -7,6 +7,7 @@ import { loadConfig, type Config } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createServices, type Services } from '../../src/services.ts';
 import { buildApp } from '../../src/http/build-app.ts';
+import { httpDepsFrom } from '../../src/compose/http-deps.ts';
 import type { Dialect } from '../../src/store/engine.ts';
 import { createTestStore, type TestStore } from './test-store.ts';
 
@@ -55,7 +56,7 @@ export async function startTestGateway(dialect: Dialect, env: Record<string, str
   const logger = createLogger(config.logLevel, logs);
   const clock = { now: Date.now() };
   const services = createServices(config, testStore.store, config.secretKey!, { now: () => clock.now, logger });
-  const app = await buildApp(services, { logger });
+  const app = await buildApp(httpDepsFrom(services), { logger });
   await app.ready();
   return {
     app,

@@ -1,5 +1,5 @@
 // What POST /<SERVICE_NAME>InstaPay/QueryPayoutBalance answers (docs/api.md, "Payout balance").
-// http/routes/balance.ts builds the success, domain/responses.ts the error.
+// http/api/balance.ts builds the success, domain/responses.ts the error.
 import { Type, type Static } from '@sinclair/typebox';
 import { NullableString } from './common.ts';
 

@@ -1,9 +1,16 @@
-import type { Services } from '../../app/services.ts';
+// Every API request carries the merchant's credentials in its body (docs/api.md, top).
 import type { MerchantRecord } from '../../domain/merchant.ts';
-import { credentialsOf, type JsonObject } from '../request-body.ts';
+import { credentialsOf, type JsonObject } from '../edge/request-body.ts';
 
-/** Credentials in the body [spec]; failed attempts are counted per client address. */
-export function authenticate(services: Services, body: JsonObject, clientAddress: string | undefined): MerchantRecord {
+/** The merchant directory's check of merchantid + password; failures are counted per client address. */
+export type Authenticate = (merchantId: string, password: string, clientAddress: string) => MerchantRecord;
+
+/** The merchant whose credentials `body` carries, or the directory's refusal (thrown). */
+export function merchantOf(
+  authenticate: Authenticate,
+  body: JsonObject,
+  clientAddress: string | undefined,
+): MerchantRecord {
   const { merchantId, password } = credentialsOf(body);
-  return services.directory.authenticate(merchantId, password, String(clientAddress));
+  return authenticate(merchantId, password, String(clientAddress));
 }

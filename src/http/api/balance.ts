@@ -1,21 +1,28 @@
 // POST /<ServiceName>InstaPay/QueryPayoutBalance (docs/api.md, "Payout balance"). The path segment
-// follows the SERVICE_NAME setting; errors take the same shape (build-app.ts, errorShape 'balance').
+// follows the SERVICE_NAME setting; errors take the same shape (errorShape 'balance').
 import type { FastifyInstance } from 'fastify';
+import type { PayoutBalance } from '../../app/ledger-operations.ts';
+import type { MerchantRecord } from '../../domain/merchant.ts';
 import { formatMinor } from '../../domain/money.ts';
 import { BalanceResponseSchema, type BalanceResponse } from '../../domain/wire/balance.ts';
-import { payoutBalance } from '../../app/ledger-operations.ts';
-import type { Services } from '../../app/services.ts';
-import { asObject } from '../request-body.ts';
+import { asObject } from '../edge/request-body.ts';
 import { BalanceRequestSchema, operation } from '../schemas.ts';
-import { authenticate } from './authenticate.ts';
+import { merchantOf, type Authenticate } from './authenticate.ts';
+
+export type BalanceRouteDeps = {
+  authenticate: Authenticate;
+  payoutBalance: (merchant: MerchantRecord) => Promise<PayoutBalance>;
+  /** SERVICE_NAME, the path's first segment. */
+  serviceName: string;
+};
 
 export function balancePath(serviceName: string): string {
   return `/${serviceName}InstaPay/QueryPayoutBalance`;
 }
 
-export function registerBalanceRoute(app: FastifyInstance, services: Services): void {
+export function registerBalanceRoute(app: FastifyInstance, deps: BalanceRouteDeps): void {
   app.post(
-    balancePath(services.config.serviceName),
+    balancePath(deps.serviceName),
     {
       config: { errorShape: 'balance' },
       schema: operation(
@@ -31,8 +38,8 @@ export function registerBalanceRoute(app: FastifyInstance, services: Services): 
     },
     async (request): Promise<BalanceResponse> => {
       const body = asObject(request.body);
-      const merchant = authenticate(services, body, request.ip);
-      const balance = await payoutBalance(services.ledger, merchant);
+      const merchant = merchantOf(deps.authenticate, body, request.ip);
+      const balance = await deps.payoutBalance(merchant);
       return {
         type: 'valid',
         result: 'Success',
@@ -42,7 +49,7 @@ export function registerBalanceRoute(app: FastifyInstance, services: Services): 
         error_code_tag: null,
         error_text: 'Success',
         description: 'Success',
-        // Always four fraction digits [spec], e.g. "12500.5000"; the ledger's own precision.
+        // Always four fraction digits (docs/api.md, "Payout balance"), e.g. "12500.5000"; the ledger's own precision.
         balanceAmt: formatMinor(balance.balanceMinor, 4),
         currency: balance.currency,
         maskedcard: balance.maskedcard,

@@ -1,10 +1,16 @@
 // Liveness says the process runs; readiness says it can reach its store and, after a write
 // failed, write to it again (app/store-health.ts).
 import type { FastifyInstance } from 'fastify';
-import type { Services } from '../../app/services.ts';
 import { HealthResponseSchema, ReadyResponseSchema } from '../schemas.ts';
 
-export function registerHealthRoutes(app: FastifyInstance, services: Services): void {
+export type HealthRouteDeps = {
+  /** Readiness (app/store-health.ts): the store answers and, after a reported failure, accepts a write. */
+  ready: () => Promise<boolean>;
+  /** Which store this is ('sqlite' or 'postgres'), shown in the readiness answer. */
+  storeKind: string;
+};
+
+export function registerHealthRoutes(app: FastifyInstance, deps: HealthRouteDeps): void {
   const tags = ['Health'];
   app.get(
     '/healthz',
@@ -32,8 +38,8 @@ export function registerHealthRoutes(app: FastifyInstance, services: Services): 
       },
     },
     async (_request, reply) => {
-      if (await services.storeHealth.ready()) return { status: 'ready' as const, store: services.store.kind };
-      return reply.code(503).send({ status: 'unavailable', store: services.store.kind });
+      if (await deps.ready()) return { status: 'ready' as const, store: deps.storeKind };
+      return reply.code(503).send({ status: 'unavailable', store: deps.storeKind });
     },
   );
 }

@@ -2,7 +2,7 @@
 // sending `Authorization: Bearer <token>`. Compared in constant time (over digests, so the
 // lengths do not leak either).
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { GatewayError } from '../domain/errors.ts';
+import { GatewayError } from '../../domain/errors.ts';
 
 const digest = (text: string) => createHash('sha256').update(text).digest();
 

@@ -1,12 +1,21 @@
 // GET /metrics in the Prometheus text format (app/gateway-metrics.ts says what is in it).
 // On the API port unless METRICS_PORT moves it to its own listener (http/metrics-server.ts);
-// METRICS_TOKEN protects it on either.
+// METRICS_TOKEN protects it on either. The per-route counters are counted here, in Fastify's
+// onResponse hook, for the requests Fastify answers.
 import type { FastifyInstance } from 'fastify';
-import type { Services } from '../../app/services.ts';
-import { metricsAccessError } from '../metrics-access.ts';
+import type { GatewayMetrics } from '../../app/gateway-metrics.ts';
+import { metricsAccessError } from './metrics-access.ts';
 
-export function registerMetrics(app: FastifyInstance, services: Services): void {
-  const { metrics, config } = services;
+export type MetricsRouteDeps = {
+  metrics: Pick<GatewayMetrics, 'collectProcessMetrics' | 'requestAnswered' | 'text'>;
+  /** False when METRICS_PORT serves /metrics on a listener of its own. */
+  onApiPort: boolean;
+  /** METRICS_TOKEN: the bearer token a scraper must send, if set. */
+  token: string | undefined;
+};
+
+export function registerMetrics(app: FastifyInstance, deps: MetricsRouteDeps): void {
+  const { metrics } = deps;
   metrics.collectProcessMetrics();
   app.addHook('onResponse', async (request, reply) => {
     // The route pattern, not the URL: unmatched paths share one label, so cardinality stays bounded.
@@ -17,9 +26,9 @@ export function registerMetrics(app: FastifyInstance, services: Services): void 
       reply.elapsedTime / 1000,
     );
   });
-  if (config.metricsPort !== undefined) return;
+  if (!deps.onApiPort) return;
   app.get('/metrics', async (request, reply) => {
-    const denied = metricsAccessError(config.metricsToken, request.headers.authorization);
+    const denied = metricsAccessError(deps.token, request.headers.authorization);
     if (denied) throw denied;
     const { contentType, body } = await metrics.text();
     return reply.type(contentType).send(body);

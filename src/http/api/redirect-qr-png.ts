@@ -3,18 +3,24 @@
 // payment would only fail in the banking app) and for unknown IDs. Rendered once per
 // transaction (QrImageCache, like the page's SVG).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Services } from '../../app/services.ts';
+import type { HostedPage } from '../../app/hosted-page.ts';
 import { sendPageMessage } from '../hosted-page/page-errors.ts';
+import { redirectIdOf } from '../hosted-page/page-paths.ts';
 import { qrPayloadFor } from '../hosted-page/page-view.ts';
 import { renderQrPng } from '../hosted-page/qr-png.ts';
 import { DEFAULT_QR_CACHE_ENTRIES, QrImageCache } from '../hosted-page/qr-svg-cache.ts';
 import { newNonce, setPageHeaders } from '../hosted-page/security.ts';
 import { isPageLang } from '../hosted-page/texts.ts';
-import { REDIRECT_ID } from './redirect-page.ts';
 
 export const QR_PNG_FILENAME = 'thai-qr-payment.png';
 
-export function registerRedirectQrPngRoute(app: FastifyInstance, services: Services): void {
+export type RedirectQrPngDeps = {
+  page: Pick<HostedPage, 'openPayment' | 'merchantName'>;
+  /** THAI_QR_BILLER_ID, inside every QR payload. */
+  thaiQrBillerId: string;
+};
+
+export function registerRedirectQrPngRoute(app: FastifyInstance, deps: RedirectQrPngDeps): void {
   // Fewer entries than the SVG cache: a PNG is ~10 KB and only fetched on a click.
   const images = new QrImageCache<Buffer>(Math.ceil(DEFAULT_QR_CACHE_ENTRIES / 4), (payload) => renderQrPng(payload));
 
@@ -23,14 +29,11 @@ export function registerRedirectQrPngRoute(app: FastifyInstance, services: Servi
     { config: { errorShape: 'page' } },
     async (request: FastifyRequest<{ Querystring: Record<string, unknown> }>, reply) => {
       const { ID: id, lang } = request.query;
-      const t =
-        typeof id === 'string' && REDIRECT_ID.test(id) ? await services.transactions.findByRedirectId(id) : undefined;
-      if (!t || t.status !== 'PROCESSING' || services.now() >= t.expiresAt)
-        return sendPageMessage(reply, 404, 'notFound', isPageLang(lang) ? lang : undefined);
-      const name =
-        (services.directory.get(t.merchantId) ?? (await services.merchants.findById(t.merchantId)))?.name ??
-        t.merchantId;
-      const png = await images.imageFor(t.id, 'png', qrPayloadFor(t, services.config.thaiQrBillerId, name), '');
+      const redirectId = redirectIdOf(id);
+      const t = redirectId === undefined ? undefined : await deps.page.openPayment(redirectId);
+      if (!t) return sendPageMessage(reply, 404, 'notFound', isPageLang(lang) ? lang : undefined);
+      const name = await deps.page.merchantName(t);
+      const png = await images.imageFor(t.id, 'png', qrPayloadFor(t, deps.thaiQrBillerId, name), '');
       setPageHeaders(reply, newNonce());
       return reply
         .header('content-disposition', `attachment; filename="${QR_PNG_FILENAME}"`)

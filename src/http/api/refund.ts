@@ -1,14 +1,19 @@
 // POST /transaction/refund — a merchant refunds (part of) one of its successful payments
-// (docs/api.md "Refund"). Errors take the refund response shape (build-app.ts, errorShape 'refund').
+// (docs/api.md, "Refund"). Errors take the refund response shape (errorShape 'refund').
 import type { FastifyInstance } from 'fastify';
+import type { RefundPayment } from '../../app/refund-payment.ts';
 import { validateRefund } from '../../domain/refund-request.ts';
-import type { Services } from '../../app/services.ts';
-import { asObject } from '../request-body.ts';
 import { RefundResponseSchema } from '../../domain/wire/refund.ts';
+import { asObject } from '../edge/request-body.ts';
 import { operation, RefundRequestSchema } from '../schemas.ts';
-import { authenticate } from './authenticate.ts';
+import { merchantOf, type Authenticate } from './authenticate.ts';
 
-export function registerRefundRoute(app: FastifyInstance, services: Services): void {
+export type RefundRouteDeps = {
+  authenticate: Authenticate;
+  refund: Pick<RefundPayment, 'execute'>;
+};
+
+export function registerRefundRoute(app: FastifyInstance, deps: RefundRouteDeps): void {
   app.post(
     '/transaction/refund',
     {
@@ -27,10 +32,10 @@ export function registerRefundRoute(app: FastifyInstance, services: Services): v
     },
     async (request, reply) => {
       const body = asObject(request.body);
-      const merchant = authenticate(services, body, request.ip);
+      const merchant = merchantOf(deps.authenticate, body, request.ip);
       const header = request.headers['idempotency-key'];
       const input = validateRefund(body, Array.isArray(header) ? header.join(',') : header);
-      const outcome = await services.refund.execute(merchant.id, input);
+      const outcome = await deps.refund.execute(merchant.id, input);
       if (outcome.replayed) reply.header('idempotent-replayed', 'true');
       return outcome.response;
     },

@@ -1,15 +1,24 @@
 // POST /sandbox/transaction/complete — finish a payment without a browser (sandbox only).
 import type { FastifyInstance } from 'fastify';
+import type { CompletePayment } from '../../app/complete-payment.ts';
 import { GatewayError, invalidField, missingField } from '../../domain/errors.ts';
 import { isSandboxOutcome, SANDBOX_OUTCOMES } from '../../domain/lifecycle.ts';
 import { statusOf } from '../../domain/responses.ts';
 import { StatusResponseSchema } from '../../domain/wire/payment-responses.ts';
-import type { Services } from '../../app/services.ts';
-import { asObject, referenceField } from '../request-body.ts';
+import { asObject, referenceField } from '../edge/request-body.ts';
 import { operation, SandboxCompleteRequestSchema } from '../schemas.ts';
-import { authenticate } from './authenticate.ts';
+import { merchantOf, type Authenticate } from './authenticate.ts';
 
-export function registerSandboxCompleteRoute(app: FastifyInstance, services: Services): void {
+export type SandboxCompleteRouteDeps = {
+  authenticate: Authenticate;
+  complete: Pick<CompletePayment, 'execute'>;
+  /** MODE=sandbox; in live mode the route answers 404. */
+  sandbox: boolean;
+  /** PUBLIC_BASE_URL: the answer carries the customer's page address. */
+  publicBaseUrl: string;
+};
+
+export function registerSandboxCompleteRoute(app: FastifyInstance, deps: SandboxCompleteRouteDeps): void {
   app.post(
     '/sandbox/transaction/complete',
     {
@@ -26,12 +35,12 @@ export function registerSandboxCompleteRoute(app: FastifyInstance, services: Ser
       ),
     },
     async (request) => {
-      if (services.config.mode !== 'sandbox') {
+      if (!deps.sandbox) {
         // Registered in live mode too, so the 404 comes in this operation's error shape.
         throw new GatewayError('NOT_FOUND', 'Sandbox completion is not available in live mode.');
       }
       const body = asObject(request.body);
-      const merchant = authenticate(services, body, request.ip);
+      const merchant = merchantOf(deps.authenticate, body, request.ip);
       if (body.transactionid === undefined || body.transactionid === null || body.transactionid === '')
         throw missingField('transactionid');
       const id = referenceField(body.transactionid, 'transactionid');
@@ -39,11 +48,11 @@ export function registerSandboxCompleteRoute(app: FastifyInstance, services: Ser
       if (outcome !== undefined && !isSandboxOutcome(outcome)) {
         throw invalidField('outcome', `it must be one of ${SANDBOX_OUTCOMES.join(', ')}`);
       }
-      const done = await services.complete.execute(id, 'sandbox', {
+      const done = await deps.complete.execute(id, 'sandbox', {
         merchantId: merchant.id,
         ...(outcome !== undefined && { override: outcome }),
       });
-      return statusOf(done, services.config.publicBaseUrl);
+      return statusOf(done, deps.publicBaseUrl);
     },
   );
 }

@@ -4,7 +4,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { Services } from '../../app/services.ts';
 import { createConsoleServices } from '../../app/console-services.ts';
 import { isGatewayError } from '../../domain/errors.ts';
-import { httpStatusOf } from '../error-status.ts';
+import { httpStatusOf } from '../edge/error-status.ts';
 import { registerFormParser } from '../hosted-page/form-body.ts';
 import {
   attachSession,

@@ -4,7 +4,7 @@
 // test/http/json-fast-lane.test.ts checks both paths count failed logins per the same client.
 import type { IncomingMessage } from 'node:http';
 import proxyAddr from '@fastify/proxy-addr';
-import type { TrustProxy } from '../config.ts';
+import type { TrustProxy } from '../../config.ts';
 
 export type ClientAddress = (request: IncomingMessage) => string | undefined;
 

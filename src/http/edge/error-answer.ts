@@ -1,16 +1,59 @@
-// How an error becomes an answer, shared by Fastify's error handler (build-app.ts) and the JSON
-// fast lane (json-fast-lane.ts), so both answer every failure with the same status, headers
-// and body. The status itself comes from the one table in error-status.ts.
+// How an error becomes an answer, shared by Fastify's error handler (fastify-edge.ts) and the
+// JSON fast lane (json-fast-lane.ts) through `answerError`, so both answer every failure with the
+// same status, headers and body, and both report the store's faults to its health the same way.
+// The status itself comes from the one table in error-status.ts.
 import type { FastifyError } from 'fastify';
 import type { Logger } from 'pino';
-import { GatewayError, isGatewayError } from '../domain/errors.ts';
-import { balanceError, initiationError, statusError } from '../domain/responses.ts';
-import { refundError } from '../domain/refund-response.ts';
+import { GatewayError, isGatewayError } from '../../domain/errors.ts';
+import { balanceError, initiationError, statusError } from '../../domain/responses.ts';
+import { refundError } from '../../domain/refund-response.ts';
+import { httpStatusOf } from './error-status.ts';
 import type { JsonObject } from './request-body.ts';
 
 /** Which response shape a route's errors take (real clients parse one shape per operation). */
 export type ErrorShape = 'initiation' | 'status' | 'balance' | 'page' | 'refund';
 export type JsonErrorShape = Exclude<ErrorShape, 'page'>;
+
+/** Whether an error is the store being unavailable (answered 503), and where that is reported (readiness). */
+export type StoreFaults = {
+  isStoreUnavailable: (error: unknown) => boolean;
+  onStoreUnavailable: () => void;
+};
+
+/** An error's answer: `body` is undefined for the 'page' shape, whose HTML the hosted page renders itself. */
+export type ErrorAnswer = {
+  error: GatewayError;
+  status: number;
+  headers: Record<string, string>;
+  body: object | undefined;
+};
+
+/**
+ * The answer to anything a request threw, in its route's error shape; fields the request body
+ * carried (trackid, …) are echoed. A store fault (not a GatewayError a use case chose) marks the
+ * store unhealthy, so readiness probes it again.
+ */
+export function answerError(
+  thrown: unknown,
+  shape: ErrorShape,
+  requestBody: unknown,
+  log: Pick<Logger, 'warn' | 'error'>,
+  store: StoreFaults,
+): ErrorAnswer {
+  const error = toGatewayError(thrown, log, store.isStoreUnavailable);
+  if (error.tag === 'SERVICE_UNAVAILABLE' && !isGatewayError(thrown)) store.onStoreUnavailable();
+  const echo = isJsonObject(requestBody) ? requestBody : undefined;
+  return {
+    error,
+    status: httpStatusOf(error),
+    headers: errorHeaders(error),
+    body: shape === 'page' ? undefined : jsonErrorBody(error, shape, echo),
+  };
+}
+
+function isJsonObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
 
 /**
  * Any thrown value as the GatewayError to answer with: framework refusals of the request as

@@ -1,5 +1,5 @@
-// The one table from domain error tags to HTTP statuses (contract §8).
-import type { ErrorTag, GatewayError, MalformedKind } from '../domain/errors.ts';
+// The one table from domain error tags to HTTP statuses (docs/api.md, "Errors").
+import type { ErrorTag, GatewayError, MalformedKind } from '../../domain/errors.ts';
 
 const STATUS: Record<ErrorTag, number> = {
   INVALID_CREDENTIALS: 401,

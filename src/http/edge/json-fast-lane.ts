@@ -4,49 +4,44 @@
 // Why: on the HTTP thread Fastify's per-request machinery (router, request and reply objects,
 // a child logger with redaction, hook chains, the content-type parser, the serialiser) cost
 // about a fifth of an initiation's CPU in a side-by-side run (docs/performance.md). The lane
-// keeps what those requests need: the same operation code (json-operation.ts), the same error
-// answers (error-answer.ts), the same in-flight limit, request id and access log line.
+// keeps what those requests need: the same operation code (json-operation.ts) and the same edge
+// pipeline as Fastify's hooks (pipeline.ts: request id, admission and shedding, error answers,
+// access-log line), called directly.
 //
 // Only the plain case takes the lane: POST to the operation's exact path (no query, no trailing
 // slash), Content-Type `application/json` (optionally `; charset=utf-8`), a Content-Length from 1
 // to the body limit, no Content-Encoding or Transfer-Encoding, a Host header, and not draining.
 // Anything else goes to Fastify, which answers it as it always has (415, 413, empty body,
-// shutting down, …). Over the in-flight limit the lane sheds with Fastify's exact 503.
+// shutting down, …). Over the in-flight limit the lane sheds with Fastify's exact 503 (`admit`).
 // test/http/json-fast-lane.test.ts sends the same requests both ways and compares the answers.
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Logger } from 'pino';
-import { GatewayError, isGatewayError } from '../domain/errors.ts';
+import { GatewayError } from '../../domain/errors.ts';
 import type { ClientAddress } from './client-address.ts';
-import { errorHeaders, jsonErrorBody, toGatewayError } from './error-answer.ts';
-import { httpStatusOf } from './error-status.ts';
 import type { JsonOperation } from './json-operation.ts';
-import { SHED_HEADERS, type LoadShedding } from './load-shedding.ts';
-import { logRequestCompleted } from './access-log.ts';
-import type { JsonObject } from './request-body.ts';
+import {
+  admit,
+  answerError,
+  JSON_TYPE,
+  logCompleted,
+  newRequestId,
+  SHED_HEADERS,
+  type EdgePipeline,
+} from './pipeline.ts';
 
-export type FastLaneOptions = {
+export type FastLaneOptions = EdgePipeline & {
   operations: JsonOperation[];
   bodyLimit: number;
-  shedding: LoadShedding;
-  draining: () => boolean;
   clientAddress: ClientAddress;
-  logger: Logger;
-  /** Whether an error is the store being unavailable (answered 503), and where that is reported. */
-  isStoreUnavailable: (error: unknown) => boolean;
-  /** Called when an answer is a 503 because the store could not be reached (store health). */
-  onStoreUnavailable: () => void;
 };
 
 /** Takes a request and returns true, or returns false (having touched nothing) for Fastify to handle it. */
 export type FastLane = (request: IncomingMessage, response: ServerResponse) => boolean;
 
-const JSON_TYPE = 'application/json; charset=utf-8';
 const CLOSE = { connection: 'close' };
 
 export function createJsonFastLane(options: FastLaneOptions): FastLane {
   const byPath = new Map(options.operations.map((operation) => [operation.path, operation]));
-  const { bodyLimit, shedding } = options;
+  const { bodyLimit } = options;
   return (request, response) => {
     if (request.method !== 'POST') return false;
     const operation = byPath.get(request.url ?? '');
@@ -58,114 +53,92 @@ export function createJsonFastLane(options: FastLaneOptions): FastLane {
     if (length === undefined || length > bodyLimit) return false;
     if (headers.host === undefined || headers.host === '') return false;
     if (options.draining()) return false;
-    if (shedding.inFlight.current >= shedding.maxInFlight) shed(operation, request, response, options);
-    else take(operation, request, response, options);
+    const exchange = new Exchange(operation, request, response, options);
+    const shed = admit(options.shedding, operation.path, operation.errorShape, response);
+    if (shed === undefined) exchange.take();
+    // Shed without reading the body: under overload shedding must cost far less than serving.
+    else options.shedding.hold(() => exchange.answerShed(shed.body!));
     return true;
   };
 }
 
-/**
- * Over the in-flight limit: the same 503 as Fastify's shedding hook (load-shedding.ts), without
- * reading the body, held for the shed delay. Under overload shedding must cost far less than
- * serving, and the lane's path is the cheap one.
- */
-function shed(
-  operation: JsonOperation,
-  request: IncomingMessage,
-  response: ServerResponse,
-  options: FastLaneOptions,
-): void {
-  const started = performance.now();
-  const id = randomUUID();
-  const body = options.shedding.shed(operation.errorShape)!;
-  options.shedding.hold(() => {
-    if (response.destroyed) return; // the client went away meanwhile
-    response.writeHead(503, {
-      'content-type': JSON_TYPE,
-      'content-length': Buffer.byteLength(body),
-      'x-request-id': id,
-      ...SHED_HEADERS,
+/** One request the lane took: its id, start time and client, and how it is answered and logged. */
+class Exchange {
+  readonly #operation: JsonOperation;
+  readonly #request: IncomingMessage;
+  readonly #response: ServerResponse;
+  readonly #edge: FastLaneOptions;
+  readonly #id = newRequestId();
+  readonly #started = performance.now();
+  readonly #clientAddress: string | undefined;
+
+  constructor(operation: JsonOperation, request: IncomingMessage, response: ServerResponse, edge: FastLaneOptions) {
+    this.#operation = operation;
+    this.#request = request;
+    this.#response = response;
+    this.#edge = edge;
+    this.#clientAddress = edge.clientAddress(request);
+  }
+
+  /** Reads the body, runs the operation and answers. */
+  take(): void {
+    const request = this.#request;
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    // A client that goes away mid-body gets no answer; Node closes the socket and 'close' frees the slot.
+    request.on('error', () => {});
+    request.on('end', () => {
+      let body: unknown;
+      try {
+        body = JSON.parse((chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString('utf8'));
+      } catch {
+        // Fastify closes the connection after a body it could not parse; so does the lane.
+        this.#fail(
+          new GatewayError('MALFORMED_REQUEST', 'The request body is not valid JSON.', 'syntax'),
+          undefined,
+          CLOSE,
+        );
+        return;
+      }
+      this.#operation.handle(body, this.#clientAddress).then(
+        (answer) => {
+          // An answer that cannot be written (a bug) is a 500 like any other, never an unhandled rejection.
+          try {
+            this.#send(200, JSON.stringify(answer.body), answer.headers);
+          } catch (error) {
+            if (!this.#response.headersSent) this.#fail(error, body);
+          }
+        },
+        (error: unknown) => this.#fail(error, body),
+      );
     });
-    response.end(body);
-    logRequestCompleted(
-      options.logger,
-      { id, method: 'POST', url: operation.path, ip: options.clientAddress(request) },
-      503,
-      performance.now() - started,
-    );
-  });
-}
+  }
 
-function take(
-  operation: JsonOperation,
-  request: IncomingMessage,
-  response: ServerResponse,
-  options: FastLaneOptions,
-): void {
-  const { logger } = options;
-  const inFlight = options.shedding.inFlight;
-  const started = performance.now();
-  const id = randomUUID();
-  // 'close' fires exactly once per response, whether it finished or the client went away.
-  inFlight.current += 1;
-  response.once('close', () => {
-    inFlight.current -= 1;
-  });
-  const clientAddress = options.clientAddress(request);
+  /** The shed 503, once the hold is over; its body was rendered once per shape (load-shedding.ts). */
+  answerShed(body: string): void {
+    if (this.#response.destroyed) return; // the client went away meanwhile
+    this.#send(503, body, SHED_HEADERS);
+  }
 
-  const send = (status: number, body: object, extra: Record<string, string> | undefined): void => {
-    const json = JSON.stringify(body);
-    response.writeHead(status, {
+  #fail(error: unknown, body: unknown, extra?: Record<string, string>): void {
+    const edge = this.#edge;
+    const log = edge.logger.child({ reqId: this.#id });
+    const answer = answerError(error, this.#operation.errorShape, body, log, edge);
+    this.#send(answer.status, JSON.stringify(answer.body), { ...answer.headers, ...extra });
+  }
+
+  #send(status: number, json: string, extra: Readonly<Record<string, string>> | undefined): void {
+    this.#response.writeHead(status, {
       'content-type': JSON_TYPE,
       'content-length': Buffer.byteLength(json),
-      'x-request-id': id,
+      'x-request-id': this.#id,
       ...extra,
     });
-    response.end(json);
-    logRequestCompleted(
-      logger,
-      { id, method: 'POST', url: operation.path, ip: clientAddress },
-      status,
-      performance.now() - started,
-    );
-  };
-  const fail = (error: unknown, body: unknown, extra?: Record<string, string>): void => {
-    const gatewayError = toGatewayError(error, logger.child({ reqId: id }), options.isStoreUnavailable);
-    if (gatewayError.tag === 'SERVICE_UNAVAILABLE' && !isGatewayError(error)) options.onStoreUnavailable();
-    const echo = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as JsonObject) : undefined;
-    send(httpStatusOf(gatewayError), jsonErrorBody(gatewayError, operation.errorShape, echo), {
-      ...errorHeaders(gatewayError),
-      ...extra,
-    });
-  };
-
-  const chunks: Buffer[] = [];
-  request.on('data', (chunk: Buffer) => chunks.push(chunk));
-  // A client that goes away mid-body gets no answer; Node closes the socket and 'close' frees the slot.
-  request.on('error', () => {});
-  request.on('end', () => {
-    let body: unknown;
-    try {
-      body = JSON.parse((chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString('utf8'));
-    } catch {
-      // Fastify closes the connection after a body it could not parse; so does the lane.
-      fail(new GatewayError('MALFORMED_REQUEST', 'The request body is not valid JSON.', 'syntax'), undefined, CLOSE);
-      return;
-    }
-    operation.handle(body, clientAddress).then(
-      (answer) => {
-        // An answer that cannot be written (a bug) is a 500 like any other, never an unhandled rejection.
-        try {
-          send(200, answer.body, answer.headers);
-        } catch (error) {
-          if (!response.headersSent) fail(error, body);
-        }
-      },
-      (error: unknown) => fail(error, body),
-    );
-  });
+    this.#response.end(json);
+    const req = { id: this.#id, method: 'POST', url: this.#operation.path, ip: this.#clientAddress };
+    logCompleted(this.#edge.logger, req, status, performance.now() - this.#started);
+  }
 }
-
 /** `application/json`, alone or with `charset=utf-8`: the forms real clients send. */
 function isPlainJson(contentType: string | undefined): boolean {
   if (contentType === undefined) return false;

@@ -1,7 +1,8 @@
-// JSON bodies: our own parser so every failure is a contract error, never a framework page.
+// JSON bodies: our own parser so every failure is an error answer in the documented shape
+// (docs/api.md, "Errors"), never a framework page.
 import type { FastifyInstance } from 'fastify';
-import { GatewayError, invalidField, missingField } from '../domain/errors.ts';
-import { hasControlCharacters, NO_CONTROL_CHARACTERS } from '../domain/control-characters.ts';
+import { GatewayError, invalidField, missingField } from '../../domain/errors.ts';
+import { hasControlCharacters, NO_CONTROL_CHARACTERS } from '../../domain/control-characters.ts';
 
 export function registerJsonParser(app: FastifyInstance): void {
   // Fastify also parses text/plain by default; the API takes JSON only (anything else → 415).

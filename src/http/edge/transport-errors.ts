@@ -1,12 +1,12 @@
 // Faults below the routes — a request line or framing Node cannot parse, a URL Fastify cannot
 // decode, a missing Host header, a client too slow to finish its request — answered in the
-// contract's error shape (initiation shape: the API's most common one) instead of Fastify's or
-// Node's own bodies. Real clients read the body and ignore the status.
+// documented error shape (docs/api.md, "Errors"; the initiation shape, the API's most common one)
+// instead of Fastify's or Node's own bodies. Real clients read the body and ignore the status.
 import type { Socket } from 'node:net';
 import { STATUS_CODES } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { GatewayError } from '../domain/errors.ts';
-import { initiationError } from '../domain/responses.ts';
+import { GatewayError } from '../../domain/errors.ts';
+import { initiationError } from '../../domain/responses.ts';
 import { httpStatusOf } from './error-status.ts';
 
 function errorFor(code: string | undefined): GatewayError {

@@ -1,9 +1,10 @@
 // Error answers of the hosted page's routes: a friendly HTML page with the page headers,
-// never JSON or a stack trace. build-app.ts sends every error of a route whose errorShape is
-// 'page' through here; the status comes from the one table in http/error-status.ts.
+// never JSON or a stack trace. The edge (http/edge/fastify-edge.ts) sends every error of a route
+// whose errorShape is 'page' through here; the status comes from the one table in
+// http/edge/error-status.ts.
 import type { FastifyReply } from 'fastify';
 import type { GatewayError } from '../../domain/errors.ts';
-import { httpStatusOf } from '../error-status.ts';
+import { httpStatusOf } from '../edge/error-status.ts';
 import { newNonce, setPageHeaders } from './security.ts';
 import { messagePage, type MessageKind } from './templates.ts';
 import type { PageLang } from './texts.ts';

@@ -49,7 +49,7 @@ function securityHeaders(reply: FastifyReply): FastifyReply {
     .header('x-frame-options', 'DENY');
 }
 
-export function registerDocsPage(app: FastifyInstance, config: Config): void {
+export function registerDocsPage(app: FastifyInstance, config: Pick<Config, 'publicBaseUrl'>): void {
   // Absolute paths under PUBLIC_BASE_URL, as the hosted page does, so a path prefix works.
   const base = new URL(config.publicBaseUrl).pathname.replace(/\/+$/, '');
   const asset = (name: string) => `${base}/docs/assets/${name}?v=${DIST_VERSION}`;

@@ -1,7 +1,7 @@
 // The error table of the OpenAPI document, derived from the two tables that define it
-// (domain/errors.ts for codes, http/error-status.ts for statuses), so it cannot drift.
+// (domain/errors.ts for codes, http/edge/error-status.ts for statuses), so it cannot drift.
 import { ERROR_CODES, GatewayError, type ErrorTag, type MalformedKind } from '../../domain/errors.ts';
-import { httpStatusOf, MALFORMED_STATUS } from '../error-status.ts';
+import { httpStatusOf, MALFORMED_STATUS } from '../edge/error-status.ts';
 
 export type ErrorRow = { error_code_tag: ErrorTag; responsecode: string; http_statuses: number[] };
 

@@ -91,7 +91,7 @@ function addExamples(document: Json, examples: RecordedExamples): Json {
   return document;
 }
 
-export async function registerOpenApi(app: FastifyInstance, config: Config): Promise<void> {
+export async function registerOpenApi(app: FastifyInstance, config: Pick<Config, 'publicBaseUrl'>): Promise<void> {
   const examples = loadExamples();
   await app.register(swagger, {
     openapi: {
