@@ -64,33 +64,7 @@ export async function startGateway(config: Config, options: StartOptions): Promi
 
   let draining = false;
   const app = await buildApp(httpDepsFrom(services), { logger, draining: () => draining });
-  const listenSockets = REUSE_PORT_SUPPORTED ? listenSocketCount(config.listenSockets) : 1;
-  if (REUSE_PORT_SUPPORTED && listenSockets < config.listenSockets)
-    logger.warn(
-      { requested: config.listenSockets, listenSockets },
-      'LISTEN_SOCKETS lowered to 1/8 of the open-file limit',
-    );
-  const reusePort = listenSockets > 1;
-  if (reusePort) await assertPortFree(config.host, config.port);
-  // Fastify hands these options to net.Server.listen; its type declaration omits reusePort.
-  await app.listen({
-    port: config.port,
-    host: config.host,
-    backlog: LISTEN_BACKLOG,
-    ...(reusePort && { reusePort: true }),
-  } as { port: number; host: string; backlog: number });
-  const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
-  const acceptors = reusePort
-    ? await addAcceptors(app.server, {
-        host: config.host,
-        port,
-        backlog: LISTEN_BACKLOG,
-        count: listenSockets - 1,
-        onError: (error) => logger.warn({ err: error }, 'an extra listener could not bind; serving with fewer'),
-      })
-    : undefined;
-  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  const { acceptors, url } = await listenApi(app, config, logger);
   let metricsServer: MetricsServer | undefined;
   if (config.metricsPort !== undefined) {
     try {
@@ -138,6 +112,42 @@ export async function startGateway(config: Config, options: StartOptions): Promi
       return stopping;
     },
   };
+}
+
+/** The API port: one listener, or LISTEN_SOCKETS of them sharing it (http/edge/acceptor-pool.ts). */
+async function listenApi(
+  app: FastifyInstance,
+  config: Config,
+  logger: Logger,
+): Promise<{ acceptors: Acceptors | undefined; url: string }> {
+  const listenSockets = REUSE_PORT_SUPPORTED ? listenSocketCount(config.listenSockets) : 1;
+  if (REUSE_PORT_SUPPORTED && listenSockets < config.listenSockets)
+    logger.warn(
+      { requested: config.listenSockets, listenSockets },
+      'LISTEN_SOCKETS lowered to 1/8 of the open-file limit',
+    );
+  const reusePort = listenSockets > 1;
+  if (reusePort) await assertPortFree(config.host, config.port);
+  // Fastify hands these options to net.Server.listen; its type declaration omits reusePort.
+  await app.listen({
+    port: config.port,
+    host: config.host,
+    backlog: LISTEN_BACKLOG,
+    ...(reusePort && { reusePort: true }),
+  } as { port: number; host: string; backlog: number });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const acceptors = reusePort
+    ? await addAcceptors(app.server, {
+        host: config.host,
+        port,
+        backlog: LISTEN_BACKLOG,
+        count: listenSockets - 1,
+        onError: (error) => logger.warn({ err: error }, 'an extra listener could not bind; serving with fewer'),
+      })
+    : undefined;
+  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  return { acceptors, url };
 }
 
 /**

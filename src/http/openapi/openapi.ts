@@ -91,6 +91,40 @@ function addExamples(document: Json, examples: RecordedExamples): Json {
   return document;
 }
 
+/** The notifications the gateway sends: OpenAPI 3.1 `webhooks` (a fresh object per document). */
+function webhooks(): Json {
+  return {
+    paymentResult: {
+      post: {
+        operationId: 'paymentResultNotification',
+        summary: 'A payment reached its final state',
+        description:
+          'POSTed to the payment’s `serverUrl` once it succeeds or fails, retried until a `2xx` answer. Verify the signature over the raw body before trusting it (the client package’s `verifyNotification`, or any Standard Webhooks library).',
+        parameters: SIGNATURE_HEADERS,
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/PaymentNotification' } } },
+        },
+        responses: { '2XX': { description: 'Received and stored; any other answer is retried.' } },
+      },
+    },
+    refund: {
+      post: {
+        operationId: 'refundNotification',
+        summary: 'A refund was made on a payment',
+        description:
+          'POSTed to the payment’s `serverUrl` once per refund, through the same outbox, signing and retries as the result. It carries `event_type` `refund` and `result` `REFUNDED`, so a handler that only knows payment results (`CAPTURED` / `Not Successful`) ignores it.',
+        parameters: SIGNATURE_HEADERS,
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/RefundNotification' } } },
+        },
+        responses: { '2XX': { description: 'Received and stored; any other answer is retried.' } },
+      },
+    },
+  };
+}
+
 export async function registerOpenApi(app: FastifyInstance, config: Pick<Config, 'publicBaseUrl'>): Promise<void> {
   const examples = loadExamples();
   await app.register(swagger, {
@@ -116,36 +150,7 @@ export async function registerOpenApi(app: FastifyInstance, config: Pick<Config,
           ErrorCodeTag: { type: 'string', enum: errorTable().map((r) => r.error_code_tag) },
         },
       },
-      webhooks: {
-        paymentResult: {
-          post: {
-            operationId: 'paymentResultNotification',
-            summary: 'A payment reached its final state',
-            description:
-              'POSTed to the payment’s `serverUrl` once it succeeds or fails, retried until a `2xx` answer. Verify the signature over the raw body before trusting it (the client package’s `verifyNotification`, or any Standard Webhooks library).',
-            parameters: SIGNATURE_HEADERS,
-            requestBody: {
-              required: true,
-              content: { 'application/json': { schema: { $ref: '#/components/schemas/PaymentNotification' } } },
-            },
-            responses: { '2XX': { description: 'Received and stored; any other answer is retried.' } },
-          },
-        },
-        refund: {
-          post: {
-            operationId: 'refundNotification',
-            summary: 'A refund was made on a payment',
-            description:
-              'POSTed to the payment’s `serverUrl` once per refund, through the same outbox, signing and retries as the result. It carries `event_type` `refund` and `result` `REFUNDED`, so a handler that only knows payment results (`CAPTURED` / `Not Successful`) ignores it.',
-            parameters: SIGNATURE_HEADERS,
-            requestBody: {
-              required: true,
-              content: { 'application/json': { schema: { $ref: '#/components/schemas/RefundNotification' } } },
-            },
-            responses: { '2XX': { description: 'Received and stored; any other answer is retried.' } },
-          },
-        },
-      },
+      webhooks: webhooks(),
     } as never,
     // Only routes that declare a schema are operations of the API; the hosted page, /metrics
     // and these documentation routes are not.
