@@ -14,7 +14,8 @@ export const ERROR_CODES = {
   DUPLICATE_TRACKID: '3000',
   NOT_FOUND: '3001',
   INVALID_STATE: '3002',
-  // Refunds (docs/api.md "Refund"). A reused Idempotency-Key with different content shares 3000 with DUPLICATE_TRACKID.
+  // Refunds (docs/api.md "Refund"). A reused Idempotency-Key with different content shares 3000
+  // with DUPLICATE_TRACKID.
   IDEMPOTENCY_KEY_REUSED: '3000',
   REFUND_NOT_ALLOWED: '3003',
   REFUND_EXCEEDS_AVAILABLE: '3004',

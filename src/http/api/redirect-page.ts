@@ -105,7 +105,8 @@ async function finish(
 ): Promise<FastifyReply> {
   const body = (request.body && typeof request.body === 'object' ? request.body : {}) as Record<string, unknown>;
   const lang = langOf(body.lang);
-  if (!routes.sandbox) return sendPageMessage(reply, 404, 'notFound', lang); // live: the processor decides, not the page
+  // Live: the processor decides, not the page.
+  if (!routes.sandbox) return sendPageMessage(reply, 404, 'notFound', lang);
   const t = await load(routes, body.ID);
   if (!t) return sendPageMessage(reply, 404, 'notFound', lang);
   const pageHref = routes.paths.pageHref(t.redirectId, lang);
@@ -113,7 +114,8 @@ async function finish(
     return sendPageMessage(reply, 403, 'forbidden', lang, pageHref);
   }
   setPageHeaders(reply, newNonce());
-  if (t.status !== 'PROCESSING') return reply.redirect(pageHref, 303); // already final (or just expired): show the result
+  // Already final (or just expired): show the result.
+  if (t.status !== 'PROCESSING') return reply.redirect(pageHref, 303);
   const done = await routes.page.finish(t, cause);
   // Lost a race with another completion (a double click, the sweeper): the page shows what won.
   if (!done) return reply.redirect(pageHref, 303);
