@@ -1,5 +1,5 @@
 // Web console accounts, sessions and audit entries (docs/console.md). Repositories map their rows
-// to these shapes; the rules live in app/console-*.ts.
+// to these shapes; the rules live in app/console/.
 
 export type OperatorRecord = {
   id: string;

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Page } from 'playwright-core';
-import { createConsoleServices } from '../../src/app/console-services.ts';
+import { createConsoleServices } from '../../src/app/console/console-services.ts';
 import { deliveryWorker } from '../../src/delivery/delivery-worker.ts';
 import {
   browserSkipReason,

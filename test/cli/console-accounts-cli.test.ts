@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { runCli } from '../../src/cli/run-cli.ts';
-import { createConsoleServices } from '../../src/app/console-services.ts';
+import { createConsoleServices } from '../../src/app/console/console-services.ts';
 import { loadConfig } from '../../src/config.ts';
 import { openStoreEngine, type StoreEngine } from '../../src/store/engine.ts';
 import { storeOver } from '../../src/store/open-store.ts';

@@ -3,8 +3,8 @@
 // session expiry on an injected clock, and secrets kept out of the audit log.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createConsoleServices, type ConsoleServices } from '../../src/app/console-services.ts';
-import { auditSafeDetails } from '../../src/app/console-audit.ts';
+import { createConsoleServices, type ConsoleServices } from '../../src/app/console/console-services.ts';
+import { auditSafeDetails } from '../../src/app/console/console-audit.ts';
 import { consolePasswordMatches, hashConsolePassword } from '../../src/domain/console-password.ts';
 import { base32Decode, hotp, totpStep } from '../../src/domain/totp.ts';
 import { consoleDb } from '../../src/store/repos/console-tables.ts';

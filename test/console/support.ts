@@ -2,7 +2,7 @@
 // the last page, posts forms. Lets the HTTP tests drive the console like a person would,
 // without a real browser (the Chromium tests do that).
 import type { FastifyInstance } from 'fastify';
-import { createConsoleServices, type ConsoleServices } from '../../src/app/console-services.ts';
+import { createConsoleServices, type ConsoleServices } from '../../src/app/console/console-services.ts';
 import type { TestGateway } from '../support/test-gateway.ts';
 
 export type Page = { status: number; headers: Record<string, unknown>; body: string; location: string | undefined };

@@ -1,7 +1,7 @@
 // operator create | list | disable | enable, merchant set-console-password — console accounts.
 // Each change is written to the console's audit log as done by the CLI.
 import { openMigratedStore, resolveSecretKey } from '../../bootstrap.ts';
-import { createConsoleServices, type ConsoleServices } from '../../app/console-services.ts';
+import { createConsoleServices, type ConsoleServices } from '../../app/console/console-services.ts';
 import { MAX_PASSWORD_LENGTH } from '../../domain/console-password.ts';
 import type { Command, CommandContext } from './context.ts';
 import { UsageError, flags, requirePositional, table } from './context.ts';

@@ -9,8 +9,8 @@
 // session (or to the login form before there is one).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../../app/services.ts';
-import type { ConsoleServices } from '../../app/console-services.ts';
-import type { ActiveSession } from '../../app/console-sessions.ts';
+import type { ConsoleServices } from '../../app/console/console-services.ts';
+import type { ActiveSession } from '../../app/console/console-sessions.ts';
 import { html, raw, type SafeHtml } from '../hosted-page/html.ts';
 import { csrfToken, csrfValid, ensureCsrfCookie, newNonce, setPageHeaders } from '../hosted-page/security.ts';
 import { CONSOLE_CSS } from './styles.ts';

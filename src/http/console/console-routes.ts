@@ -2,7 +2,7 @@
 // parser, session check, error pages and not-found page, so nothing here touches the JSON API.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../../app/services.ts';
-import { createConsoleServices } from '../../app/console-services.ts';
+import { createConsoleServices } from '../../app/console/console-services.ts';
 import { isGatewayError } from '../../domain/errors.ts';
 import { httpStatusOf } from '../edge/error-status.ts';
 import { registerFormParser } from '../hosted-page/form-body.ts';

@@ -1,4 +1,4 @@
-// Console accounts, sessions and the audit log: SQL only, no rules (app/console-*.ts decide).
+// Console accounts, sessions and the audit log: SQL only, no rules (the use cases in app/console/ decide).
 import type { AuditCursor } from '../../app/ports/console.ts';
 import { sql } from 'kysely';
 import { toNumber } from '../database.ts';

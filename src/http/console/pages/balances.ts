@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { LedgerOperations } from '../../../app/ledger-operations.ts';
 import { GatewayError } from '../../../domain/errors.ts';
-import type { ActiveSession } from '../../../app/console-sessions.ts';
+import type { ActiveSession } from '../../../app/console/console-sessions.ts';
 import { html, raw } from '../../hosted-page/html.ts';
 import { formatTime, languageOf, remoteOrigin, scopeOf, sendPage, sessionOf, type ConsoleKit } from '../console-kit.ts';
 import { csvRow } from '../csv.ts';

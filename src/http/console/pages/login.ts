@@ -3,7 +3,7 @@
 // hashed, every outcome but a throttled one is audited, and a new session token is issued at
 // each login (no fixation).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { ActiveSession } from '../../../app/console-sessions.ts';
+import type { ActiveSession } from '../../../app/console/console-sessions.ts';
 import { html, raw } from '../../hosted-page/html.ts';
 import {
   csrfField,

@@ -6,15 +6,15 @@ import {
   consolePasswordProblem,
   generateConsolePassword,
   hashConsolePassword,
-} from '../domain/console-password.ts';
-import type { SecretKey } from '../domain/credentials.ts';
-import { GatewayError, invalidField } from '../domain/errors.ts';
-import { uuidv7 } from '../domain/ids.ts';
-import { openSecret, sealSecret } from '../domain/secret-box.ts';
-import { generateTotpSecret, otpauthUri, verifyTotp } from '../domain/totp.ts';
-import type { MerchantStore } from './ports/store.ts';
-import type { ConsoleAccountStore } from './ports/console.ts';
-import type { ConsoleRole, OperatorRecord } from '../domain/console-account.ts';
+} from '../../domain/console-password.ts';
+import type { SecretKey } from '../../domain/credentials.ts';
+import { GatewayError, invalidField } from '../../domain/errors.ts';
+import { uuidv7 } from '../../domain/ids.ts';
+import { openSecret, sealSecret } from '../../domain/secret-box.ts';
+import { generateTotpSecret, otpauthUri, verifyTotp } from '../../domain/totp.ts';
+import type { MerchantStore } from '../ports/store.ts';
+import type { ConsoleAccountStore } from '../ports/console.ts';
+import type { ConsoleRole, OperatorRecord } from '../../domain/console-account.ts';
 
 const USERNAME = /^[a-z0-9][a-z0-9._-]{1,63}$/;
 

@@ -3,10 +3,10 @@
 // log in. A session ends at logout, after CONSOLE_IDLE_TIMEOUT without a request, after
 // CONSOLE_SESSION_LIFETIME in any case, and when its operator or merchant is disabled.
 import { createHmac } from 'node:crypto';
-import { hmacKey, type SecretKey } from '../domain/credentials.ts';
-import { randomToken } from '../domain/ids.ts';
-import type { ConsoleAccountStore } from './ports/console.ts';
-import type { ConsoleRole } from '../domain/console-account.ts';
+import { hmacKey, type SecretKey } from '../../domain/credentials.ts';
+import { randomToken } from '../../domain/ids.ts';
+import type { ConsoleAccountStore } from '../ports/console.ts';
+import type { ConsoleRole } from '../../domain/console-account.ts';
 import type { ConsoleAccounts, LoginSubject } from './console-accounts.ts';
 
 export const SESSION_TOKEN = /^[A-Za-z0-9_-]{43}$/;

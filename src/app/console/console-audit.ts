@@ -2,9 +2,9 @@
 // (and the CLI's console commands) writes one entry through here, after the action succeeded
 // or, for logins, whatever the outcome. Details never carry secrets: keys that look like one
 // are replaced before anything is stored.
-import { uuidv7 } from '../domain/ids.ts';
-import type { ConsoleAccountStore } from './ports/console.ts';
-import type { AuditEntry } from '../domain/console-account.ts';
+import { uuidv7 } from '../../domain/ids.ts';
+import type { ConsoleAccountStore } from '../ports/console.ts';
+import type { AuditEntry } from '../../domain/console-account.ts';
 
 export type AuditActor = { role: AuditEntry['actorRole']; id: string | null };
 export type AuditOrigin = { remoteAddr: string | null; requestId: string | null };

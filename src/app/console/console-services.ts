@@ -1,12 +1,12 @@
 // The console's use cases over one store, built by the composition root (the HTTP console) or
 // from a bare store (the CLI), so both write the same rows and the same audit entries.
-import type { Config } from '../config.ts';
-import type { SecretKey } from '../domain/credentials.ts';
+import type { Config } from '../../config.ts';
+import type { SecretKey } from '../../domain/credentials.ts';
 import { ConsoleAccounts } from './console-accounts.ts';
 import { ConsoleAudit } from './console-audit.ts';
 import { ConsoleSessions } from './console-sessions.ts';
-import type { Store } from './ports/store.ts';
-import { WindowCounter } from './rate-limiter.ts';
+import type { Store } from '../ports/store.ts';
+import { WindowCounter } from '../rate-limiter.ts';
 
 export type ConsoleServices = {
   accounts: ConsoleAccounts;
