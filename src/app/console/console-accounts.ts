@@ -22,6 +22,11 @@ export type CreatedOperator = { id: string; username: string; password?: string;
 
 export type LoginSubject = { role: ConsoleRole; id: string; name: string };
 
+/** The merchant whose rows alone a subject may see and change; undefined for operators (every merchant). */
+export function merchantScopeOf(subject: LoginSubject): string | undefined {
+  return subject.role === 'merchant' ? subject.id : undefined;
+}
+
 export type LoginResult = { ok: true; subject: LoginSubject } | { ok: false; reason: 'credentials' | 'disabled' };
 
 export class ConsoleAccounts {

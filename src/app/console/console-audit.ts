@@ -5,9 +5,17 @@
 import { uuidv7 } from '../../domain/ids.ts';
 import type { ConsoleAccountStore } from '../ports/console.ts';
 import type { AuditEntry } from '../../domain/console-account.ts';
+import type { LoginSubject } from './console-accounts.ts';
 
 export type AuditActor = { role: AuditEntry['actorRole']; id: string | null };
 export type AuditOrigin = { remoteAddr: string | null; requestId: string | null };
+
+/** Who asked for a console action, and from where: its audit entry names both. */
+export type ConsoleActor = { who: LoginSubject; origin: AuditOrigin };
+
+export function auditActorOf(subject: LoginSubject): AuditActor {
+  return { role: subject.role, id: subject.id };
+}
 
 const SECRET_KEY = /pass|secret|token|totp|otp|csrf|cookie|key/i;
 const MAX_DETAIL_TEXT = 500;

@@ -1,0 +1,132 @@
+// What a console user may do to one payment, each through the use case the API or the CLI uses,
+// then audited (docs/console.md "Pages"): resend a notification (`delivery resend`), refund
+// (POST /transaction/refund, on behalf of the payment's merchant) and, in sandbox, complete it
+// (POST /sandbox/transaction/complete). The payment is looked up for whoever asks first, so a
+// merchant can act only on its own.
+import { GatewayError, isGatewayError } from '../../domain/errors.ts';
+import type { SandboxOutcome } from '../../domain/lifecycle.ts';
+import { currencyExponent, formatMinor } from '../../domain/money.ts';
+import { validateRefund } from '../../domain/refund-request.ts';
+import type { CompletePayment } from '../complete-payment.ts';
+import type { Store } from '../ports/store.ts';
+import type { RefundPayment } from '../refund-payment.ts';
+import { resendNotification } from '../resend-notification.ts';
+import { merchantScopeOf } from './console-accounts.ts';
+import { auditActorOf, type ConsoleActor, type ConsoleAudit } from './console-audit.ts';
+import type { ConsolePaymentReads } from './payment-reads.ts';
+
+export type ConsolePaymentActionsDeps = {
+  payments: Pick<ConsolePaymentReads, 'find'>;
+  store: Pick<Store, 'outbox' | 'deliveries'>;
+  refund: Pick<RefundPayment, 'execute'>;
+  complete: Pick<CompletePayment, 'execute'>;
+  audit: ConsoleAudit;
+  /** Sandbox completion exists only in sandbox mode. */
+  sandbox: boolean;
+  now: () => number;
+  /**
+   * Wakes this instance's delivery worker for the event; other instances hear of it through the
+   * store (NOTIFY on PostgreSQL) or their poll (SQLite).
+   */
+  wake: (transactionId: string, eventId: string) => void;
+};
+
+export type RefundForm = {
+  /** A plain decimal in the payment's currency; empty: all that is left. */
+  amount: string;
+  reason: string | null;
+  /** The form's idempotency key: a double submit refunds once. */
+  reference: string | null;
+};
+
+export class ConsolePaymentActions {
+  readonly #deps: ConsolePaymentActionsDeps;
+  constructor(deps: ConsolePaymentActionsDeps) {
+    this.#deps = deps;
+  }
+
+  /**
+   * A new attempt series of the payment's result notification or, with `eventId`, of one of its
+   * refund notifications (same event, same body).
+   */
+  async resend(
+    input: ConsoleActor & { transactionId: string; eventId?: string },
+  ): Promise<{ transactionId: string; series: number; refundId: string | null }> {
+    const { store, audit, now, wake } = this.#deps;
+    const tx = await this.#deps.payments.find(input.transactionId, input.who);
+    const event =
+      input.eventId !== undefined
+        ? await store.outbox.findById(input.eventId)
+        : await store.outbox.findByTransaction(tx.id);
+    if (!event || event.transactionId !== tx.id)
+      throw new GatewayError('NOT_FOUND', 'This payment has no such notification.');
+    const result = await resendNotification(store, event.id, now());
+    wake(tx.id, event.id);
+    await audit.record(
+      auditActorOf(input.who),
+      'delivery.resend',
+      event.id,
+      { transactionid: tx.id, refundid: event.refundId, series: result.series, previous_status: result.previousStatus },
+      input.origin,
+    );
+    return { transactionId: tx.id, series: result.series, refundId: event.refundId };
+  }
+
+  /** Audited once: a replay of the same form (same reference) refunds nothing and writes no entry. */
+  async refund(input: ConsoleActor & { transactionId: string; form: RefundForm }): Promise<{
+    transactionId: string;
+    refundId: string;
+  }> {
+    const tx = await this.#deps.payments.find(input.transactionId, input.who);
+    const request = validateRefund({
+      transactionid: tx.id,
+      bill_amount: input.form.amount,
+      bill_currencycode: tx.currency,
+      reason: input.form.reason,
+      refund_reference: input.form.reference,
+    });
+    const outcome = await this.#deps.refund.execute(tx.merchantId, request);
+    const { refund } = outcome;
+    if (!outcome.replayed) {
+      await this.#deps.audit.record(
+        auditActorOf(input.who),
+        'payment.refund',
+        tx.id,
+        {
+          refundid: refund.id,
+          amount: formatMinor(refund.amountMinor, currencyExponent(refund.currency)),
+          currency: refund.currency,
+          reason: refund.reason,
+        },
+        input.origin,
+      );
+    }
+    return { transactionId: tx.id, refundId: refund.id };
+  }
+
+  /** `completed: false`: someone else finished the payment first (nothing changed, nothing audited). */
+  async complete(
+    input: ConsoleActor & { transactionId: string; outcome: SandboxOutcome },
+  ): Promise<{ transactionId: string; completed: boolean }> {
+    if (!this.#deps.sandbox) throw new GatewayError('NOT_FOUND', 'Sandbox completion is not available in live mode.');
+    const tx = await this.#deps.payments.find(input.transactionId, input.who);
+    const scope = merchantScopeOf(input.who);
+    try {
+      await this.#deps.complete.execute(tx.id, 'sandbox', {
+        override: input.outcome,
+        ...(scope !== undefined && { merchantId: scope }),
+      });
+    } catch (error) {
+      if (isGatewayError(error) && error.tag === 'INVALID_STATE') return { transactionId: tx.id, completed: false };
+      throw error;
+    }
+    await this.#deps.audit.record(
+      auditActorOf(input.who),
+      'payment.complete',
+      tx.id,
+      { outcome: input.outcome },
+      input.origin,
+    );
+    return { transactionId: tx.id, completed: true };
+  }
+}
