@@ -1,6 +1,7 @@
 // What the HTTP app gets from the services (composition root): each route its own use cases,
 // the merchant directory's authenticate and plain configuration values, so no route reaches
 // into the whole services bag or the configuration. main.ts and the tests call it the same way.
+import { consoleDepsFrom } from './console-deps.ts';
 import { HostedPage } from '../app/hosted-page.ts';
 import { payoutBalance } from '../app/ledger-operations.ts';
 import { findMerchantTransaction } from '../app/query-status.ts';
@@ -28,7 +29,7 @@ export function httpDepsFrom(services: Services): HttpDeps {
     },
     api: apiDepsFrom(services),
     publicBaseUrl: config.publicBaseUrl,
-    console: services,
+    console: consoleDepsFrom(services, services.config),
   };
 }
 

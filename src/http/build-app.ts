@@ -4,7 +4,6 @@
 // routes. The JSON fast lane answers the hot operations through the same pipeline.
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import type { Services } from '../app/services.ts';
 import { registerBalanceRoute, type BalanceRouteDeps } from './api/balance.ts';
 import { registerHealthRoutes, type HealthRouteDeps } from './api/health.ts';
 import { registerInitiateRoute, type InitiateRouteDeps } from './api/initiate.ts';
@@ -14,6 +13,7 @@ import { registerRedirectQrPngRoute, type RedirectQrPngDeps } from './api/redire
 import { registerRefundRoute, type RefundRouteDeps } from './api/refund.ts';
 import { registerSandboxCompleteRoute, type SandboxCompleteRouteDeps } from './api/sandbox-complete.ts';
 import { registerStatusRoute, type StatusRouteDeps } from './api/status.ts';
+import type { ConsoleDeps } from './console/console-deps.ts';
 import { registerConsole } from './console/console-routes.ts';
 import { clientAddressOf } from './edge/client-address.ts';
 import type { StoreFaults } from './edge/error-answer.ts';
@@ -56,8 +56,8 @@ export type HttpDeps = {
   api: ApiDeps;
   /** PUBLIC_BASE_URL, for the OpenAPI document's server and the docs page's links. */
   publicBaseUrl: string;
-  /** The web console still takes the whole services (http/console/). */
-  console: Services;
+  /** The web console's use cases and values (http/console/console-deps.ts). */
+  console: ConsoleDeps;
 };
 
 export type AppOptions = { logger: Logger; draining?: () => boolean };

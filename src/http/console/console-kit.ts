@@ -1,6 +1,6 @@
 // The console's request plumbing: paths under PUBLIC_BASE_URL, the session cookie, the
-// language, CSRF tokens, response headers and the page shell. Pages (console/pages/*.ts) only
-// read and lay out; every change goes through the same use cases as the API and the CLI.
+// language, CSRF tokens and form fields. Pages (console/pages/*.ts) read the request with these,
+// call one use case and lay out the answer (page-shell.ts).
 //
 // Cookies: `gw_console` (the session token; HttpOnly, SameSite=Strict, Path=<base>/console,
 // Secure in live mode or behind an https PUBLIC_BASE_URL) and `gw_console_lang` (th|en, a
@@ -8,34 +8,23 @@
 // — the form token is HMAC(key, purpose ‖ gw_csrf cookie), where the purpose binds it to the
 // session (or to the login form before there is one).
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Services } from '../../app/services.ts';
-import type { ConsoleServices } from '../../app/console/console-services.ts';
+import { merchantScopeOf } from '../../app/console/console-accounts.ts';
+import type { AuditOrigin } from '../../app/console/console-audit.ts';
 import type { ActiveSession } from '../../app/console/console-sessions.ts';
-import { html, raw, type SafeHtml } from '../hosted-page/html.ts';
-import { csrfToken, csrfValid, ensureCsrfCookie, newNonce, setPageHeaders } from '../hosted-page/security.ts';
-import { CONSOLE_CSS } from './styles.ts';
-import { CONSOLE_TEXTS, isConsoleLang, type ConsoleLang, type ConsoleTexts } from './texts.ts';
+import { csrfToken, csrfValid, ensureCsrfCookie } from '../hosted-page/security.ts';
+import type { ConsoleSite } from './console-deps.ts';
+import { isConsoleLang, type ConsoleLang } from './texts.ts';
 
 export const SESSION_COOKIE = 'gw_console';
 export const LANG_COOKIE = 'gw_console_lang';
-
-export type ConsoleKit = {
-  services: Services;
-  console: ConsoleServices;
-  /** `<base path>/console`: every link and form action starts here. */
-  root: string;
-  secureCookies: boolean;
-};
 
 /**
  * The URL the browser used for this request: the routes see `/console/…`, but a reverse proxy
  * that mounts the gateway under PUBLIC_BASE_URL's path strips that prefix on the way in.
  */
-export function browserUrl(kit: ConsoleKit, request: FastifyRequest): string {
-  return `${kit.root}${request.url.replace(/^\/console/, '')}`;
+export function browserUrl(site: ConsoleSite, request: FastifyRequest): string {
+  return `${site.root}${request.url.replace(/^\/console/, '')}`;
 }
-
-export type NavKey = 'payments' | 'deliveries' | 'balances' | 'merchants' | 'audit';
 
 export function readCookie(request: FastifyRequest, name: string): string | undefined {
   const header = request.headers.cookie;
@@ -49,23 +38,23 @@ export function readCookie(request: FastifyRequest, name: string): string | unde
 
 export function setCookie(
   reply: FastifyReply,
-  kit: ConsoleKit,
+  site: ConsoleSite,
   name: string,
   value: string,
   options: { maxAgeSeconds?: number; httpOnly?: boolean } = {},
 ): void {
-  const parts = [`${name}=${value}`, `Path=${kit.root}`, 'SameSite=Strict'];
+  const parts = [`${name}=${value}`, `Path=${site.root}`, 'SameSite=Strict'];
   if (options.httpOnly !== false) parts.push('HttpOnly');
-  if (kit.secureCookies) parts.push('Secure');
+  if (site.secureCookies) parts.push('Secure');
   if (options.maxAgeSeconds !== undefined) parts.push(`Max-Age=${options.maxAgeSeconds}`);
   reply.header('set-cookie', parts.join('; '));
 }
 
 /** `?lang=` switches and remembers; else the remembered choice; else the browser's; else Thai. */
-export function languageOf(request: FastifyRequest, reply: FastifyReply, kit: ConsoleKit): ConsoleLang {
+export function languageOf(request: FastifyRequest, reply: FastifyReply, site: ConsoleSite): ConsoleLang {
   const asked = (request.query as Record<string, unknown> | undefined)?.lang;
   if (isConsoleLang(asked)) {
-    setCookie(reply, kit, LANG_COOKIE, asked, { maxAgeSeconds: 365 * 86_400 });
+    setCookie(reply, site, LANG_COOKIE, asked, { maxAgeSeconds: 365 * 86_400 });
     return asked;
   }
   const remembered = readCookie(request, LANG_COOKIE);
@@ -93,108 +82,33 @@ export function attachSession(request: FastifyRequest, session: ActiveSession): 
 
 /** A merchant sees only its own rows: the id to scope every query by, or undefined for operators. */
 export function scopeOf(session: ActiveSession): string | undefined {
-  return session.subject.role === 'merchant' ? session.subject.id : undefined;
+  return merchantScopeOf(session.subject);
 }
 
 const sessionPurpose = (session: ActiveSession) => `console-session:${session.idHash}`;
 export const LOGIN_PURPOSE = 'console-login';
 
 export function formToken(
-  kit: ConsoleKit,
+  site: ConsoleSite,
   request: FastifyRequest,
   reply: FastifyReply,
   session: ActiveSession | undefined,
 ): string {
-  const cookie = ensureCsrfCookie(request, reply, kit.secureCookies);
-  return csrfToken(kit.services.key, session ? sessionPurpose(session) : LOGIN_PURPOSE, cookie);
+  const cookie = ensureCsrfCookie(request, reply, site.secureCookies);
+  return csrfToken(site.key, session ? sessionPurpose(session) : LOGIN_PURPOSE, cookie);
 }
 
 export function formTokenValid(
-  kit: ConsoleKit,
+  site: ConsoleSite,
   request: FastifyRequest,
   session: ActiveSession | undefined,
   token: unknown,
 ): boolean {
-  return csrfValid(kit.services.key, request, session ? sessionPurpose(session) : LOGIN_PURPOSE, token);
+  return csrfValid(site.key, request, session ? sessionPurpose(session) : LOGIN_PURPOSE, token);
 }
 
-export type Shell = {
-  lang: ConsoleLang;
-  title: string;
-  body: SafeHtml;
-  session?: ActiveSession;
-  nav?: NavKey;
-  /** Where the language switch leads (a GET page); defaults to the current URL. */
-  langHref?: string;
-};
-
-export type PageRender = { t: ConsoleTexts; lang: ConsoleLang; csrf: string; session: ActiveSession | undefined };
-
-/** Hidden CSRF field for a form. */
-export const csrfField = (token: string): SafeHtml => html`<input type="hidden" name="csrf" value="${token}">`;
-
-function withLang(href: string, lang: ConsoleLang): string {
-  const url = new URL(href, 'http://console.invalid');
-  url.searchParams.set('lang', lang);
-  return `${url.pathname}${url.search}`;
-}
-
-export function sendPage(
-  kit: ConsoleKit,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  shell: Shell,
-  status = 200,
-): FastifyReply {
-  const nonce = newNonce();
-  setPageHeaders(reply, nonce);
-  const t = CONSOLE_TEXTS[shell.lang];
-  const other: ConsoleLang = shell.lang === 'th' ? 'en' : 'th';
-  const langLink = html`<a class="lang" href="${withLang(shell.langHref ?? browserUrl(kit, request), other)}" hreflang="${other}" lang="${other}">${t.switchTo}</a>`;
-  const session = shell.session;
-  const link = (key: NavKey, path: string) =>
-    html`<a href="${kit.root}${path}"${raw(shell.nav === key ? ' aria-current="page"' : '')}>${t.nav[key]}</a>`;
-  const operator = session?.subject.role === 'operator';
-  const header = session
-    ? html`<header><div class="bar">
-        <a class="brand" href="${kit.root}/payments">${t.title}</a>
-        <nav class="main" aria-label="${t.title}">
-          ${link('payments', '/payments')}${link('deliveries', '/deliveries')}${link('balances', '/balances')}
-          ${operator ? [link('merchants', '/merchants'), link('audit', '/audit')] : null}
-        </nav>
-        <span class="who">${t.signedInAs(session.subject.name, t.role[session.subject.role])}</span>
-        ${langLink}
-        <form class="inline" method="post" action="${kit.root}/logout">${csrfField(formToken(kit, request, reply, session))}<button class="linkish" type="submit">${t.nav.logout}</button></form>
-      </div></header>`
-    : html`<header><div class="bar"><span class="brand">${t.title}</span>${langLink}</div></header>`;
-  const page = html`<!doctype html>
-<html lang="${shell.lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex, nofollow"><link rel="icon" href="data:,"><title>${shell.title} · ${t.title}</title>
-<style nonce="${nonce}">${raw(CONSOLE_CSS)}</style></head>
-<body>${header}<main id="main">${shell.body}</main></body></html>`;
-  return reply.code(status).type('text/html; charset=utf-8').send(page.value);
-}
-
-export function messageBody(title: string, text: string, back?: { href: string; label: string }): SafeHtml {
-  return html`<h1>${title}</h1><div class="card"><p>${text}</p>${back ? html`<p><a href="${back.href}">${back.label}</a></p>` : null}</div>`;
-}
-
-// ---- formatting shared by the pages ----
-
-/**
- * `2026-11-24 05:31:02` in Thailand's time (UTC+7, no daylight saving time), unambiguous in both
- * languages. Shifting by the fixed offset costs far less than Intl.DateTimeFormat per cell.
- */
-export function formatTime(ms: number | null): string {
-  if (ms === null) return '—';
-  const iso = new Date(ms + BANGKOK_OFFSET_MS).toISOString();
-  return `${iso.slice(0, 10)} ${iso.slice(11, 19)}`;
-}
-
-/** Thailand has no daylight saving time: a day there starts at 17:00 UTC the day before. */
-export const BANGKOK_OFFSET_MS = 7 * 3_600_000;
-
-export function remoteOrigin(request: FastifyRequest): { remoteAddr: string | null; requestId: string | null } {
+/** Where a request came from, for its audit entry: the client address and the answer's x-request-id. */
+export function remoteOrigin(request: FastifyRequest): AuditOrigin {
   return { remoteAddr: request.ip ?? null, requestId: String(request.id) };
 }
 

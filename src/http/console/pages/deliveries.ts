@@ -4,7 +4,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type OutboxStatus } from '../../../domain/outbox-event.ts';
 import { html, raw } from '../../hosted-page/html.ts';
-import { formatTime, languageOf, scopeOf, sendPage, sessionOf, type ConsoleKit } from '../console-kit.ts';
+import { languageOf, scopeOf, sessionOf } from '../console-kit.ts';
+import type { ConsoleDeps } from '../console-deps.ts';
+import { formatTime, sendPage } from '../page-shell.ts';
 import { CONSOLE_TEXTS } from '../texts.ts';
 
 const TABS = ['failed', 'pending', 'delivered', 'all'] as const;
@@ -13,11 +15,11 @@ const PAGE_SIZE = 50;
 const CURSOR = /^(\d{1,16})\.(evt_[A-Za-z0-9_-]{1,64})$/;
 const MERCHANT_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
-export function registerDeliveryRoutes(scope: FastifyInstance, kit: ConsoleKit): void {
-  const outbox = kit.services.store.outbox;
+export function registerDeliveryRoutes(scope: FastifyInstance, deps: ConsoleDeps): void {
+  const outbox = deps.notifications;
 
   scope.get('/deliveries', async (request: FastifyRequest<{ Querystring: Record<string, unknown> }>, reply) => {
-    const lang = languageOf(request, reply, kit);
+    const lang = languageOf(request, reply, deps);
     const t = CONSOLE_TEXTS[lang];
     const d = t.deliveries;
     const session = sessionOf(request);
@@ -41,23 +43,23 @@ export function registerDeliveryRoutes(scope: FastifyInstance, kit: ConsoleKit):
     const last = events.at(-1);
     const next =
       rows.length > PAGE_SIZE && last
-        ? `${kit.root}/deliveries?status=${tab}${keep}&before=${last.createdAt}.${last.id}`
+        ? `${deps.root}/deliveries?status=${tab}${keep}&before=${last.createdAt}.${last.id}`
         : undefined;
     const tabLink = (key: Tab) =>
-      html`<a class="button${tab === key ? '' : ' secondary'}" href="${kit.root}/deliveries?status=${key}${keep}"${raw(tab === key ? ' aria-current="page"' : '')}>${d[key]}</a>`;
+      html`<a class="button${tab === key ? '' : ' secondary'}" href="${deps.root}/deliveries?status=${key}${keep}"${raw(tab === key ? ' aria-current="page"' : '')}>${d[key]}</a>`;
     const body = html`<h1>${d.heading}</h1>
       <nav class="actions tabs" aria-label="${d.heading}">${TABS.map(tabLink)}</nav>
-      ${operator ? html`<div class="card"><form method="get" action="${kit.root}/deliveries" class="actions"><input type="hidden" name="status" value="${tab}"><div><label for="merchant">${t.payments.merchant}</label><input id="merchant" name="merchant" value="${asked ?? ''}" maxlength="64"></div><button type="submit">${t.payments.submit}</button></form></div>` : null}
+      ${operator ? html`<div class="card"><form method="get" action="${deps.root}/deliveries" class="actions"><input type="hidden" name="status" value="${tab}"><div><label for="merchant">${t.payments.merchant}</label><input id="merchant" name="merchant" value="${asked ?? ''}" maxlength="64"></div><button type="submit">${t.payments.submit}</button></form></div>` : null}
       <div class="card scroll">${
         events.length === 0
           ? html`<p>${d.none}</p>`
           : html`<table><thead><tr><th>${t.payments.created}</th><th>${t.detail.deliveryStatus}</th><th class="num">${t.detail.attempts}</th>${operator ? html`<th>${t.payments.merchant}</th>` : null}<th>${t.detail.lastError}</th><th>${t.detail.nextAttempt}</th><th>${d.payment}</th></tr></thead><tbody>
             ${events.map(
               (e) =>
-                html`<tr><td>${formatTime(e.createdAt)}</td><td><span class="pill s-${e.status}">${t.delivery[e.status]}</span></td><td class="num">${String(e.attempts)}</td>${operator ? html`<td class="mono">${e.merchantId}</td>` : null}<td>${e.lastError ?? ''}</td><td>${e.status === 'pending' ? formatTime(e.nextAttemptAt) : ''}</td><td class="mono"><a href="${kit.root}/payments/${e.transactionId}${e.refundId ? '#refunds' : '#notification'}">${e.transactionId}</a>${e.refundId ? html` <span class="muted">(${e.refundId})</span>` : null}</td></tr>`,
+                html`<tr><td>${formatTime(e.createdAt)}</td><td><span class="pill s-${e.status}">${t.delivery[e.status]}</span></td><td class="num">${String(e.attempts)}</td>${operator ? html`<td class="mono">${e.merchantId}</td>` : null}<td>${e.lastError ?? ''}</td><td>${e.status === 'pending' ? formatTime(e.nextAttemptAt) : ''}</td><td class="mono"><a href="${deps.root}/payments/${e.transactionId}${e.refundId ? '#refunds' : '#notification'}">${e.transactionId}</a>${e.refundId ? html` <span class="muted">(${e.refundId})</span>` : null}</td></tr>`,
             )}</tbody></table>`
       }</div>
-      <nav class="pager">${cursor ? html`<a href="${kit.root}/deliveries?status=${tab}${keep}">${t.payments.first}</a>` : null}${next ? html`<a rel="next" href="${next}">${t.payments.next}</a>` : null}</nav>`;
-    return sendPage(kit, request, reply, { lang, title: d.heading, body, session, nav: 'deliveries' });
+      <nav class="pager">${cursor ? html`<a href="${deps.root}/deliveries?status=${tab}${keep}">${t.payments.first}</a>` : null}${next ? html`<a rel="next" href="${next}">${t.payments.next}</a>` : null}</nav>`;
+    return sendPage(deps, request, reply, { lang, title: d.heading, body, session, nav: 'deliveries' });
   });
 }

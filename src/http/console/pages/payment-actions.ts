@@ -1,0 +1,75 @@
+// The forms on a payment's page: resend a notification, refund, and in sandbox complete the
+// payment. Each route checks the form's CSRF token, reads its fields and calls one use case
+// (ConsolePaymentActions: the API's and the CLI's use cases, audited), then redirects back to
+// the payment with what happened.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { GatewayError } from '../../../domain/errors.ts';
+import { isSandboxOutcome, SANDBOX_OUTCOMES } from '../../../domain/lifecycle.ts';
+import { formBody, formTokenValid, languageOf, remoteOrigin, sessionOf } from '../console-kit.ts';
+import type { ConsoleDeps } from '../console-deps.ts';
+import { sendForbidden } from '../page-shell.ts';
+
+type PaymentPost = FastifyRequest<{ Params: { id: string } }>;
+
+export function registerPaymentActionRoutes(scope: FastifyInstance, deps: ConsoleDeps): void {
+  /** A form post's CSRF check; a failure is a 403 page and changes nothing. */
+  function checkForm(request: FastifyRequest, reply: FastifyReply): boolean {
+    const session = sessionOf(request);
+    if (formTokenValid(deps, request, session, formBody(request).csrf)) return true;
+    const lang = languageOf(request, reply, deps);
+    void sendForbidden(deps, request, reply, lang, session, `${deps.root}/payments`);
+    return false;
+  }
+
+  const actor = (request: FastifyRequest) => ({ who: sessionOf(request).subject, origin: remoteOrigin(request) });
+
+  // Without `event`: the payment's result notification; with it, one of its refund notifications.
+  scope.post('/payments/:id/resend', async (request: PaymentPost, reply) => {
+    if (!checkForm(request, reply)) return reply;
+    const asked = formBody(request).event;
+    const resent = await deps.paymentActions.resend({
+      ...actor(request),
+      transactionId: request.params.id,
+      ...(typeof asked === 'string' && asked !== '' && { eventId: asked.slice(0, 100) }),
+    });
+    const anchor = resent.refundId ? '#refunds' : '#notification';
+    return reply.redirect(
+      `${deps.root}/payments/${resent.transactionId}?done=resent&series=${resent.series}${anchor}`,
+      303,
+    );
+  });
+
+  scope.post('/payments/:id/refund', async (request: PaymentPost, reply) => {
+    if (!checkForm(request, reply)) return reply;
+    const body = formBody(request);
+    const refunded = await deps.paymentActions.refund({
+      ...actor(request),
+      transactionId: request.params.id,
+      form: {
+        amount: typeof body.amount === 'string' ? body.amount.trim().replace(/,/g, '') : '',
+        reason: typeof body.reason === 'string' ? body.reason : null,
+        reference: typeof body.refund_key === 'string' ? body.refund_key : null,
+      },
+    });
+    return reply.redirect(
+      `${deps.root}/payments/${refunded.transactionId}?done=refunded&refund=${refunded.refundId}#refunds`,
+      303,
+    );
+  });
+
+  scope.post('/payments/:id/complete', async (request: PaymentPost, reply) => {
+    // Checked before the form: in live mode this page does not exist, whatever was posted.
+    if (!deps.sandbox) throw new GatewayError('NOT_FOUND', 'Sandbox completion is not available in live mode.');
+    if (!checkForm(request, reply)) return reply;
+    const outcome = formBody(request).outcome;
+    if (!isSandboxOutcome(outcome))
+      throw new GatewayError(
+        'INVALID_FIELD',
+        `The field 'outcome' is invalid: it must be one of ${SANDBOX_OUTCOMES.join(', ')}.`,
+      );
+    const result = await deps.paymentActions.complete({ ...actor(request), transactionId: request.params.id, outcome });
+    // Not completed: someone finished it first, and the page shows what won.
+    const done = result.completed ? '?done=completed' : '';
+    return reply.redirect(`${deps.root}/payments/${result.transactionId}${done}`, 303);
+  });
+}

@@ -1,0 +1,73 @@
+// The payments list's search form → a PaymentSearch (docs/console.md "Pages"). One free-text
+// box: a UUID is a transactionid, text with an @ an e-mail, anything else a trackid (each exact,
+// each index-backed); dates are calendar days in Thailand's time.
+import type { PaymentSearch } from '../../../app/ports/console.ts';
+import type { TransactionStatus } from '../../../domain/lifecycle.ts';
+import { parseDecimal } from '../../../domain/money.ts';
+import { BANGKOK_OFFSET_MS } from '../page-shell.ts';
+
+export const PAGE_SIZE = 50;
+export const STATES: readonly TransactionStatus[] = ['PROCESSING', 'SUCCESS', 'FAILED'];
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const CURSOR = /^(\d{1,16})\.([0-9a-f-]{36})$/i;
+
+type Query = Record<string, unknown>;
+
+/** Start of a calendar day in Thailand, in Unix ms; undefined when not a real date. */
+function bangkokDay(text: string): number | undefined {
+  const m = DATE.exec(text);
+  if (!m) return undefined;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const utc = Date.UTC(y, mo - 1, d);
+  const check = new Date(utc);
+  if (check.getUTCFullYear() !== y || check.getUTCMonth() !== mo - 1 || check.getUTCDate() !== d) return undefined;
+  return utc - BANGKOK_OFFSET_MS;
+}
+
+/** The form as typed (shown back in the form), the query it asks for, and the fields it got wrong. */
+export type ParsedSearch = { search: PaymentSearch; form: Record<string, string>; problems: string[] };
+
+export function parseSearch(query: Query, merchantScope: string | undefined): ParsedSearch {
+  const field = (name: string, max: number) =>
+    typeof query[name] === 'string' ? (query[name] as string).trim().slice(0, max) : '';
+  const form = {
+    q: field('q', 254),
+    amount: field('amount', 32),
+    state: field('state', 16),
+    from: field('from', 10),
+    to: field('to', 10),
+    merchant: field('merchant', 64),
+  };
+  const problems: string[] = [];
+  const search: PaymentSearch = { limit: PAGE_SIZE + 1 };
+  if (merchantScope !== undefined) search.merchantId = merchantScope;
+  else if (form.merchant !== '') search.merchantId = form.merchant;
+  if (form.q !== '') {
+    if (UUID.test(form.q)) search.transactionId = form.q.toLowerCase();
+    else if (form.q.includes('@')) search.email = form.q;
+    else search.trackid = form.q;
+  }
+  if (form.amount !== '') {
+    const parsed = parseDecimal(form.amount.replace(/,/g, ''));
+    if (!parsed || parsed.minor <= 0n || parsed.significantFractionDigits > 2) problems.push('amount');
+    else search.amountMinor = parsed.minor;
+  }
+  if (form.state !== '') {
+    if (STATES.includes(form.state as TransactionStatus)) search.status = form.state as TransactionStatus;
+    else problems.push('state');
+  }
+  if (form.from !== '') {
+    const from = bangkokDay(form.from);
+    if (from === undefined) problems.push('from');
+    else search.from = from;
+  }
+  if (form.to !== '') {
+    const to = bangkokDay(form.to);
+    if (to === undefined) problems.push('to');
+    else search.to = to + 86_400_000;
+  }
+  const cursor = typeof query.before === 'string' ? CURSOR.exec(query.before) : null;
+  if (cursor) search.before = { createdAt: Number(cursor[1]), id: cursor[2]!.toLowerCase() };
+  return { search, form, problems };
+}
