@@ -7,9 +7,10 @@ import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import { ConfigError } from './config.ts';
 import { openMigratedStore, resolveSecretKey } from './bootstrap.ts';
-import { createServices, type Services } from './services.ts';
+import { createServices, type Services } from './compose/services.ts';
 import { DeliveryWorker } from './delivery/delivery-worker.ts';
 import { startMetricsServer, type MetricsServer } from './http/metrics-server.ts';
+import { metricsServerDepsFrom } from './compose/metrics-server-deps.ts';
 
 export type RunningDelivery = {
   services: Services;
@@ -38,7 +39,7 @@ export async function startDeliveryProcess(
   let metricsServer: MetricsServer | undefined;
   try {
     if (config.metricsPort !== undefined)
-      metricsServer = await startMetricsServer(services, config.metricsHost, config.metricsPort);
+      metricsServer = await startMetricsServer(metricsServerDepsFrom(services), config.metricsHost, config.metricsPort);
   } catch (error) {
     services.directory.stop();
     await store.close();

@@ -3,12 +3,13 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import { openMigratedStore, resolveSecretKey } from './bootstrap.ts';
-import { createServices, type Services } from './services.ts';
+import { createServices, type Services } from './compose/services.ts';
 import type { Store } from './app/ports/store.ts';
 import { buildApp } from './http/build-app.ts';
 import { httpDepsFrom } from './compose/http-deps.ts';
 import { connectorFor } from './connectors/connector-for.ts';
 import { startMetricsServer, type MetricsServer } from './http/metrics-server.ts';
+import { metricsServerDepsFrom } from './compose/metrics-server-deps.ts';
 import {
   addAcceptors,
   assertPortFree,
@@ -68,7 +69,7 @@ export async function startGateway(config: Config, options: StartOptions): Promi
   let metricsServer: MetricsServer | undefined;
   if (config.metricsPort !== undefined) {
     try {
-      metricsServer = await startMetricsServer(services, config.metricsHost, config.metricsPort);
+      metricsServer = await startMetricsServer(metricsServerDepsFrom(services), config.metricsHost, config.metricsPort);
     } catch (error) {
       acceptors?.close();
       await app.close();

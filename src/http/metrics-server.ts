@@ -3,7 +3,7 @@
 // read-only route; anything else is a 404 in the documented error shape (docs/api.md, "Errors").
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Services } from '../app/services.ts';
+import type { GatewayMetrics } from '../app/gateway-metrics.ts';
 import { GatewayError } from '../domain/errors.ts';
 import { initiationError } from '../domain/responses.ts';
 import { httpStatusOf } from './edge/error-status.ts';
@@ -20,10 +20,19 @@ function sendError(res: ServerResponse, error: GatewayError): void {
   res.end(body);
 }
 
-export async function startMetricsServer(services: Services, host: string, port: number): Promise<MetricsServer> {
-  const { config, metrics } = services;
+export type MetricsServerDeps = {
+  metrics: Pick<GatewayMetrics, 'text'>;
+  /** METRICS_TOKEN: the bearer token a scraper must send, if set. */
+  token: string | undefined;
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+};
+
+export async function startMetricsServer(deps: MetricsServerDeps, host: string, port: number): Promise<MetricsServer> {
+  const { metrics } = deps;
   const server = createServer(
-    { headersTimeout: config.headersTimeoutMs, requestTimeout: config.requestTimeoutMs },
+    { headersTimeout: deps.headersTimeoutMs, requestTimeout: deps.requestTimeoutMs },
     (req: IncomingMessage, res: ServerResponse) => {
       const path = (req.url ?? '').split('?')[0];
       if (req.method !== 'GET' || path !== '/metrics')
@@ -31,7 +40,7 @@ export async function startMetricsServer(services: Services, host: string, port:
           res,
           new GatewayError('NOT_FOUND', `There is no operation ${req.method} ${path} on the metrics port.`),
         );
-      const denied = metricsAccessError(config.metricsToken, req.headers.authorization);
+      const denied = metricsAccessError(deps.token, req.headers.authorization);
       if (denied) return sendError(res, denied);
       metrics.text().then(
         ({ contentType, body }) => {
@@ -42,7 +51,7 @@ export async function startMetricsServer(services: Services, host: string, port:
       );
     },
   );
-  server.keepAliveTimeout = config.keepAliveTimeoutMs;
+  server.keepAliveTimeout = deps.keepAliveTimeoutMs;
   server.maxConnections = 64;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -4,7 +4,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ExpirySweeper, expirySweeperWorker } from '../../src/app/expiry-sweeper.ts';
-import { createServices, type Services } from '../../src/services.ts';
+import { createServices, type Services } from '../../src/compose/services.ts';
 import type { Store } from '../../src/app/ports/store.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import { workersFor } from '../../src/workers.ts';

@@ -9,7 +9,7 @@ import { testDialects } from '../support/dialects.ts';
 import { LogCapture, post, testConfig } from '../support/test-gateway.ts';
 import { createTestStore, type TestStore } from '../support/test-store.ts';
 import { createLogger } from '../../src/logger.ts';
-import { createServices, type Services } from '../../src/services.ts';
+import { createServices, type Services } from '../../src/compose/services.ts';
 import { buildApp } from '../../src/http/build-app.ts';
 import { httpDepsFrom } from '../../src/compose/http-deps.ts';
 import { GatewayError } from '../../src/domain/errors.ts';

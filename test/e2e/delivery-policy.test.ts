@@ -15,7 +15,7 @@ import {
   type MerchantCredentials,
   type TestGateway,
 } from '../support/test-gateway.ts';
-import { createServices } from '../../src/services.ts';
+import { createServices } from '../../src/compose/services.ts';
 import { createLogger } from '../../src/logger.ts';
 import { DeliveryWorker, type DeliveryWorkerOptions } from '../../src/delivery/delivery-worker.ts';
 import type { Resolver } from '../../src/delivery/guarded-lookup.ts';

@@ -7,7 +7,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createLogger } from '../../src/logger.ts';
-import { createServices } from '../../src/services.ts';
+import { createServices } from '../../src/compose/services.ts';
 import { buildApp } from '../../src/http/build-app.ts';
 import { httpDepsFrom } from '../../src/compose/http-deps.ts';
 import { openStore } from '../../src/store/open-store.ts';

@@ -17,7 +17,7 @@ import {
   type TestGateway,
 } from '../support/test-gateway.ts';
 import { assertErrorBody, assertNoInternals } from '../support/error-body.ts';
-import { createServices } from '../../src/services.ts';
+import { createServices } from '../../src/compose/services.ts';
 import { buildApp } from '../../src/http/build-app.ts';
 import { httpDepsFrom } from '../../src/compose/http-deps.ts';
 import { createLogger } from '../../src/logger.ts';

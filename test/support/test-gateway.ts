@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
-import { createServices, type Services } from '../../src/services.ts';
+import { createServices, type Services } from '../../src/compose/services.ts';
 import { buildApp } from '../../src/http/build-app.ts';
 import { httpDepsFrom } from '../../src/compose/http-deps.ts';
 import type { Dialect } from '../../src/store/engine.ts';

@@ -1,6 +1,6 @@
 // listen | trigger — the developer's loop in sandbox: see notifications arrive, finish payments.
 import { openMigratedStore, resolveSecretKey } from '../../bootstrap.ts';
-import { createServices } from '../../services.ts';
+import { createServices } from '../../compose/services.ts';
 import { GatewayError } from '../../domain/errors.ts';
 import { isSandboxOutcome, SANDBOX_OUTCOMES } from '../../domain/lifecycle.ts';
 import { statusOf } from '../../domain/responses.ts';

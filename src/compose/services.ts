@@ -1,23 +1,23 @@
 // Wires the use cases over one store's ports (composition root). main.ts, the CLI, the delivery
 // process and the tests all build the gateway's services here, so they behave identically.
 import type { Logger } from 'pino';
-import type { Config } from './config.ts';
-import type { SecretKey } from './domain/credentials.ts';
-import { originOf } from './domain/url-origin.ts';
-import { CompletePayment } from './app/complete-payment.ts';
-import { GatewayMetrics } from './app/gateway-metrics.ts';
-import { InitiatePayment } from './app/initiate-payment.ts';
-import { ManageMerchants } from './app/manage-merchants.ts';
-import { MerchantDirectory } from './app/merchant-directory.ts';
-import { NotificationWaits } from './app/notification-waits.ts';
-import type { Store } from './app/ports/store.ts';
-import type { ProcessorConnector } from './app/ports/processor.ts';
-import { RefundPayment } from './app/refund-payment.ts';
-import type { FinalisedListener, Services } from './app/services.ts';
-import { StoreHealth } from './app/store-health.ts';
-import { connectorFor } from './connectors/connector-for.ts';
+import type { Config } from '../config.ts';
+import type { SecretKey } from '../domain/credentials.ts';
+import { originOf } from '../domain/url-origin.ts';
+import { CompletePayment } from '../app/complete-payment.ts';
+import { GatewayMetrics } from '../app/gateway-metrics.ts';
+import { InitiatePayment } from '../app/initiate-payment.ts';
+import { ManageMerchants } from '../app/manage-merchants.ts';
+import { MerchantDirectory } from '../app/merchant-directory.ts';
+import { NotificationWaits } from '../app/notification-waits.ts';
+import type { Store } from '../app/ports/store.ts';
+import type { ProcessorConnector } from '../app/ports/processor.ts';
+import { RefundPayment } from '../app/refund-payment.ts';
+import type { FinalisedListener, Services } from '../app/services.ts';
+import { StoreHealth } from '../app/store-health.ts';
+import { connectorFor } from '../connectors/connector-for.ts';
 
-export type { Services } from './app/services.ts';
+export type { Services } from '../app/services.ts';
 
 export function createServices(
   config: Config,
