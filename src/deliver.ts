@@ -6,11 +6,10 @@
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import { ConfigError } from './config.ts';
-import { openMigratedStore, resolveSecretKey } from './bootstrap.ts';
-import { createServices, type Services } from './compose/services.ts';
+import type { Services } from './compose/services.ts';
+import { openServices, startDirectory, startMetricsListener } from './compose/start-services.ts';
 import { DeliveryWorker } from './delivery/delivery-worker.ts';
-import { startMetricsServer, type MetricsServer } from './http/metrics-server.ts';
-import { metricsServerDepsFrom } from './compose/metrics-server-deps.ts';
+import type { MetricsServer } from './http/metrics-server.ts';
 
 export type RunningDelivery = {
   services: Services;
@@ -30,16 +29,13 @@ export async function startDeliveryProcess(
       '`deliver` needs PostgreSQL: a SQLite database is served by one process, and its `serve` delivers the notifications',
     ]);
   }
-  const key = resolveSecretKey(config);
-  const store = await openMigratedStore(config);
-  const services = createServices(config, store, key, { logger, ...(options.now && { now: options.now }) });
+  const services = await openServices(config, options);
+  const { store } = services;
   // The merchants' webhook secrets sign the notifications; the directory keeps them current.
-  await services.directory.refresh();
-  services.directory.start((error) => logger.warn({ err: error }, 'merchant refresh failed'));
+  await startDirectory(services, logger);
   let metricsServer: MetricsServer | undefined;
   try {
-    if (config.metricsPort !== undefined)
-      metricsServer = await startMetricsServer(metricsServerDepsFrom(services), config.metricsHost, config.metricsPort);
+    metricsServer = await startMetricsListener(services, config);
   } catch (error) {
     services.directory.stop();
     await store.close();

@@ -2,14 +2,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
-import { openMigratedStore, resolveSecretKey } from './bootstrap.ts';
-import { createServices, type Services } from './compose/services.ts';
+import type { Services } from './compose/services.ts';
+import { openServices, startDirectory, startMetricsListener } from './compose/start-services.ts';
 import type { Store } from './app/ports/store.ts';
 import { buildApp } from './http/build-app.ts';
 import { httpDepsFrom } from './compose/http-deps.ts';
 import { connectorFor } from './connectors/connector-for.ts';
-import { startMetricsServer, type MetricsServer } from './http/metrics-server.ts';
-import { metricsServerDepsFrom } from './compose/metrics-server-deps.ts';
+import type { MetricsServer } from './http/metrics-server.ts';
 import {
   addAcceptors,
   assertPortFree,
@@ -55,26 +54,21 @@ export type StartOptions = {
 export async function startGateway(config: Config, options: StartOptions): Promise<RunningGateway> {
   const { logger } = options;
   connectorFor(config.mode); // live mode refuses to start without a live connector
-  const key = resolveSecretKey(config);
-  const store = options.store ?? (await openMigratedStore(config));
-  const services = createServices(config, store, key, { logger, ...(options.now && { now: options.now }) });
-
+  const services = await openServices(config, options);
+  const { store } = services;
   if (config.createDemoMerchant && config.mode === 'sandbox') await ensureDemoMerchant(services, options.announce);
-  await services.directory.refresh();
-  services.directory.start((error) => logger.warn({ err: error }, 'merchant refresh failed'));
+  await startDirectory(services, logger);
 
   let draining = false;
   const app = await buildApp(httpDepsFrom(services), { logger, draining: () => draining });
   const { acceptors, url } = await listenApi(app, config, logger);
   let metricsServer: MetricsServer | undefined;
-  if (config.metricsPort !== undefined) {
-    try {
-      metricsServer = await startMetricsServer(metricsServerDepsFrom(services), config.metricsHost, config.metricsPort);
-    } catch (error) {
-      acceptors?.close();
-      await app.close();
-      throw error;
-    }
+  try {
+    metricsServer = await startMetricsListener(services, config);
+  } catch (error) {
+    acceptors?.close();
+    await app.close();
+    throw error;
   }
 
   const workers = (options.workers ?? []).map((factory) => factory(services, logger));
