@@ -1,4 +1,4 @@
-// The gateway's use cases and the ports they run on, as the composition root (src/services.ts)
+// The gateway's use cases and the ports they run on, as the composition root (compose/services.ts)
 // builds them for one store. The CLI, the delivery process and the tests build the same.
 import type { Config } from '../config.ts';
 import type { SecretKey } from '../domain/credentials.ts';

@@ -15,7 +15,7 @@
 // Retry-After sends its next request the moment it has the answer; answered at once, thousands of
 // such connections kept the HTTP thread in one libuv poll phase for up to seconds (libuv keeps
 // polling while sockets are readable), answering 503s, while the accepted requests waited: their
-// store batches leave in the check phase (store/per-turn-batches.ts) and their timers in the
+// store batches leave in the check phase (store/postgres/per-turn-batches.ts) and their timers in the
 // timers phase, neither of which came round. Held, each shed connection is quiet for the delay,
 // the loop turns, and the accepted work goes on: at 2,048 connections twice the answered
 // requests and no request near a second (docs/performance.md). At most MAX_HELD_SHEDS answers
