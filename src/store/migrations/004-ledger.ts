@@ -107,9 +107,11 @@ async function sqliteTriggers(db: Kysely<any>): Promise<void> {
      when new.balance_minor <> 0 or new.posting_count <> 0
      begin select raise(abort, '${MSG.accountNew}'); end`,
     `create trigger ledger_accounts_update before update on ledger_accounts
-     when new.id <> old.id or new.kind <> old.kind or new.currency <> old.currency or new.merchant_id is not old.merchant_id
+     when new.id <> old.id or new.kind <> old.kind or new.currency <> old.currency ` +
+      `or new.merchant_id is not old.merchant_id
        or new.posting_count <> old.posting_count + 1
-       or not exists (select 1 from postings p where p.account_id = new.id and p.account_seq = new.posting_count and p.balance_after_minor = new.balance_minor)
+       or not exists (select 1 from postings p where p.account_id = new.id and p.account_seq = new.posting_count ` +
+      `and p.balance_after_minor = new.balance_minor)
      begin select raise(abort, '${MSG.accountMove}'); end`,
     `create trigger ledger_accounts_delete before delete on ledger_accounts
      begin select raise(abort, '${MSG.appendOnly}'); end`,
@@ -122,12 +124,15 @@ async function sqliteTriggers(db: Kysely<any>): Promise<void> {
      end`,
     `create trigger postings_move_balance after insert on postings
      begin
-       update ledger_accounts set balance_minor = new.balance_after_minor, posting_count = new.account_seq where id = new.account_id;
+       update ledger_accounts set balance_minor = new.balance_after_minor, posting_count = new.account_seq ` +
+      `where id = new.account_id;
      end`,
     `create trigger postings_no_update before update on postings begin select raise(abort, '${MSG.appendOnly}'); end`,
     `create trigger postings_no_delete before delete on postings begin select raise(abort, '${MSG.appendOnly}'); end`,
-    `create trigger journal_entries_no_update before update on journal_entries begin select raise(abort, '${MSG.appendOnly}'); end`,
-    `create trigger journal_entries_no_delete before delete on journal_entries begin select raise(abort, '${MSG.appendOnly}'); end`,
+    `create trigger journal_entries_no_update before update on journal_entries ` +
+      `begin select raise(abort, '${MSG.appendOnly}'); end`,
+    `create trigger journal_entries_no_delete before delete on journal_entries ` +
+      `begin select raise(abort, '${MSG.appendOnly}'); end`,
     `create trigger journal_entries_insert before insert on journal_entries
      begin
        select raise(abort, '${MSG.fewLines}') where (select count(*) from postings where entry_id = new.id) < 2;
@@ -139,8 +144,10 @@ async function sqliteTriggers(db: Kysely<any>): Promise<void> {
        select raise(abort, '${MSG.payment}') where new.kind = 'payment' and not exists (
          select 1 from transactions t
          where t.id = new.transaction_id and t.status = 'SUCCESS' and t.merchant_id = new.merchant_id
-           and -t.amount_minor = (select sum(p.amount_minor) from postings p join ledger_accounts a on a.id = p.account_id
-                                   where p.entry_id = new.id and a.kind = 'gateway_clearing' and p.currency = t.currency));
+           and -t.amount_minor = (select sum(p.amount_minor) from postings p ` +
+      `join ledger_accounts a on a.id = p.account_id
+                                   where p.entry_id = new.id and a.kind = 'gateway_clearing' ` +
+      `and p.currency = t.currency));
      end`,
   ];
   for (const statement of statements) await sql.raw(statement).execute(db);
@@ -156,19 +163,23 @@ async function postgresTriggers(db: Kysely<any>): Promise<void> {
          return new;
        end if;
        if tg_op = 'DELETE' then ${raise(MSG.appendOnly)}; end if;
-       if new.id <> old.id or new.kind <> old.kind or new.currency <> old.currency or new.merchant_id is distinct from old.merchant_id
+       if new.id <> old.id or new.kind <> old.kind or new.currency <> old.currency ` +
+      `or new.merchant_id is distinct from old.merchant_id
           or new.posting_count <> old.posting_count + 1
-          or not exists (select 1 from postings p where p.account_id = new.id and p.account_seq = new.posting_count and p.balance_after_minor = new.balance_minor) then
+          or not exists (select 1 from postings p where p.account_id = new.id ` +
+      `and p.account_seq = new.posting_count and p.balance_after_minor = new.balance_minor) then
          ${raise(MSG.accountMove)};
        end if;
        return new;
      end $$`,
-    `create trigger ledger_accounts_guard before insert or update or delete on ledger_accounts for each row execute function ledger_accounts_guard()`,
+    `create trigger ledger_accounts_guard before insert or update or delete on ledger_accounts for each row ` +
+      `execute function ledger_accounts_guard()`,
     `create function postings_before_insert() returns trigger language plpgsql as $$
      begin
        if exists (select 1 from journal_entries e where e.id = new.entry_id) then ${raise(MSG.sealed)}; end if;
        if not exists (select 1 from ledger_accounts a where a.id = new.account_id and a.currency = new.currency
-                        and a.posting_count + 1 = new.account_seq and a.balance_minor + new.amount_minor = new.balance_after_minor) then
+                        and a.posting_count + 1 = new.account_seq ` +
+      `and a.balance_minor + new.amount_minor = new.balance_after_minor) then
          ${raise(MSG.chain)};
        end if;
        return new;
@@ -176,30 +187,39 @@ async function postgresTriggers(db: Kysely<any>): Promise<void> {
     `create trigger postings_insert before insert on postings for each row execute function postings_before_insert()`,
     `create function postings_move_balance() returns trigger language plpgsql as $$
      begin
-       update ledger_accounts set balance_minor = new.balance_after_minor, posting_count = new.account_seq where id = new.account_id;
+       update ledger_accounts set balance_minor = new.balance_after_minor, posting_count = new.account_seq ` +
+      `where id = new.account_id;
        return null;
      end $$`,
-    `create trigger postings_move_balance after insert on postings for each row execute function postings_move_balance()`,
+    `create trigger postings_move_balance after insert on postings for each row ` +
+      `execute function postings_move_balance()`,
     `create function ledger_append_only() returns trigger language plpgsql as $$
      begin ${raise(MSG.appendOnly)}; end $$`,
-    `create trigger postings_append_only before update or delete on postings for each row execute function ledger_append_only()`,
-    `create trigger journal_entries_append_only before update or delete on journal_entries for each row execute function ledger_append_only()`,
+    `create trigger postings_append_only before update or delete on postings for each row ` +
+      `execute function ledger_append_only()`,
+    `create trigger journal_entries_append_only before update or delete on journal_entries for each row ` +
+      `execute function ledger_append_only()`,
     `create function journal_entries_before_insert() returns trigger language plpgsql as $$
      begin
        if (select count(*) from postings where entry_id = new.id) < 2 then ${raise(MSG.fewLines)}; end if;
-       if exists (select 1 from postings where entry_id = new.id group by currency having sum(amount_minor) <> 0) then ${raise(MSG.unbalanced)}; end if;
+       if exists (select 1 from postings where entry_id = new.id group by currency having sum(amount_minor) <> 0) ` +
+      `then ${raise(MSG.unbalanced)}; end if;
        if exists (select 1 from postings p join ledger_accounts a on a.id = p.account_id
-                  where p.entry_id = new.id and a.kind = 'merchant_payout' and a.merchant_id <> new.merchant_id) then ${raise(MSG.owner)}; end if;
+                  where p.entry_id = new.id and a.kind = 'merchant_payout' and a.merchant_id <> new.merchant_id) ` +
+      `then ${raise(MSG.owner)}; end if;
        if new.kind = 'payment' and not exists (
             select 1 from transactions t
             where t.id = new.transaction_id and t.status = 'SUCCESS' and t.merchant_id = new.merchant_id
-              and -t.amount_minor = (select sum(p.amount_minor) from postings p join ledger_accounts a on a.id = p.account_id
-                                      where p.entry_id = new.id and a.kind = 'gateway_clearing' and p.currency = t.currency)) then
+              and -t.amount_minor = (select sum(p.amount_minor) from postings p ` +
+      `join ledger_accounts a on a.id = p.account_id
+                                      where p.entry_id = new.id and a.kind = 'gateway_clearing' ` +
+      `and p.currency = t.currency)) then
          ${raise(MSG.payment)};
        end if;
        return new;
      end $$`,
-    `create trigger journal_entries_insert before insert on journal_entries for each row execute function journal_entries_before_insert()`,
+    `create trigger journal_entries_insert before insert on journal_entries for each row ` +
+      `execute function journal_entries_before_insert()`,
   ];
   for (const statement of statements) await sql.raw(statement).execute(db);
 }

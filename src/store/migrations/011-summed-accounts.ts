@@ -34,10 +34,9 @@ export async function up(db: Kysely<any>): Promise<void> {
 async function sqlite(db: Kysely<any>): Promise<void> {
   const run = (statement: string) => sql.raw(statement).execute(db);
   // Triggers on other tables that read `postings`: kept verbatim, recreated after the rebuild.
-  const { rows } = await sql<{ name: string; sql: string }>`select name, sql from sqlite_master
-    where type = 'trigger' and tbl_name <> 'postings' and name in ('ledger_accounts_update', 'journal_entries_insert')`.execute(
-    db,
-  );
+  const triggers = sql<{ name: string; sql: string }>`select name, sql from sqlite_master
+    where type = 'trigger' and tbl_name <> 'postings' and name in ('ledger_accounts_update', 'journal_entries_insert')`;
+  const { rows } = await triggers.execute(db);
   if (rows.length !== 2) throw new Error('migration 011: the ledger triggers of migration 004 are missing');
   for (const row of rows) await run(`drop trigger ${row.name}`);
   await run(`create table postings_new (
@@ -53,8 +52,12 @@ async function sqlite(db: Kysely<any>): Promise<void> {
       constraint postings_entry_fk foreign key (entry_id) references journal_entries (id) deferrable initially deferred,
       constraint postings_account_chain unique (account_id, account_seq),
       constraint postings_chain_pair check ((account_seq is null) = (balance_after_minor is null)))`);
-  await run(`insert into postings_new (entry_id, line_no, account_id, currency, amount_minor, account_seq, balance_after_minor, created_at)
-             select entry_id, line_no, account_id, currency, amount_minor, account_seq, balance_after_minor, created_at from postings`);
+  await run(
+    `insert into postings_new (entry_id, line_no, account_id, currency, amount_minor, account_seq, ` +
+      `balance_after_minor, created_at)
+             select entry_id, line_no, account_id, currency, amount_minor, account_seq, balance_after_minor, ` +
+      `created_at from postings`,
+  );
   await run('drop table postings'); // its own triggers go with it
   await run('alter table postings_new rename to postings');
   for (const row of rows) await run(row.sql);
@@ -65,11 +68,13 @@ async function sqlite(db: Kysely<any>): Promise<void> {
        select raise(abort, '${MSG.chain}') where not exists (
          select 1 from ledger_accounts a where a.id = new.account_id and a.currency = new.currency
            and ((new.account_seq is null and new.balance_after_minor is null and a.kind in ${SUMMED})
-             or (a.posting_count + 1 = new.account_seq and a.balance_minor + new.amount_minor = new.balance_after_minor)));
+             or (a.posting_count + 1 = new.account_seq ` +
+      `and a.balance_minor + new.amount_minor = new.balance_after_minor)));
      end`,
     `create trigger postings_move_balance after insert on postings when new.account_seq is not null
      begin
-       update ledger_accounts set balance_minor = new.balance_after_minor, posting_count = new.account_seq where id = new.account_id;
+       update ledger_accounts set balance_minor = new.balance_after_minor, posting_count = new.account_seq ` +
+      `where id = new.account_id;
      end`,
     `create trigger postings_no_update before update on postings begin select raise(abort, '${MSG.appendOnly}'); end`,
     `create trigger postings_no_delete before delete on postings begin select raise(abort, '${MSG.appendOnly}'); end`,
@@ -87,13 +92,15 @@ async function postgres(db: Kysely<any>): Promise<void> {
        if exists (select 1 from journal_entries e where e.id = new.entry_id) then ${raise(MSG.sealed)}; end if;
        if not exists (select 1 from ledger_accounts a where a.id = new.account_id and a.currency = new.currency
                         and ((new.account_seq is null and new.balance_after_minor is null and a.kind in ${SUMMED})
-                          or (a.posting_count + 1 = new.account_seq and a.balance_minor + new.amount_minor = new.balance_after_minor))) then
+                          or (a.posting_count + 1 = new.account_seq ` +
+      `and a.balance_minor + new.amount_minor = new.balance_after_minor))) then
          ${raise(MSG.chain)};
        end if;
        return new;
      end $$`,
     'drop trigger postings_move_balance on postings',
-    `create trigger postings_move_balance after insert on postings for each row when (new.account_seq is not null) execute function postings_move_balance()`,
+    `create trigger postings_move_balance after insert on postings for each row when (new.account_seq is not null) ` +
+      `execute function postings_move_balance()`,
   ];
   for (const statement of statements) await sql.raw(statement).execute(db);
 }

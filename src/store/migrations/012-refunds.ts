@@ -131,10 +131,14 @@ async function addRefundEntryKindSqlite(db: Kysely<any>): Promise<void> {
            select raise(abort, '${REFUND_ENTRY}') where not exists (
              select 1 from refunds r join transactions t on t.id = r.transaction_id
              where new.idempotency_key = 'refund:' || r.id and r.merchant_id = new.merchant_id and t.status = 'SUCCESS'
-               and r.amount_minor = (select sum(p.amount_minor) from postings p join ledger_accounts a on a.id = p.account_id
-                                      where p.entry_id = new.id and a.kind = 'gateway_clearing' and p.currency = r.currency)
-               and -r.amount_minor = (select sum(p.amount_minor) from postings p join ledger_accounts a on a.id = p.account_id
-                                       where p.entry_id = new.id and a.kind = 'merchant_payout' and p.currency = r.currency));
+               and r.amount_minor = (select sum(p.amount_minor) from postings p ` +
+        `join ledger_accounts a on a.id = p.account_id
+                                      where p.entry_id = new.id and a.kind = 'gateway_clearing' ` +
+        `and p.currency = r.currency)
+               and -r.amount_minor = (select sum(p.amount_minor) from postings p ` +
+        `join ledger_accounts a on a.id = p.account_id
+                                       where p.entry_id = new.id and a.kind = 'merchant_payout' ` +
+        `and p.currency = r.currency));
          end`,
     )
     .execute(db);
@@ -158,10 +162,14 @@ async function addRefundEntryKindPostgres(db: Kysely<any>): Promise<void> {
            if not exists (
              select 1 from refunds r join transactions t on t.id = r.transaction_id
              where new.idempotency_key = 'refund:' || r.id and r.merchant_id = new.merchant_id and t.status = 'SUCCESS'
-               and r.amount_minor = (select sum(p.amount_minor) from postings p join ledger_accounts a on a.id = p.account_id
-                                      where p.entry_id = new.id and a.kind = 'gateway_clearing' and p.currency = r.currency)
-               and -r.amount_minor = (select sum(p.amount_minor) from postings p join ledger_accounts a on a.id = p.account_id
-                                       where p.entry_id = new.id and a.kind = 'merchant_payout' and p.currency = r.currency)) then
+               and r.amount_minor = (select sum(p.amount_minor) from postings p ` +
+        `join ledger_accounts a on a.id = p.account_id
+                                      where p.entry_id = new.id and a.kind = 'gateway_clearing' ` +
+        `and p.currency = r.currency)
+               and -r.amount_minor = (select sum(p.amount_minor) from postings p ` +
+        `join ledger_accounts a on a.id = p.account_id
+                                       where p.entry_id = new.id and a.kind = 'merchant_payout' ` +
+        `and p.currency = r.currency)) then
              raise exception '${REFUND_ENTRY}' using errcode = 'check_violation';
            end if;
            return new;
@@ -170,7 +178,8 @@ async function addRefundEntryKindPostgres(db: Kysely<any>): Promise<void> {
     .execute(db);
   await sql
     .raw(
-      `create trigger journal_entries_refund_insert before insert on journal_entries for each row when (new.kind = 'refund') execute function journal_entries_refund_check()`,
+      `create trigger journal_entries_refund_insert before insert on journal_entries for each row ` +
+        `when (new.kind = 'refund') execute function journal_entries_refund_check()`,
     )
     .execute(db);
 }

@@ -50,10 +50,12 @@ const STATEMENTS = [
        head_balance bigint;
      begin
        if exists (select 1 from journal_entries e where e.id = new.entry_id) then ${raise(MSG.sealed)}; end if;
-       select a.kind, a.currency, a.posting_count, a.balance_minor into account from ledger_accounts a where a.id = new.account_id;
+       select a.kind, a.currency, a.posting_count, a.balance_minor into account from ledger_accounts a ` +
+    `where a.id = new.account_id;
        if not found or account.currency <> new.currency then ${raise(MSG.chain)}; end if;
        if new.account_seq is null or new.balance_after_minor is null then
-         if new.account_seq is not null or new.balance_after_minor is not null or account.kind not in ${SUMMED} then ${raise(MSG.chain)}; end if;
+         if new.account_seq is not null or new.balance_after_minor is not null or account.kind not in ${SUMMED} ` +
+    `then ${raise(MSG.chain)}; end if;
          return new;
        end if;
        head_seq := account.posting_count;
@@ -66,7 +68,8 @@ const STATEMENTS = [
          head_seq := head.account_seq;
          head_balance := head.balance_after_minor;
        end if;
-       if new.account_seq <> head_seq + 1 or new.balance_after_minor <> head_balance + new.amount_minor then ${raise(MSG.chain)}; end if;
+       if new.account_seq <> head_seq + 1 or new.balance_after_minor <> head_balance + new.amount_minor ` +
+    `then ${raise(MSG.chain)}; end if;
        return new;
      end $$`,
   `create or replace function postings_move_balances() returns trigger language plpgsql as $$
@@ -89,9 +92,11 @@ const STATEMENTS = [
          return new;
        end if;
        if tg_op = 'DELETE' then ${raise(MSG.appendOnly)}; end if;
-       if new.id <> old.id or new.kind <> old.kind or new.currency <> old.currency or new.merchant_id is distinct from old.merchant_id
+       if new.id <> old.id or new.kind <> old.kind or new.currency <> old.currency ` +
+    `or new.merchant_id is distinct from old.merchant_id
           or new.posting_count <= old.posting_count
-          or not exists (select 1 from postings p where p.account_id = new.id and p.account_seq = new.posting_count and p.balance_after_minor = new.balance_minor)
+          or not exists (select 1 from postings p where p.account_id = new.id ` +
+    `and p.account_seq = new.posting_count and p.balance_after_minor = new.balance_minor)
           or exists (select 1 from postings p where p.account_id = new.id and p.account_seq > new.posting_count) then
          ${raise(MSG.accountMove)};
        end if;
@@ -109,16 +114,19 @@ const STATEMENTS = [
      begin
        select count(*), coalesce(bool_or(pa.kind = 'merchant_payout' and pa.merchant_id <> new.merchant_id), false)
          into lines, foreign_payout
-         from postings p cross join lateral (select a.kind, a.merchant_id from ledger_accounts a where a.id = p.account_id offset 0) pa
+         from postings p cross join lateral ` +
+    `(select a.kind, a.merchant_id from ledger_accounts a where a.id = p.account_id offset 0) pa
          where p.entry_id = new.id;
        if lines < 2 then ${raise(MSG.fewLines)}; end if;
-       if exists (select 1 from postings where entry_id = new.id group by currency having sum(amount_minor) <> 0) then ${raise(MSG.unbalanced)}; end if;
+       if exists (select 1 from postings where entry_id = new.id group by currency having sum(amount_minor) <> 0) ` +
+    `then ${raise(MSG.unbalanced)}; end if;
        if foreign_payout then ${raise(MSG.owner)}; end if;
        if new.kind = 'payment' and not coalesce((
             select t.status = 'SUCCESS' and t.merchant_id = new.merchant_id
                    and -t.amount_minor = (select sum(p.amount_minor) from postings p
                                           where p.entry_id = new.id and p.currency = t.currency
-                                            and (select a.kind from ledger_accounts a where a.id = p.account_id) = 'gateway_clearing')
+                                            and (select a.kind from ledger_accounts a where a.id = p.account_id) ` +
+    `= 'gateway_clearing')
             from transactions t where t.id = new.transaction_id), false) then
          ${raise(MSG.payment)};
        end if;

@@ -14,11 +14,8 @@ export async function rebuildSqliteTable(
   table: string,
   edit: (createSql: string) => string,
 ): Promise<void> {
-  const rows = (
-    await sql<SchemaRow>`select type, name, sql from sqlite_schema where tbl_name = ${table} and sql is not null`.execute(
-      db,
-    )
-  ).rows;
+  const query = sql<SchemaRow>`select type, name, sql from sqlite_schema where tbl_name = ${table} and sql is not null`;
+  const rows = (await query.execute(db)).rows;
   const create = rows.find((r) => r.type === 'table');
   if (!create) throw new Error(`rebuild: no table ${table}`);
   const edited = edit(create.sql);
