@@ -35,7 +35,10 @@ export function createJobRunner<R extends JobRegistry>(store: StoreEngine, regis
 /** Read-modify-write transactions (completions) open at once on PostgreSQL; see limitOpenTransactions. */
 export const MAX_OPEN_TRANSACTIONS = 4;
 
-/** MAX_OPEN_TRANSACTIONS, but always leaving two pooled connections to everything else (DATABASE_POOL_SIZE may be small). */
+/**
+ * MAX_OPEN_TRANSACTIONS, but always leaving two pooled connections to everything else (DATABASE_POOL_SIZE may be
+ * small).
+ */
 function openTransactionLimit(store: StoreEngine): number {
   const poolSize = store.pgPool?.options.max ?? 10;
   return Math.max(1, Math.min(MAX_OPEN_TRANSACTIONS, poolSize - 2));

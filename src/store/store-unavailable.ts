@@ -22,14 +22,20 @@ const UNAVAILABLE_CODE_CLASSES = ['08', '53'];
 
 // `pg` messages for a connection that died under a query, or one reused after it died
 // (a ROLLBACK after the backend was terminated fails with "... not queryable").
-const CONNECTION_LOST =
-  /Connection terminated|not queryable|connection timeout|timeout exceeded when trying to connect|Cannot use a pool after calling end|driver has already been destroyed/i;
+const CONNECTION_LOST = new RegExp(
+  'Connection terminated|not queryable|connection timeout|timeout exceeded when trying to connect|' +
+    'Cannot use a pool after calling end|driver has already been destroyed',
+  'i',
+);
 
 // node:sqlite: SQLITE_BUSY (5), SQLITE_LOCKED (6), SQLITE_IOERR (10), SQLITE_FULL (13),
 // SQLITE_CANTOPEN (14); messages as SQLite words them.
 const SQLITE_UNAVAILABLE_ERRCODES = new Set([5, 6, 10, 13, 14]);
-const SQLITE_UNAVAILABLE =
-  /database is locked|database connection is not open|SQLITE_BUSY|database or disk is full|disk I\/O error|unable to open database file/i;
+const SQLITE_UNAVAILABLE = new RegExp(
+  'database is locked|database connection is not open|SQLITE_BUSY|database or disk is full|disk I\\/O error|' +
+    'unable to open database file',
+  'i',
+);
 
 /** True for errors that mean "the store cannot be reached or written right now" (→ 503), not a bug. */
 export function isStoreUnavailable(error: unknown): boolean {

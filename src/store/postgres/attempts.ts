@@ -21,12 +21,16 @@ import { type AttemptRecord } from '../../domain/outbox-event.ts';
 
 const RECORD = {
   name: 'delivery_attempts_record_v1',
-  text: `with v as (
-    select * from unnest($1::text[], $2::text[], $3::int[], $4::bigint[], $5::int[], $6::int[], $7::text[], $8::text[], $9::text[], $10::text[], $11::bigint[], $12::bigint[], $13::text[])
-      as v(event_id, owner, series, started_at, latency_ms, http_status, error, response_excerpt, instance_id, t_status, t_delivered_at, t_next_attempt_at, t_error)
+  text:
+    `with v as (
+    select * from unnest($1::text[], $2::text[], $3::int[], $4::bigint[], $5::int[], $6::int[], $7::text[], ` +
+    `$8::text[], $9::text[], $10::text[], $11::bigint[], $12::bigint[], $13::text[])
+      as v(event_id, owner, series, started_at, latency_ms, http_status, error, response_excerpt, instance_id, ` +
+    `t_status, t_delivered_at, t_next_attempt_at, t_error)
   ),
   cur as materialized (
-    select e.id, e.status, e.series, e.lease_owner, (select max(a.attempt_no) from delivery_attempts a where a.event_id = e.id) as last_no
+    select e.id, e.status, e.series, e.lease_owner, ` +
+    `(select max(a.attempt_no) from delivery_attempts a where a.event_id = e.id) as last_no
     from outbox_events e where e.id = any($1::text[])
     order by e.id for update
   ),
@@ -36,8 +40,10 @@ const RECORD = {
     from v left join cur on cur.id = v.event_id
   ),
   logged as (
-    insert into delivery_attempts (event_id, attempt_no, series, started_at, latency_ms, http_status, error, response_excerpt, instance_id)
-    select event_id, coalesce(last_no, 0) + 1, series, started_at, latency_ms, http_status, error, response_excerpt, instance_id from x
+    insert into delivery_attempts (event_id, attempt_no, series, started_at, latency_ms, http_status, error, ` +
+    `response_excerpt, instance_id)
+    select event_id, coalesce(last_no, 0) + 1, series, started_at, latency_ms, http_status, error, response_excerpt, ` +
+    `instance_id from x
   ),
   applied as (
     update outbox_events o set
@@ -46,7 +52,8 @@ const RECORD = {
       lease_owner = null,
       lease_expires_at = null,
       delivered_at = case when x.owned and x.t_status = 'delivered' then x.t_delivered_at else o.delivered_at end,
-      next_attempt_at = case when x.owned and x.t_status = 'pending' then x.t_next_attempt_at else o.next_attempt_at end,
+      next_attempt_at = case when x.owned and x.t_status = 'pending' then x.t_next_attempt_at ` +
+    `else o.next_attempt_at end,
       last_error = case when x.owned then x.t_error else o.last_error end
     from x where o.id = x.event_id and x.held
   )

@@ -36,33 +36,40 @@ const ENSURE_ACCOUNTS = {
   name: 'ledger_accounts_ensure_v1',
   text:
     'insert into ledger_accounts (id, kind, merchant_id, currency, balance_minor, posting_count, created_at) ' +
-    'select id, kind, merchant_id, currency, 0, 0, $5::bigint from unnest($1::text[], $2::text[], $3::text[], $4::text[]) as a(id, kind, merchant_id, currency) ' +
+    'select id, kind, merchant_id, currency, 0, 0, $5::bigint ' +
+    'from unnest($1::text[], $2::text[], $3::text[], $4::text[]) as a(id, kind, merchant_id, currency) ' +
     'order by id on conflict (id) do nothing',
 };
 
 const WRITE = {
   name: 'completions_write_v2',
-  text: `with c as (
-    select * from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])
+  text:
+    `with c as (
+    select * from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::text[], ` +
+    `$8::text[], $9::text[], $10::text[], $11::text[])
       as c(id, status, error_code_tag, error_text, at, cause, event_id, merchant_id, target_url, origin, payload)
   ),
   fin as (
-    update transactions t set status = c.status, error_code_tag = c.error_code_tag, error_text = c.error_text, completed_at = c.at
+    update transactions t set status = c.status, error_code_tag = c.error_code_tag, error_text = c.error_text, ` +
+    `completed_at = c.at
     from c where t.id = any($1::text[]) and t.id = c.id and (t.status = 'PROCESSING') is true
     returning t.id
   ),
   transition as (
     insert into transaction_transitions (transaction_id, seq, from_status, to_status, cause, error_code_tag, at)
-    select c.id, coalesce((select max(x.seq) from transaction_transitions x where x.transaction_id = c.id), 0) + 1, 'PROCESSING', c.status, c.cause, c.error_code_tag, c.at
+    select c.id, coalesce((select max(x.seq) from transaction_transitions x where x.transaction_id = c.id), 0) + 1, ` +
+    `'PROCESSING', c.status, c.cause, c.error_code_tag, c.at
     from c join fin on fin.id = c.id
   ),
   outbox as (
-    insert into outbox_events (id, transaction_id, merchant_id, target_url, origin, payload, status, attempts, next_attempt_at, series, created_at)
+    insert into outbox_events (id, transaction_id, merchant_id, target_url, origin, payload, status, attempts, ` +
+    `next_attempt_at, series, created_at)
     select c.event_id, c.id, c.merchant_id, c.target_url, c.origin, c.payload, 'pending', 0, c.at, 1, c.at
     from c join fin on fin.id = c.id
   ),
   line as (
-    select * from unnest($12::text[], $13::text[], $14::int[], $15::text[], $16::text[], $17::bigint[], $18::boolean[], $19::bigint[], $20::int[])
+    select * from unnest($12::text[], $13::text[], $14::int[], $15::text[], $16::text[], $17::bigint[], ` +
+    `$18::boolean[], $19::bigint[], $20::int[])
       as l(entry_id, transaction_id, line_no, account_id, currency, amount_minor, chained, created_at, ord)
     where l.transaction_id in (select id from fin)
   ),
@@ -72,8 +79,10 @@ const WRITE = {
     order by a.id for update
   ),
   posting as (
-    insert into postings (entry_id, line_no, account_id, currency, amount_minor, account_seq, balance_after_minor, created_at)
-    select s.entry_id, s.line_no, s.account_id, s.currency, s.amount_minor, s.account_seq, s.balance_after_minor, s.created_at from (
+    insert into postings (entry_id, line_no, account_id, currency, amount_minor, account_seq, balance_after_minor, ` +
+    `created_at)
+    select s.entry_id, s.line_no, s.account_id, s.currency, s.amount_minor, s.account_seq, s.balance_after_minor, ` +
+    `s.created_at from (
       select l.entry_id, l.line_no, l.account_id, l.currency, l.amount_minor,
              a.posting_count + row_number() over w as account_seq,
              cast(a.balance_minor + sum(l.amount_minor) over w as bigint) as balance_after_minor,
@@ -91,7 +100,8 @@ const WRITE = {
   entry as (
     insert into journal_entries (id, kind, merchant_id, transaction_id, idempotency_key, reason, created_at)
     select e.id, e.kind, e.merchant_id, e.transaction_id, null, e.reason, e.created_at
-    from unnest($21::text[], $22::text[], $23::text[], $24::text[], $25::text[], $26::bigint[]) as e(id, kind, merchant_id, transaction_id, reason, created_at)
+    from unnest($21::text[], $22::text[], $23::text[], $24::text[], $25::text[], $26::bigint[]) ` +
+    `as e(id, kind, merchant_id, transaction_id, reason, created_at)
     where (select count(*) from posting) > 0 and e.transaction_id in (select id from fin)
   )
   select id from fin`,

@@ -57,7 +57,9 @@ const INSERT_BATCH = {
 
 const SELECT_EXISTING = {
   name: 'transactions_select_by_trackids_v1',
-  text: 'select t.* from transactions t join unnest($1::text[], $2::text[]) as k(merchant_id, trackid) on t.merchant_id = k.merchant_id and t.trackid = k.trackid',
+  text:
+    'select t.* from transactions t join unnest($1::text[], $2::text[]) as k(merchant_id, trackid) ' +
+    'on t.merchant_id = k.merchant_id and t.trackid = k.trackid',
 };
 
 type Pending = PendingOf<TransactionRecord, { inserted: boolean; row: TransactionRecord }>;

@@ -32,12 +32,16 @@ export const PG_TRANSACTION_LOOKUPS = {
   },
   byTrackids: {
     name: 'transactions_by_trackids_v1',
-    text: 'select t.* from transactions t join unnest($1::text[], $2::text[]) as k(merchant_id, trackid) on t.merchant_id = k.merchant_id and t.trackid = k.trackid',
+    text:
+      'select t.* from transactions t join unnest($1::text[], $2::text[]) as k(merchant_id, trackid) ' +
+      'on t.merchant_id = k.merchant_id and t.trackid = k.trackid',
   },
   byId: { name: 'transactions_by_id_v1', text: 'select * from transactions where merchant_id = $1 and id = $2' },
   byIds: {
     name: 'transactions_by_ids_v1',
-    text: 'select t.* from transactions t join unnest($1::text[], $2::text[]) as k(merchant_id, id) on t.merchant_id = k.merchant_id and t.id = k.id',
+    text:
+      'select t.* from transactions t join unnest($1::text[], $2::text[]) as k(merchant_id, id) ' +
+      'on t.merchant_id = k.merchant_id and t.id = k.id',
   },
   byRedirectId: { name: 'transactions_by_redirect_id_v1', text: 'select * from transactions where redirect_id = $1' },
   byRedirectIds: {
@@ -51,7 +55,9 @@ export const PG_TRANSACTION_LOOKUPS = {
   },
   forCompletions: {
     name: 'completions_read_v1',
-    text: 'select t.*, m.fee_rate_ppm from transactions t join merchants m on m.id = t.merchant_id where t.id = any($1::text[])',
+    text:
+      'select t.*, m.fee_rate_ppm from transactions t join merchants m on m.id = t.merchant_id ' +
+      'where t.id = any($1::text[])',
   },
 } as const satisfies Record<string, Statement>;
 

@@ -109,7 +109,8 @@ async function recordBatch(trx: Trx, items: readonly AttemptRecord[], order: num
     const values = owned.map((i) => {
       const { attempt, transition } = items[i]!;
       const t = transitionColumns(transition);
-      return sql`(cast(${attempt.eventId} as text), cast(${t.status} as text), cast(${t.deliveredAt} as bigint), cast(${t.nextAttemptAt} as bigint), cast(${t.lastError} as text))`;
+      return sql`(cast(${attempt.eventId} as text), cast(${t.status} as text), cast(${t.deliveredAt} as bigint),
+        cast(${t.nextAttemptAt} as bigint), cast(${t.lastError} as text))`;
     });
     await sql`with v(v_id, v_status, v_delivered_at, v_next_attempt_at, v_error) as (values ${sql.join(values)})
       update outbox_events set
@@ -118,7 +119,8 @@ async function recordBatch(trx: Trx, items: readonly AttemptRecord[], order: num
         lease_owner = null,
         lease_expires_at = null,
         delivered_at = case when v.v_status = 'delivered' then v.v_delivered_at else outbox_events.delivered_at end,
-        next_attempt_at = case when v.v_status = 'pending' then v.v_next_attempt_at else outbox_events.next_attempt_at end,
+        next_attempt_at = case when v.v_status = 'pending' then v.v_next_attempt_at
+          else outbox_events.next_attempt_at end,
         last_error = v.v_error
       from v where outbox_events.id = v.v_id`.execute(trx);
     for (const i of owned) applied[i] = true;
@@ -154,7 +156,10 @@ async function recordOne(trx: Trx, { attempt, owner, transition }: AttemptRecord
   return applyTransition(trx, attempt, owner, transition, row);
 }
 
-/** Applies the worker's decision if `owner` still holds the event for the same series; gives a stale lease back otherwise. */
+/**
+ * Applies the worker's decision if `owner` still holds the event for the same series; gives a stale lease back
+ * otherwise.
+ */
 async function applyTransition(
   trx: Trx,
   attempt: NewAttempt,

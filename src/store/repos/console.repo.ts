@@ -75,7 +75,10 @@ export class ConsoleRepo {
     return row ? operatorFromRow(row) : undefined;
   }
 
-  /** Records a TOTP step as used, only if it is later than the last one (a code is good once, even with two logins racing). */
+  /**
+   * Records a TOTP step as used, only if it is later than the last one (a code is good once, even with two logins
+   * racing).
+   */
   async useTotpStep(operatorId: string, step: bigint): Promise<boolean> {
     const result = await this.#db
       .updateTable('console_operators')

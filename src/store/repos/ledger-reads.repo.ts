@@ -125,7 +125,8 @@ export class LedgerReadsRepo {
    */
   async accountsOf(merchantId: string | null): Promise<AccountRecord[]> {
     const summed = (column: 'amount_minor' | 'count') =>
-      sql<string>`coalesce((select ${column === 'count' ? sql`count(*)` : sql`sum(u.amount_minor)`} from postings u where u.account_id = ledger_accounts.id and u.account_seq is null), 0)`;
+      sql<string>`coalesce((select ${column === 'count' ? sql`count(*)` : sql`sum(u.amount_minor)`} from postings u
+        where u.account_id = ledger_accounts.id and u.account_seq is null), 0)`;
     const rows = await this.#q()
       .selectFrom('ledger_accounts')
       .select([
@@ -231,7 +232,8 @@ export class LedgerReadsRepo {
 }
 
 function unchainedSum(account: ReturnType<typeof sql.ref>) {
-  return sql<string>`select sum(u.amount_minor) from postings u where u.account_id = ${account} and u.account_seq is null`;
+  return sql<string>`select sum(u.amount_minor) from postings u
+    where u.account_id = ${account} and u.account_seq is null`;
 }
 
 function entryFromRow(row: {

@@ -138,8 +138,10 @@ export class LedgerRepo {
       const id = accountId(line.account);
       const lineNo = index + 1;
       if (keepsRunningBalance(line.account.kind)) {
-        await sql`insert into postings (entry_id, line_no, account_id, currency, amount_minor, account_seq, balance_after_minor, created_at)
-          select ${entry.id}, ${lineNo}, a.id, a.currency, ${line.amountMinor}, a.posting_count + 1, a.balance_minor + ${line.amountMinor}, ${entry.createdAt}
+        await sql`insert into postings (entry_id, line_no, account_id, currency, amount_minor, account_seq,
+            balance_after_minor, created_at)
+          select ${entry.id}, ${lineNo}, a.id, a.currency, ${line.amountMinor}, a.posting_count + 1,
+            a.balance_minor + ${line.amountMinor}, ${entry.createdAt}
           from ledger_accounts a where a.id = ${id}`.execute(db);
       } else {
         await db

@@ -48,7 +48,8 @@ function useIndex(dialect: Dialect, index: 'outbox_pending_origin'): RawBuilder<
 
 /** "Due and free" for the row alias `e`. */
 function dueAndFree(now: number, leaseClock: RawBuilder<number>): RawBuilder<boolean> {
-  return sql<boolean>`e.status = 'pending' and e.next_attempt_at <= ${now} and (e.lease_expires_at is null or e.lease_expires_at <= ${leaseClock})`;
+  return sql<boolean>`e.status = 'pending' and e.next_attempt_at <= ${now}
+    and (e.lease_expires_at is null or e.lease_expires_at <= ${leaseClock})`;
 }
 
 /** What the lease write needs, as plain data: on SQLite it travels to the writer thread as a store job. */
@@ -77,7 +78,9 @@ export async function leaseEvents(db: Db | Trx, dialect: Dialect, args: LeaseArg
   // walking the global due index past other origins' rows.
   const picks = args.plan.map(
     ({ origin, take }, i) =>
-      sql`select id from (select e.id from outbox_events e${ix} where e.origin = ${origin} and ${dueAndFree(args.now, clock)} order by e.origin, e.next_attempt_at, e.id limit ${sql.lit(take)}${lock}) as ${sql.ref(`p${i}`)}`,
+      sql`select id from (select e.id from outbox_events e${ix} where e.origin = ${origin}
+        and ${dueAndFree(args.now, clock)} order by e.origin, e.next_attempt_at, e.id
+        limit ${sql.lit(take)}${lock}) as ${sql.ref(`p${i}`)}`,
   );
   const result = await sql<Selectable<OutboxEventsTable>>`
     update outbox_events
@@ -117,22 +120,31 @@ export class OutboxClaimsRepo {
     return dueAndFree(now, leaseNow(this.#dialect, Date.now()));
   }
 
-  /** CTE `name`: the origins that have pending events, in order after `after` (and before `until`): one index seek each. */
+  /**
+   * CTE `name`: the origins that have pending events, in order after `after` (and before `until`): one index
+   * seek each.
+   */
   #pendingOrigins(name: string, after: string, max: number, until?: string): RawBuilder<unknown> {
     const ix = this.#use('outbox_pending_origin');
     const o = sql.ref(name);
     const stop = until === undefined ? sql`` : sql` and ${o}.origin < ${until}`;
     return sql`${o}(origin, n) as (
-        select (select e.origin from outbox_events e${ix} where e.status = 'pending' and e.origin > ${after} order by e.origin limit 1), 1
+        select (select e.origin from outbox_events e${ix} where e.status = 'pending' and e.origin > ${after}
+          order by e.origin limit 1), 1
         union all
-        select (select e.origin from outbox_events e${ix} where e.status = 'pending' and e.origin > ${o}.origin order by e.origin limit 1), ${o}.n + 1
+        select (select e.origin from outbox_events e${ix} where e.status = 'pending' and e.origin > ${o}.origin
+          order by e.origin limit 1), ${o}.n + 1
         from ${o} where ${o}.origin is not null and ${o}.n < ${sql.lit(max)}${stop}
       )`;
   }
 
-  /** "Has a due, free event" for the origin column `origin`: one more seek, past at most the origin's in-flight (leased) rows. */
+  /**
+   * "Has a due, free event" for the origin column `origin`: one more seek, past at most the origin's in-flight
+   * (leased) rows.
+   */
   #hasDue(origin: RawBuilder<unknown>, now: number): RawBuilder<boolean> {
-    return sql<boolean>`exists (select 1 from outbox_events e${this.#use('outbox_pending_origin')} where e.origin = ${origin} and ${this.#dueAndFree(now)})`;
+    return sql<boolean>`exists (select 1 from outbox_events e${this.#use('outbox_pending_origin')}
+      where e.origin = ${origin} and ${this.#dueAndFree(now)})`;
   }
 
   /**
@@ -150,7 +162,8 @@ export class OutboxClaimsRepo {
           }>`with recursive ${this.#pendingOrigins('a', after, max)}, ${this.#pendingOrigins('b', '', max, after)}
             select origin from (${tail}
               union all
-              select origin, 1 as part from b where origin is not null and origin <= ${after} and ${this.#hasDue(sql`b.origin`, now)}) as due
+              select origin, 1 as part from b where origin is not null and origin <= ${after}
+                and ${this.#hasDue(sql`b.origin`, now)}) as due
             order by part, origin`;
     const result = await query.execute(this.#db);
     return result.rows.slice(0, max).map((r) => r.origin);

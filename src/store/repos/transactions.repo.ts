@@ -192,7 +192,10 @@ export class TransactionsRepo {
     return row && completionInputFromRow(row);
   }
 
-  /** Reads the row inside a transaction, locking it on PostgreSQL (SQLite's IMMEDIATE transaction already serialises). */
+  /**
+   * Reads the row inside a transaction, locking it on PostgreSQL (SQLite's IMMEDIATE transaction already
+   * serialises).
+   */
   async lockById(trx: Trx, id: string, dialect: 'sqlite' | 'postgres'): Promise<TransactionRecord | undefined> {
     let query = trx.selectFrom('transactions').selectAll().where('id', '=', id);
     if (dialect === 'postgres') query = query.forUpdate();
@@ -225,8 +228,10 @@ export class TransactionsRepo {
 
   /** Appends the next transition of a transaction: one statement (the sequence number is computed in it). */
   async addTransition(trx: Trx, t: Transition): Promise<void> {
-    await sql`insert into transaction_transitions (transaction_id, seq, from_status, to_status, cause, error_code_tag, at)
-      select ${t.transactionId}, coalesce(max(seq), 0) + 1, ${t.fromStatus}, ${t.toStatus}, ${t.cause}, cast(${t.errorCodeTag} as text), cast(${t.at} as bigint)
+    await sql`insert into transaction_transitions
+        (transaction_id, seq, from_status, to_status, cause, error_code_tag, at)
+      select ${t.transactionId}, coalesce(max(seq), 0) + 1, ${t.fromStatus}, ${t.toStatus}, ${t.cause},
+        cast(${t.errorCodeTag} as text), cast(${t.at} as bigint)
       from transaction_transitions where transaction_id = ${t.transactionId}`.execute(trx);
   }
 

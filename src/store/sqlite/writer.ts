@@ -9,7 +9,10 @@ import { toSqliteValue } from './connection.ts';
 import type { JobCall, WriterReply, WriterRequest } from './writer-worker.ts';
 import { deserializeError as deserialize } from './writer-errors.ts';
 
-/** Counts since start: messages sent to the writer thread, the statements and store jobs they carried, and the groups (transactions) the jobs committed in. */
+/**
+ * Counts since start: messages sent to the writer thread, the statements and store jobs they carried, and the
+ * groups (transactions) the jobs committed in.
+ */
 export type WriterStats = { messages: number; statements: number; jobs: number; groups: number };
 
 type Waiter = { resolve: (result: any) => void; reject: (error: unknown) => void };
