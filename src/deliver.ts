@@ -26,7 +26,8 @@ export async function startDeliveryProcess(
   const { logger } = options;
   if (config.databaseUrl.startsWith('sqlite:')) {
     throw new ConfigError([
-      '`deliver` needs PostgreSQL: a SQLite database is served by one process, and its `serve` delivers the notifications',
+      '`deliver` needs PostgreSQL: a SQLite database is served by one process, ' +
+        'and its `serve` delivers the notifications',
     ]);
   }
   const services = await openServices(config, options);

@@ -55,7 +55,9 @@ export class GatewayMetrics {
     });
     this.#shed = new Counter({
       name: 'gateway_http_requests_shed_total',
-      help: 'Requests answered 503 (after SHED_DELAY, without being worked on) because MAX_IN_FLIGHT requests were in flight.',
+      help:
+        'Requests answered 503 (after SHED_DELAY, without being worked on) ' +
+        'because MAX_IN_FLIGHT requests were in flight.',
       registers,
     });
     this.#initiations = new Counter({
@@ -72,7 +74,9 @@ export class GatewayMetrics {
     });
     this.#attempts = new Counter({
       name: 'gateway_notification_attempts_total',
-      help: 'Notification attempts, by what happened next (delivered, retry, failed) and the result (HTTP status class or error).',
+      help:
+        'Notification attempts, by what happened next (delivered, retry, failed) ' +
+        'and the result (HTTP status class or error).',
       labelNames: ['outcome', 'result'],
       registers,
     });

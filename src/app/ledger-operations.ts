@@ -9,7 +9,10 @@ import { type AccountRecord, type EntryWithPostings } from '../domain/ledger.ts'
 import type { MerchantRecord } from '../domain/merchant.ts';
 import type { LedgerReads, MerchantStore, Store } from './ports/store.ts';
 
-/** Currencies payments arrive in (THAI_DEBIT is THB only): a merchant may hold money in these besides its payout currency. */
+/**
+ * Currencies payments arrive in (THAI_DEBIT is THB only): a merchant may hold money in these besides its payout
+ * currency.
+ */
 export const PAYMENT_CURRENCIES: readonly string[] = ['THB'];
 /** Largest single adjustment: 10^12 units keeps every sum far inside 64 bits of 1/10,000. */
 export const MAX_ADJUSTMENT_MINOR = 1_000_000_000_000n * 10_000n;
@@ -194,11 +197,13 @@ export class LedgerOperations {
       (line.amountMinor < 0n ? -line.amountMinor : line.amountMinor) === request.amountMinor;
     if (!same) {
       const what = line
-        ? `${earlier.kind} of ${formatMinor(line.amountMinor < 0n ? -line.amountMinor : line.amountMinor, 4)} ${line.currency} for merchant ${earlier.merchantId}`
+        ? `${earlier.kind} of ${formatMinor(line.amountMinor < 0n ? -line.amountMinor : line.amountMinor, 4)} ` +
+          `${line.currency} for merchant ${earlier.merchantId}`
         : `entry ${earlier.id}`;
       throw new LedgerRefusal(
         'IDEMPOTENCY_CONFLICT',
-        `The idempotency key '${request.key}' was already used for a different request (${what}, reason "${earlier.reason ?? ''}"); nothing was posted. Use a new key for a new request.`,
+        `The idempotency key '${request.key}' was already used for a different request ` +
+          `(${what}, reason "${earlier.reason ?? ''}"); nothing was posted. Use a new key for a new request.`,
       );
     }
     return {
@@ -269,7 +274,8 @@ export class LedgerOperations {
     if (held.some((a) => a.currency === currency)) return;
     throw invalidField(
       'currency',
-      `merchant ${merchant.id} holds no ${currency}; use its payout currency ${merchant.payoutCurrency} or a payment currency (${PAYMENT_CURRENCIES.join(', ')})`,
+      `merchant ${merchant.id} holds no ${currency}; use its payout currency ${merchant.payoutCurrency} ` +
+        `or a payment currency (${PAYMENT_CURRENCIES.join(', ')})`,
     );
   }
 }

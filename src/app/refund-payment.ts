@@ -50,7 +50,21 @@ export class RefundPayment {
   /** The stored key: `key:` + the merchant's key, or `content:` + a keyed hash of the normalised content. */
   idempotencyKeyOf(merchantId: string, input: NormalisedRefund): string {
     if (input.idempotencyKey !== null) return `key:${input.idempotencyKey}`;
-    return `content:${fingerprint(this.#deps.key, JSON.stringify(['refund-key', merchantId, input.transactionId, input.amountMinor.toString(), input.currency, input.reason, input.reference]))}`;
+    return (
+      'content:' +
+      fingerprint(
+        this.#deps.key,
+        JSON.stringify([
+          'refund-key',
+          merchantId,
+          input.transactionId,
+          input.amountMinor.toString(),
+          input.currency,
+          input.reason,
+          input.reference,
+        ]),
+      )
+    );
   }
 
   async execute(merchantId: string, input: NormalisedRefund): Promise<RefundOutcome> {
@@ -230,8 +244,10 @@ function checkRefundable(payment: TransactionRecord, input: NormalisedRefund): v
     const exponent = currencyExponent(payment.currency);
     throw new GatewayError(
       'REFUND_EXCEEDS_AVAILABLE',
-      `The refund of ${formatMinor(input.amountMinor, exponent)} ${payment.currency} is more than the ${formatMinor(refundable, exponent)} ${payment.currency} still refundable ` +
-        `(captured ${formatMinor(payment.amountMinor, exponent)}, refunded ${formatMinor(payment.refundedMinor, exponent)}).`,
+      `The refund of ${formatMinor(input.amountMinor, exponent)} ${payment.currency} is more than the ` +
+        `${formatMinor(refundable, exponent)} ${payment.currency} still refundable ` +
+        `(captured ${formatMinor(payment.amountMinor, exponent)}, ` +
+        `refunded ${formatMinor(payment.refundedMinor, exponent)}).`,
     );
   }
 }
@@ -239,6 +255,7 @@ function checkRefundable(payment: TransactionRecord, input: NormalisedRefund): v
 function insufficientBalance(amountMinor: bigint, availableMinor: bigint, currency: string): GatewayError {
   return new GatewayError(
     'INSUFFICIENT_BALANCE',
-    `The merchant's available balance (${formatMinor(availableMinor, 4)} ${currency}) cannot cover the refund of ${formatMinor(amountMinor, currencyExponent(currency))} ${currency}; nothing was refunded.`,
+    `The merchant's available balance (${formatMinor(availableMinor, 4)} ${currency}) cannot cover the refund of ` +
+      `${formatMinor(amountMinor, currencyExponent(currency))} ${currency}; nothing was refunded.`,
   );
 }

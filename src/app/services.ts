@@ -25,7 +25,10 @@ export type Services = {
   store: Store;
   key: SecretKey;
   now: () => number;
-  /** Where notifications may go (docs/notifications.md), from the configuration: checked at initiation and at delivery. */
+  /**
+   * Where notifications may go (docs/notifications.md), from the configuration: checked at initiation and at
+   * delivery.
+   */
   outboundPolicy: OutboundPolicy;
   merchants: MerchantStore;
   transactions: PaymentStore;

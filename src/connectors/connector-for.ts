@@ -11,7 +11,8 @@ export function connectorFor(mode: 'sandbox' | 'live', name = 'sandbox'): Proces
   if (!connector) throw new Error(`Unknown processor connector '${name}'.`);
   if (mode === 'live' && !connector.live) {
     throw new Error(
-      `GATEWAY_MODE=live needs a live processor connector, but this build ships only the '${connector.name}' connector. ` +
+      'GATEWAY_MODE=live needs a live processor connector, ' +
+        `but this build ships only the '${connector.name}' connector. ` +
         'Implement ProcessorConnector (src/app/ports/processor.ts) for your bank, or run in sandbox mode.',
     );
   }

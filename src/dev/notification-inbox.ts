@@ -168,5 +168,9 @@ export function formatEntry(entry: InboxEntry): string {
   const what = e.event_type === 'refund' ? 'refund' : 'payment';
   const outcome = text('error_code_tag') !== '-' ? `${text('result')} (${text('error_code_tag')})` : text('result');
   const forwarded = entry.forwarded ? `  forwarded → ${entry.forwarded.status ?? entry.forwarded.error}` : '';
-  return `${time}  ✓ ${what} ${outcome}  ${text('bill_amount')} ${text('bill_currencycode')}  trackid ${text('trackid')}  transaction ${text('transactionid')}  webhook-id ${entry.webhook_id}  (signature verified)${forwarded}  → ${entry.answered}`;
+  return (
+    `${time}  ✓ ${what} ${outcome}  ${text('bill_amount')} ${text('bill_currencycode')}  ` +
+    `trackid ${text('trackid')}  transaction ${text('transactionid')}  webhook-id ${entry.webhook_id}  ` +
+    `(signature verified)${forwarded}  → ${entry.answered}`
+  );
 }

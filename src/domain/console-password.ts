@@ -8,7 +8,10 @@ import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:c
 
 export type ScryptParams = { log2N: number; r: number; p: number };
 
-/** N = 2^15, r = 8, p = 1: 32 MiB and ~50-100 ms per hash (OWASP's minimum for scrypt is N = 2^17 with r = 8 at p = 1; we trade some cost for fewer parallel logins exhausting memory, and throttle logins). */
+/**
+ * N = 2^15, r = 8, p = 1: 32 MiB and ~50-100 ms per hash (OWASP's minimum for scrypt is N = 2^17 with r = 8 at
+ * p = 1; we trade some cost for fewer parallel logins exhausting memory, and throttle logins).
+ */
 export const DEFAULT_SCRYPT: ScryptParams = { log2N: 15, r: 8, p: 1 };
 const KEY_LENGTH = 32;
 const SALT_BYTES = 16;

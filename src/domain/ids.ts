@@ -40,12 +40,13 @@ export function randomToken(bytes: number): string {
 }
 
 /**
- * The three identifiers of a new transaction from ONE draw of 60 random bytes from the pool. `token` and `redirect_id` start with the creation time (48-bit milliseconds,
- * big-endian) before their random bits: their unique indexes then grow at the right-hand edge
- * instead of touching a random page per insert, which made index maintenance the largest part
- * of a commit (docs/performance.md). The random part alone still carries ≥ 128 bits (token 208,
- * redirect id 144), and both keep today's lengths (43 and 32 URL-safe characters). The time
- * they reveal is already public in the UUIDv7 transaction id.
+ * The three identifiers of a new transaction from ONE draw of 60 random bytes from the pool.
+ * `token` and `redirect_id` start with the creation time (48-bit milliseconds, big-endian) before
+ * their random bits: their unique indexes then grow at the right-hand edge instead of touching a
+ * random page per insert, which made index maintenance the largest part of a commit
+ * (docs/performance.md). The random part alone still carries ≥ 128 bits (token 208, redirect id
+ * 144), and both keep today's lengths (43 and 32 URL-safe characters). The time they reveal is
+ * already public in the UUIDv7 transaction id.
  */
 export function newTransactionIdentifiers(nowMs: number): { id: string; token: string; redirectId: string } {
   const random = drawRandomBytes(16 + 26 + 18);

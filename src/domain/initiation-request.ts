@@ -181,7 +181,8 @@ export function parseAmountField(body: Body, field: string, currency: string): b
   if (!parsed) {
     throw invalidField(
       field,
-      'it must be a number or a numeric string like "150.50" (digits, optional decimal point, no sign, exponent or spaces)',
+      'it must be a number or a numeric string like "150.50" ' +
+        '(digits, optional decimal point, no sign, exponent or spaces)',
     );
   }
   const exponent = currencyExponent(currency);
@@ -204,7 +205,8 @@ function parseAmount(body: Body, currency: string, limits: InitiationLimits): bi
   if (parsed.minor > limits.maxAmountMinor) {
     throw new GatewayError(
       'AMOUNT_TOO_HIGH',
-      `The field 'bill_amount' is too high: the maximum is ${formatMinor(limits.maxAmountMinor, exponent)} ${currency}.`,
+      `The field 'bill_amount' is too high: ` +
+        `the maximum is ${formatMinor(limits.maxAmountMinor, exponent)} ${currency}.`,
     );
   }
   return parsed.minor;

@@ -73,7 +73,10 @@ export function adjustmentPostings(merchantId: string, currency: string, signedA
   ]);
 }
 
-/** Invariant: an entry has at least two lines, none zero, all in their account's currency, summing to zero per currency. */
+/**
+ * Invariant: an entry has at least two lines, none zero, all in their account's currency, summing to zero per
+ * currency.
+ */
 export function assertBalanced(lines: PostingLine[]): PostingLine[] {
   if (lines.length < 2) throw new Error('ledger invariant: an entry needs at least two postings');
   const sums = new Map<string, bigint>();
@@ -174,7 +177,8 @@ export function planPostings(lines: PostingLine[], states: ReadonlyMap<string, A
     if (state.kind === 'merchant_payout' && after.balance < 0n) {
       throw new LedgerRefusal(
         'OVERDRAFT',
-        `A debit of ${formatMinor(-line.amountMinor, 4)} ${state.currency} would make the ${state.currency} payout balance negative ` +
+        `A debit of ${formatMinor(-line.amountMinor, 4)} ${state.currency} ` +
+          `would make the ${state.currency} payout balance negative ` +
           `(available ${formatMinor(before.balance, 4)} ${state.currency}); nothing was posted.`,
       );
     }

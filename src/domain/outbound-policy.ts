@@ -147,7 +147,11 @@ export function classifyAddress(ip: string): AddressClass {
 // ---------------------------------------------------------------------------
 // Allow/deny entries
 
-type Entry = { kind: 'range'; range: Range } | { kind: 'host'; name: string } | { kind: 'suffix'; suffix: string }; // from `*.example.com`, stored as `.example.com`
+type Entry =
+  | { kind: 'range'; range: Range }
+  | { kind: 'host'; name: string }
+  // from `*.example.com`, stored as `.example.com`
+  | { kind: 'suffix'; suffix: string };
 
 function normalizeHost(host: string): string {
   // URL already lowercases and punycodes; a trailing dot is the same name.
@@ -177,7 +181,10 @@ function parseEntry(raw: string): Entry | null {
 
 type Lists = { allow: Entry[]; deny: Entry[] };
 
-/** Parsed lists per policy object: a policy is built once from the configuration and checked on every initiation and delivery. */
+/**
+ * Parsed lists per policy object: a policy is built once from the configuration and checked on every initiation
+ * and delivery.
+ */
 const parsedLists = new WeakMap<
   OutboundPolicy,
   { allowList: readonly string[]; denyList: readonly string[] | undefined; lists: Lists }

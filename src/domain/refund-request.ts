@@ -25,7 +25,10 @@ const MAX_REFERENCE = 254;
 const MAX_REASON = 255;
 const IDEMPOTENCY_KEY = /^[\x21-\x7e](?:[\x20-\x7e]{0,253}[\x21-\x7e])?$/;
 
-/** Optional text: absent, null or blank → null; otherwise a string without control characters, at most `max` characters. */
+/**
+ * Optional text: absent, null or blank → null; otherwise a string without control characters, at most `max`
+ * characters.
+ */
 function optionalText(body: Body, field: string, max: number): string | null {
   const value = body[field];
   if (value === undefined || value === null) return null;

@@ -18,8 +18,10 @@ export function secretKeyMatches(key: SecretKey, storedCheck: string): boolean {
 export class SecretKeyMismatchError extends Error {
   constructor() {
     super(
-      'GATEWAY_SECRET_KEY differs from the key this database was first started with, so every merchant password and webhook secret would fail: ' +
-        'start every instance and the CLI with that same key (GATEWAY_SECRET_KEY, or the file named by GATEWAY_SECRET_KEY_FILE).',
+      'GATEWAY_SECRET_KEY differs from the key this database was first started with, ' +
+        'so every merchant password and webhook secret would fail: ' +
+        'start every instance and the CLI with that same key ' +
+        '(GATEWAY_SECRET_KEY, or the file named by GATEWAY_SECRET_KEY_FILE).',
     );
     this.name = 'SecretKeyMismatchError';
   }

@@ -54,7 +54,8 @@ function operatorStatusCommand(status: 'active' | 'disabled', summary: string): 
       if (values.json) ctx.io.out(JSON.stringify({ username: operator.username, status }));
       else
         ctx.io.out(
-          `Operator ${operator.username} ${status === 'active' ? 'enabled' : 'disabled; their console sessions have ended'}.`,
+          `Operator ${operator.username} ` +
+            `${status === 'active' ? 'enabled' : 'disabled; their console sessions have ended'}.`,
         );
       return 0;
     },
@@ -94,7 +95,8 @@ export const consoleCommands: Record<string, Command> = {
       }
       ctx.io.out(
         [
-          `Operator ${created.username} created.${created.password || created.otpauthUri ? ' Store these now; they are not shown again.' : ''}`,
+          `Operator ${created.username} created.` +
+            `${created.password || created.otpauthUri ? ' Store these now; they are not shown again.' : ''}`,
           ...(created.password ? [`  password:    ${created.password}`] : []),
           ...(created.otpauthUri
             ? [
@@ -172,7 +174,8 @@ export const consoleCommands: Record<string, Command> = {
       if (values.json) ctx.io.out(JSON.stringify(issued));
       else
         ctx.io.out(
-          `Console password for ${id} (shown once): ${issued.password}\nThe merchant logs in at /console with merchantid ${id} and this password.`,
+          `Console password for ${id} (shown once): ${issued.password}\n` +
+            `The merchant logs in at /console with merchantid ${id} and this password.`,
         );
       return 0;
     },

@@ -124,7 +124,8 @@ export const deliveryCommands: Record<string, Command> = {
       }
       ctx.io.out(
         [
-          `event ${event.event_id}: ${event.status} (series ${event.series}, ${event.attempts} attempt(s) in this series)`,
+          `event ${event.event_id}: ${event.status} ` +
+            `(series ${event.series}, ${event.attempts} attempt(s) in this series)`,
           `  merchant ${event.merchantid}, transaction ${event.transactionid}`,
           `  target   ${event.target_url}`,
           `  created  ${event.created_at}`,
@@ -135,7 +136,9 @@ export const deliveryCommands: Record<string, Command> = {
           attempts.length === 0 ? '  no attempts yet' : '  attempts:',
           ...found.attempts.map(
             (a) =>
-              `    #${a.attemptNo} (series ${a.series}) ${iso(a.startedAt)} ${outcomeText(a)} in ${a.latencyMs} ms on ${a.instanceId}${a.responseExcerpt ? ` — ${JSON.stringify(a.responseExcerpt.slice(0, 120))}` : ''}`,
+              `    #${a.attemptNo} (series ${a.series}) ${iso(a.startedAt)} ${outcomeText(a)} ` +
+              `in ${a.latencyMs} ms on ${a.instanceId}` +
+              `${a.responseExcerpt ? ` — ${JSON.stringify(a.responseExcerpt.slice(0, 120))}` : ''}`,
           ),
         ].join('\n'),
       );
@@ -160,7 +163,8 @@ export const deliveryCommands: Record<string, Command> = {
         );
       else
         ctx.io.out(
-          `Event ${result.eventId} queued for delivery again (series ${result.series}; it was ${result.previousStatus}).`,
+          `Event ${result.eventId} queued for delivery again ` +
+            `(series ${result.series}; it was ${result.previousStatus}).`,
         );
       return 0;
     },

@@ -54,8 +54,11 @@ export const devCommands: Record<string, Command> = {
         // On stderr, so --json output stays one JSON object per line.
         ctx.io.err(
           [
-            `Listening for notifications on ${inbox.url} (${values.merchant ? `merchant ${values.merchant}` : 'any merchant'}; signatures checked with the webhook secrets in the store).`,
-            `Use it as serverUrl when you initiate a payment${forwardTo ? `; verified notifications are forwarded to ${forwardTo}` : ''}. Ctrl-C stops.`,
+            `Listening for notifications on ${inbox.url} ` +
+              `(${values.merchant ? `merchant ${values.merchant}` : 'any merchant'}; ` +
+              `signatures checked with the webhook secrets in the store).`,
+            `Use it as serverUrl when you initiate a payment` +
+              `${forwardTo ? `; verified notifications are forwarded to ${forwardTo}` : ''}. Ctrl-C stops.`,
           ].join('\n'),
         );
         await waitForStop();
@@ -91,7 +94,8 @@ export const devCommands: Record<string, Command> = {
         ctx.io.out(
           values.json
             ? JSON.stringify(status)
-            : `Transaction ${done.id} is now ${status.result}${done.errorCodeTag ? ` (${done.errorCodeTag})` : ''}; its notification goes to ${done.serverUrl}.`,
+            : `Transaction ${done.id} is now ${status.result}${done.errorCodeTag ? ` (${done.errorCodeTag})` : ''}; ` +
+                `its notification goes to ${done.serverUrl}.`,
         );
       } finally {
         await store.close();

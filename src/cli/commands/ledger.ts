@@ -57,7 +57,8 @@ function entryLines(e: EntryWithPostings): string[] {
     `  ${iso(e.createdAt)}  ${e.kind.padEnd(7)} ${e.id}  ${ref}${e.reason ? `  "${e.reason}"` : ''}`,
     ...e.postings.map(
       (p) =>
-        `      ${p.accountId.padEnd(44)} ${signed4(p.amountMinor).padStart(20)} ${p.currency}${p.balanceAfterMinor === null ? '' : `  → ${amount4(p.balanceAfterMinor)}`}`,
+        `      ${p.accountId.padEnd(44)} ${signed4(p.amountMinor).padStart(20)} ${p.currency}` +
+        `${p.balanceAfterMinor === null ? '' : `  → ${amount4(p.balanceAfterMinor)}`}`,
     ),
   ];
 }
@@ -100,8 +101,10 @@ function adjustmentCommand(direction: 'credit' | 'debit'): Command {
       const what = `${amount4(result.amountMinor)} ${result.currency}`;
       ctx.io.out(
         result.replayed
-          ? `Already posted: idempotency key '${result.entry.idempotencyKey}' was used by entry ${result.entry.id} at ${iso(result.entry.createdAt)} (${result.entry.kind} of ${what}); nothing was posted again.`
-          : `${direction === 'credit' ? 'Credited' : 'Debited'} ${what} ${direction === 'credit' ? 'to' : 'from'} merchant ${result.entry.merchantId} (entry ${result.entry.id}).`,
+          ? `Already posted: idempotency key '${result.entry.idempotencyKey}' was used by entry ${result.entry.id} ` +
+              `at ${iso(result.entry.createdAt)} (${result.entry.kind} of ${what}); nothing was posted again.`
+          : `${direction === 'credit' ? 'Credited' : 'Debited'} ${what} ${direction === 'credit' ? 'to' : 'from'} ` +
+              `merchant ${result.entry.merchantId} (entry ${result.entry.id}).`,
       );
       ctx.io.out(`${result.currency} balance of merchant ${result.entry.merchantId}: ${amount4(result.balanceMinor)}`);
       return 0;
@@ -112,7 +115,8 @@ function adjustmentCommand(direction: 'credit' | 'debit'): Command {
 function printShow(ctx: CommandContext, view: MerchantLedger): void {
   const m = view.merchant;
   ctx.io.out(
-    `Merchant ${m.id} (${m.name}, ${m.status}) — payout currency ${m.payoutCurrency}, payout account ••••${m.payoutAccount.slice(-4)}, fee rate ${m.feeRatePpm} ppm`,
+    `Merchant ${m.id} (${m.name}, ${m.status}) — payout currency ${m.payoutCurrency}, ` +
+      `payout account ••••${m.payoutAccount.slice(-4)}, fee rate ${m.feeRatePpm} ppm`,
   );
   ctx.io.out('Balances:');
   for (const a of view.accounts) {
@@ -134,7 +138,8 @@ function printCheck(ctx: CommandContext, check: LedgerCheck, json: boolean | und
   }
   if (check.ok) {
     ctx.io.out(
-      'Ledger OK: every entry sums to zero per currency, every stored balance equals its postings, no payout balance is negative.',
+      'Ledger OK: every entry sums to zero per currency, every stored balance equals its postings, ' +
+        'no payout balance is negative.',
     );
     return;
   }

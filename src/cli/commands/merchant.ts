@@ -41,7 +41,8 @@ export const merchantCommands: Record<string, Command> = {
   'merchant create': {
     summary: 'create a merchant; prints its password and webhook secret once',
     usage:
-      '--name <name> --payout-currency <ISO 4217> --payout-account <card or account number> [--id <merchantid>] [--fee-rate 0.025] [--json]',
+      '--name <name> --payout-currency <ISO 4217> --payout-account <card or account number> ' +
+      '[--id <merchantid>] [--fee-rate 0.025] [--json]',
     async run(args, ctx) {
       const { values } = flags(args, {
         name: { type: 'string', required: true },
@@ -120,7 +121,8 @@ export const merchantCommands: Record<string, Command> = {
       const issued = await withMerchants(ctx, (m) => m.rotateWebhookSecret(id));
       const previous = issued.previous_valid_until
         ? `The previous secret keeps signing until ${issued.previous_valid_until}.`
-        : 'The previous secret could not be opened with this GATEWAY_SECRET_KEY and was dropped; only the new one signs.';
+        : 'The previous secret could not be opened with this GATEWAY_SECRET_KEY and was dropped; ' +
+          'only the new one signs.';
       print(
         ctx,
         values.json,

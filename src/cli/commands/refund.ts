@@ -108,13 +108,20 @@ export const refundCommands: Record<string, Command> = {
       ctx.io.out(
         [
           `refund ${json.refundid}: ${json.amount} ${json.currency} on ${json.created_at}`,
-          `  merchant ${json.merchantid}, transaction ${json.transactionid}${json.payment ? ` (trackid ${json.payment.trackid}, captured ${json.payment.amount}, refunded ${json.payment.refunded} in total)` : ''}`,
+          `  merchant ${json.merchantid}, transaction ${json.transactionid}` +
+            (json.payment
+              ? ` (trackid ${json.payment.trackid}, captured ${json.payment.amount}, ` +
+                `refunded ${json.payment.refunded} in total)`
+              : ''),
           `  refunded after this refund: ${json.refunded_after} ${json.currency}`,
           `  reason    ${json.reason ?? '-'}`,
           `  reference ${json.reference ?? '-'}`,
           `  processor ${json.processor}${json.processor_reference ? ` (${json.processor_reference})` : ''}`,
           json.notification
-            ? `  notification ${json.notification.event_id}: ${json.notification.status} after ${json.notification.attempts} attempt(s)${json.notification.last_error ? ` — ${json.notification.last_error}` : ''} (delivery show ${json.notification.event_id})`
+            ? `  notification ${json.notification.event_id}: ${json.notification.status} ` +
+              `after ${json.notification.attempts} attempt(s)` +
+              `${json.notification.last_error ? ` — ${json.notification.last_error}` : ''} ` +
+              `(delivery show ${json.notification.event_id})`
             : '  notification: none',
         ].join('\n'),
       );

@@ -52,7 +52,8 @@ export const serveCommands: Record<string, Command> = {
   },
   deliver: {
     summary:
-      'deliver notifications only, without the HTTP API, until SIGTERM (PostgreSQL; beside `serve` with DELIVERY_WORKER=false)',
+      'deliver notifications only, without the HTTP API, until SIGTERM ' +
+      '(PostgreSQL; beside `serve` with DELIVERY_WORKER=false)',
     async run(args, ctx) {
       flags(args, {});
       const logger = createLogger(ctx.config.logLevel);
