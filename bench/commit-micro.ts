@@ -3,7 +3,8 @@
 //   raw-1   node:sqlite, one INSERT per commit               (the storage baseline)
 //   raw-10  node:sqlite, ten INSERTs per commit              (what batching can buy)
 //   store-1 the project's store: one store.transaction() per row, awaited one at a time
-//   group   the project's store through its store job `insertTransaction` (writer-thread group commit), N writers in flight
+//   group   the project's store through its store job `insertTransaction` (writer-thread group commit),
+//           N writers in flight
 // It shows whether the group committer turns concurrency into rows per fsync.
 import { join } from 'node:path';
 import type { Insertable } from 'kysely';

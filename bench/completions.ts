@@ -2,7 +2,8 @@
 // ledger entry, outbox event in one transaction), against a bare node:http server answering the
 // same POSTs from the same clients in the same run.
 //
-//   node_modules/.bin/node bench/completions.ts [--store sqlite|postgres] [--payments 3000] [--concurrency 64] [--merchants 1] [--explain 32]
+//   node_modules/.bin/node bench/completions.ts [--store sqlite|postgres] [--payments 3000] [--concurrency 64]
+//     [--merchants 1] [--explain 32]
 //
 // One in-process gateway (HTTP API, production configuration apart from the port and store, no
 // delivery worker: the outbox events stay pending, so only the completion itself is measured).
@@ -195,9 +196,13 @@ try {
     ledger_verify_ok: check.ok,
   };
   console.log(
-    `Completions (${store}, ${payments} payments over ${merchantCount} merchant(s), ${concurrency} clients, load ${result.load_before} → ${result.load_after}):\n` +
-      `  bare node:http ${result.bare_per_s.join(' / ')} req/s (before / after), ${result.bare_cpu_us_per_request} µs CPU per request\n` +
-      `  gateway completions ${result.completions_per_s}/s = ${result.vs_bare}× bare, ${result.cpu_us_per_completion} µs CPU per completion (${result.cpu_vs_bare}× bare); ledger: ${entries} entries, verify ok`,
+    `Completions (${store}, ${payments} payments over ${merchantCount} merchant(s), ` +
+      `${concurrency} clients, load ${result.load_before} → ${result.load_after}):\n` +
+      `  bare node:http ${result.bare_per_s.join(' / ')} req/s ` +
+      `(before / after), ${result.bare_cpu_us_per_request} µs CPU per request\n` +
+      `  gateway completions ${result.completions_per_s}/s = ${result.vs_bare}× bare, ` +
+      `${result.cpu_us_per_completion} µs CPU per completion (${result.cpu_vs_bare}× bare); ` +
+      `ledger: ${entries} entries, verify ok`,
   );
   console.log(JSON.stringify(result));
 
@@ -227,7 +232,8 @@ try {
           await client.query('rollback');
         }
         console.log(
-          `EXPLAIN (ANALYZE, BUFFERS) of one completion set's write (${ids.length} SUCCESS completions, ${merchantCount} merchant(s)), rolled back, second run:`,
+          `EXPLAIN (ANALYZE, BUFFERS) of one completion set's write (${ids.length} ` +
+            `SUCCESS completions, ${merchantCount} merchant(s)), rolled back, second run:`,
         );
         console.log(plan!.rows.map((r: Record<string, string>) => r['QUERY PLAN']).join('\n'));
       } finally {

@@ -46,8 +46,11 @@ async function phase(dir: string, file: string, withIndexes: boolean): Promise<n
   const db = openSqlite({ path });
   if (!withIndexes) for (const name of CONSOLE_INDEXES) db.exec(`drop index ${name}`);
   const insert = db.prepare(
-    'insert into transactions (id, merchant_id, trackid, request_hash, token, redirect_id, status, amount_minor, currency, payment_method, bill_country, bill_customerip, bill_email, return_url, server_url, payer_account_no, payer_account_name, payer_bank_code, lang, created_at, expires_at) ' +
-      "values (?, ?, ?, ?, ?, ?, 'PROCESSING', ?, 'THB', 'THAI_DEBIT', 'TH', '203.150.10.24', ?, 'https://shop.example/return', 'https://shop.example/hook', '1234567890', 'Somchai', '014', 'en', ?, ?)",
+    'insert into transactions (id, merchant_id, trackid, request_hash, token, redirect_id, status, ' +
+      'amount_minor, currency, payment_method, bill_country, bill_customerip, bill_email, return_url, ' +
+      'server_url, payer_account_no, payer_account_name, payer_bank_code, lang, created_at, expires_at) ' +
+      "values (?, ?, ?, ?, ?, ?, 'PROCESSING', ?, 'THB', 'THAI_DEBIT', 'TH', '203.150.10.24', ?, " +
+      "'https://shop.example/return', 'https://shop.example/hook', '1234567890', 'Somchai', '014', 'en', ?, ?)",
   );
   let n = 0;
   const start = performance.now();
@@ -148,7 +151,9 @@ const dir = mkdtempSync(join(tmpdir(), 'gw-index-cost-'));
 try {
   const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
   const fmt = (xs: number[]) =>
-    `${Math.round(sum(xs) / xs.length).toLocaleString('en-US')} rows/s (range ${Math.round(Math.min(...xs)).toLocaleString('en-US')}–${Math.round(Math.max(...xs)).toLocaleString('en-US')})`;
+    `${Math.round(sum(xs) / xs.length).toLocaleString('en-US')} rows/s ` +
+    `(range ${Math.round(Math.min(...xs)).toLocaleString('en-US')}–` +
+    `${Math.round(Math.max(...xs)).toLocaleString('en-US')})`;
   console.log(
     `${cpus().length} × ${cpus()[0]?.model.trim()}, Node ${process.version}; ${ROUNDS} rounds × ${SECONDS} s per phase`,
   );

@@ -48,14 +48,22 @@ const idOf = (i: number) => `00000000-0000-7000-8000-${i.toString(16).padStart(1
 async function seed(databaseUrl: string, start: number): Promise<void> {
   const step = Math.floor((30 * DAY) / ROWS);
   const columns =
-    'id, merchant_id, trackid, request_hash, token, redirect_id, status, error_code_tag, error_text, amount_minor, currency, payment_method, bill_country, bill_customerip, bill_email, return_url, server_url, payer_account_no, payer_account_name, payer_bank_code, productdesc, lang, created_at, expires_at, completed_at';
+    'id, merchant_id, trackid, request_hash, token, redirect_id, status, error_code_tag, ' +
+    'error_text, amount_minor, currency, payment_method, bill_country, bill_customerip, ' +
+    'bill_email, return_url, server_url, payer_account_no, payer_account_name, ' +
+    'payer_bank_code, productdesc, lang, created_at, expires_at, completed_at';
   await withRawConnection(databaseUrl, {
     sqlite: (db) => {
       const insert = db.prepare(
-        `with recursive n(i) as (select ? union all select i + 1 from n where i < ?) insert into transactions (${columns}) select ` +
-          `printf('00000000-0000-7000-8000-%012x', i), case when i % 20 = 0 then 'small' else 'big' end, 'seed-' || i, hex(randomblob(16)), hex(randomblob(24)), hex(randomblob(18)), ` +
-          `case i % 10 when 0 then 'FAILED' when 1 then 'PROCESSING' else 'SUCCESS' end, case i % 10 when 0 then 'DECLINED' else null end, null, (100 + i % 5000) * 10000, 'THB', 'THAI_DEBIT', ` +
-          `'TH', '203.0.113.7', 'buyer' || (i % 100000) || '@example.com', 'https://shop.example/return', 'https://shop.example/hook', '1234567890', 'Somchai', 'SCB', null, 'th', ` +
+        `with recursive n(i) as (select ? union all select i + 1 from n ` +
+          `where i < ?) insert into transactions (${columns}) select ` +
+          `printf('00000000-0000-7000-8000-%012x', i), case when i % 20 = 0 then 'small' else 'big' end, ` +
+          `'seed-' || i, hex(randomblob(16)), hex(randomblob(24)), hex(randomblob(18)), ` +
+          `case i % 10 when 0 then 'FAILED' when 1 then 'PROCESSING' else 'SUCCESS' end, ` +
+          `case i % 10 when 0 then 'DECLINED' else null end, null, ` +
+          `(100 + i % 5000) * 10000, 'THB', 'THAI_DEBIT', ` +
+          `'TH', '203.0.113.7', 'buyer' || (i % 100000) || '@example.com', 'https://shop.example/return', ` +
+          `'https://shop.example/hook', '1234567890', 'Somchai', 'SCB', null, 'th', ` +
           `? + i * ?, ? + i * ? + 900000, case i % 10 when 1 then null else ? + i * ? + 1000 end from n`,
       );
       for (let from = 1; from <= ROWS; from += 100_000) {
@@ -68,10 +76,17 @@ async function seed(databaseUrl: string, start: number): Promise<void> {
     postgres: async (client) => {
       await client.query(
         `insert into transactions (${columns}) select ` +
-          `'00000000-0000-7000-8000-' || lpad(to_hex(i), 12, '0'), case when i % 20 = 0 then 'small' else 'big' end, 'seed-' || i, md5(random()::text), md5(random()::text) || md5(i::text), md5(i::text || random()::text), ` +
-          `case i % 10 when 0 then 'FAILED' when 1 then 'PROCESSING' else 'SUCCESS' end, case i % 10 when 0 then 'DECLINED' else null end, null, (100 + i % 5000) * 10000, 'THB', 'THAI_DEBIT', ` +
-          `'TH', '203.0.113.7', 'buyer' || (i % 100000) || '@example.com', 'https://shop.example/return', 'https://shop.example/hook', '1234567890', 'Somchai', 'SCB', null, 'th', ` +
-          `$1::bigint + i * $2::bigint, $1::bigint + i * $2::bigint + 900000, case i % 10 when 1 then null else $1::bigint + i * $2::bigint + 1000 end from generate_series(1, $3::int) as i`,
+          `'00000000-0000-7000-8000-' || lpad(to_hex(i), 12, '0'), ` +
+          `case when i % 20 = 0 then 'small' else 'big' end, 'seed-' || i, md5(random()::text), ` +
+          `md5(random()::text) || md5(i::text), md5(i::text || random()::text), ` +
+          `case i % 10 when 0 then 'FAILED' when 1 then 'PROCESSING' else 'SUCCESS' end, ` +
+          `case i % 10 when 0 then 'DECLINED' else null end, null, ` +
+          `(100 + i % 5000) * 10000, 'THB', 'THAI_DEBIT', ` +
+          `'TH', '203.0.113.7', 'buyer' || (i % 100000) || '@example.com', 'https://shop.example/return', ` +
+          `'https://shop.example/hook', '1234567890', 'Somchai', 'SCB', null, 'th', ` +
+          `$1::bigint + i * $2::bigint, $1::bigint + i * $2::bigint + 900000, ` +
+          `case i % 10 when 1 then null else $1::bigint + i * $2::bigint + 1000 end ` +
+          `from generate_series(1, $3::int) as i`,
         [start, step, ROWS],
       );
       await client.query('analyze');
@@ -249,9 +264,12 @@ async function main(): Promise<void> {
 
     const cores = cpus();
     console.log(
-      `\n${ROWS.toLocaleString('en-US')} payments, ${args.postgres ? 'PostgreSQL' : 'SQLite'}; ${CONNECTIONS} connections, ${DURATION} s per scenario; ${cores.length} × ${cores[0]?.model.trim()}, Node ${process.version}, load average ${loadavg()
-        .map((l) => l.toFixed(2))
-        .join(' ')}\n`,
+      `\n${ROWS.toLocaleString('en-US')} payments, ${args.postgres ? 'PostgreSQL' : 'SQLite'}; ` +
+        `${CONNECTIONS} connections, ${DURATION} s per scenario; ` +
+        `${cores.length} × ${cores[0]?.model.trim()}, Node ${process.version}, ` +
+        `load average ${loadavg()
+          .map((l) => l.toFixed(2))
+          .join(' ')}\n`,
     );
     console.log(
       httpTable(rows, baselineLoad?.rps ?? 0, baselineLoad?.serverUsPerRequest, baselineLoad?.mainThreadUsPerRequest),

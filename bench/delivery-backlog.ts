@@ -7,7 +7,8 @@
 // drain also prints the process's CPU per delivery (worker, receiver and SQLite thread share
 // the process), steadier than rates on a shared machine.
 //
-//   node_modules/.bin/node bench/delivery-backlog.ts [--store sqlite|postgres] [--backlog 20000] [--history 100000] [--explain] [--no-drain] [--no-claims]
+//   node_modules/.bin/node bench/delivery-backlog.ts [--store sqlite|postgres] [--backlog 20000] [--history 100000]
+//     [--explain] [--no-drain] [--no-claims]
 //
 // Rows are generated in SQL (a recursive CTE), not through the API, so a 1M-row history takes
 // seconds. The dead endpoint is a closed port on 127.0.0.1 (connection refused at once).
@@ -72,17 +73,25 @@ async function insertEvents(
   const chunk = 50_000;
   for (let from = 0; from < count; from += chunk) {
     const n = Math.min(chunk, count - from);
-    const seq = sql`with recursive s(i) as (select ${sql.lit(from + 1)} union all select i + 1 from s where i < ${sql.lit(from + n)})`;
+    const seq = sql`with recursive s(i) as (select ${sql.lit(from + 1)} union all select i + 1 from s
+      where i < ${sql.lit(from + n)})`;
     await sql`${seq}
-      insert into transactions (id, merchant_id, trackid, request_hash, token, redirect_id, status, amount_minor, currency, payment_method,
-        bill_country, bill_customerip, bill_email, return_url, server_url, payer_account_no, payer_account_name, payer_bank_code, created_at, expires_at, completed_at)
-      select ${tag} || cast(i as text), ${merchantId}, ${tag} || cast(i as text), 'h', 'tok' || ${tag} || cast(i as text), 'rid' || ${tag} || cast(i as text), 'SUCCESS', 10000000, 'THB', 'THAI_DEBIT',
-        'TH', '127.0.0.1', 'payer@example.com', 'https://shop.example/r', ${target + '/hook'}, '1234567890', 'Bench Payer', '014', cast(${dueAt} as bigint), cast(${dueAt + 900_000} as bigint), cast(${dueAt} as bigint)
+      insert into transactions (id, merchant_id, trackid, request_hash, token, redirect_id, status, amount_minor,
+        currency, payment_method, bill_country, bill_customerip, bill_email, return_url, server_url, payer_account_no,
+        payer_account_name, payer_bank_code, created_at, expires_at, completed_at)
+      select ${tag} || cast(i as text), ${merchantId}, ${tag} || cast(i as text), 'h',
+        'tok' || ${tag} || cast(i as text), 'rid' || ${tag} || cast(i as text), 'SUCCESS', 10000000, 'THB',
+        'THAI_DEBIT', 'TH', '127.0.0.1', 'payer@example.com', 'https://shop.example/r', ${target + '/hook'},
+        '1234567890', 'Bench Payer', '014', cast(${dueAt} as bigint), cast(${dueAt + 900_000} as bigint),
+        cast(${dueAt} as bigint)
       from s`.execute(db);
     await sql`${seq}
-      insert into outbox_events (id, transaction_id, merchant_id, target_url, origin, payload, status, attempts, next_attempt_at, series, created_at)
-      select 'evt_' || ${tag} || cast(i as text), ${tag} || cast(i as text), ${merchantId}, ${target + '/hook'}, ${target},
-        '{"type":"valid","transactionid":"' || ${tag} || cast(i as text) || '"}', ${status}, 0, cast(${dueAt} as bigint) + i, 1, cast(${dueAt} as bigint) + i
+      insert into outbox_events (id, transaction_id, merchant_id, target_url, origin, payload, status, attempts,
+        next_attempt_at, series, created_at)
+      select 'evt_' || ${tag} || cast(i as text), ${tag} || cast(i as text), ${merchantId}, ${target + '/hook'},
+        ${target},
+        '{"type":"valid","transactionid":"' || ${tag} || cast(i as text) || '"}', ${status}, 0,
+        cast(${dueAt} as bigint) + i, 1, cast(${dueAt} as bigint) + i
       from s`.execute(db);
   }
 }
@@ -219,14 +228,16 @@ if (!values['no-claims'])
     );
     const next = await usPerOp(() => claims.nextDueAt(), 1000);
     log(
-      `Claims with ${2 * backlog} due events on 2 origins and ${history} delivered rows (µs per call, × primary-key read):`,
+      `Claims with ${2 * backlog} due events on 2 origins and ${history} ` +
+        `delivered rows (µs per call, × primary-key read):`,
     );
     log(`  primary-key read of one outbox row (baseline) ${pk.toFixed(0)} µs`);
     log(
       `  claim 16 (lease + release), both origins open   ${claimAll.toFixed(0)} µs  (${(claimAll / pk).toFixed(1)}×)`,
     );
     log(
-      `  claim 16, dead origin saturated (skipped)       ${claimDeadSaturated.toFixed(0)} µs  (${(claimDeadSaturated / pk).toFixed(1)}×)`,
+      `  claim 16, dead origin saturated (skipped)       ` +
+        `${claimDeadSaturated.toFixed(0)} µs  (${(claimDeadSaturated / pk).toFixed(1)}×)`,
     );
     log(`  due origins (the claim's read half)             ${origins.toFixed(0)} µs  (${(origins / pk).toFixed(1)}×)`);
     log(`  next due time                                   ${next.toFixed(0)} µs  (${(next / pk).toFixed(1)}×)`);
@@ -235,21 +246,23 @@ if (!values['no-claims'])
       const explain = store === 'postgres' ? sql`explain (analyze, buffers, costs off)` : sql`explain query plan`;
       const ix = store === 'sqlite' ? sql.raw('indexed by outbox_pending_origin') : sql``;
       const origins = await sql<Record<string, unknown>>`${explain} with recursive o(origin, n) as (
-        select (select origin from outbox_events ${ix} where status = 'pending' and origin > '' order by origin limit 1), 1
+        select (select origin from outbox_events ${ix} where status = 'pending' and origin > ''
+          order by origin limit 1), 1
         union all
-        select (select e.origin from outbox_events e ${ix} where e.status = 'pending' and e.origin > o.origin order by e.origin limit 1), o.n + 1 from o where o.origin is not null and o.n < 256)
+        select (select e.origin from outbox_events e ${ix} where e.status = 'pending' and e.origin > o.origin
+          order by e.origin limit 1), o.n + 1 from o where o.origin is not null and o.n < 256)
       select origin from o where origin is not null
-        and exists (select 1 from outbox_events e where e.origin = o.origin and e.status = 'pending' and e.next_attempt_at <= ${now} and (e.lease_expires_at is null or e.lease_expires_at <= ${now}))`.execute(
+        and exists (select 1 from outbox_events e where e.origin = o.origin and e.status = 'pending'
+          and e.next_attempt_at <= ${now} and (e.lease_expires_at is null or e.lease_expires_at <= ${now}))`.execute(
         db,
       );
       log('  EXPLAIN due origins:');
       for (const row of origins.rows) log(`    ${Object.values(row).join(' ')}`);
       const pick = await sql<
         Record<string, unknown>
-      >`${explain} select e.id from outbox_events e ${ix} where e.origin = ${healthy} and e.status = 'pending' and e.next_attempt_at <= ${now}
-        and (e.lease_expires_at is null or e.lease_expires_at <= ${now}) order by e.origin, e.next_attempt_at, e.id limit 4`.execute(
-        db,
-      );
+      >`${explain} select e.id from outbox_events e ${ix} where e.origin = ${healthy} and e.status = 'pending'
+        and e.next_attempt_at <= ${now} and (e.lease_expires_at is null or e.lease_expires_at <= ${now})
+        order by e.origin, e.next_attempt_at, e.id limit 4`.execute(db);
       log("  EXPLAIN take one origin's oldest due events:");
       for (const row of pick.rows) log(`    ${Object.values(row).join(' ')}`);
     }
@@ -265,7 +278,9 @@ if (values['no-drain']) {
 const bare = await barePostRate(Math.min(backlog, 5000), CONCURRENCY, false);
 const bareOrigin = await barePostRate(Math.min(backlog, 5000), PER_HOST, true);
 log(
-  `Drain to a local receiver answering 204 (${CONCURRENCY} in flight, ${PER_HOST} per origin; bare POST loop, ${CONCURRENCY} in flight on new connections: ${bare.toFixed(0)}/s; ${PER_HOST} in flight on keep-alive connections: ${bareOrigin.toFixed(0)}/s):`,
+  `Drain to a local receiver answering 204 (${CONCURRENCY} in flight, ${PER_HOST} per origin; ` +
+    `bare POST loop, ${CONCURRENCY} in flight on new connections: ${bare.toFixed(0)}/s; ` +
+    `${PER_HOST} in flight on keep-alive connections: ${bareOrigin.toFixed(0)}/s):`,
 );
 for (const withDead of [false, true]) {
   await withGateway(async (gateway, db, merchantId) => {
@@ -291,7 +306,11 @@ for (const withDead of [false, true]) {
     await worker.stop();
     const rate = received / seconds;
     log(
-      `  ${backlog} healthy events${withDead ? ` beside ${backlog} for a dead endpoint` : ''}: ${received} delivered in ${seconds.toFixed(1)} s = ${rate.toFixed(0)}/s (${(rate / bare).toFixed(2)}× bare, ${(rate / bareOrigin).toFixed(2)}× bare ${PER_HOST} keep-alive); process CPU ${((cpu.user + cpu.system) / received).toFixed(0)} µs per delivery (worker, receiver and SQLite thread)`,
+      `  ${backlog} healthy events${withDead ? ` beside ${backlog} for a dead endpoint` : ''}: ` +
+        `${received} delivered in ${seconds.toFixed(1)} s = ${rate.toFixed(0)}/s ` +
+        `(${(rate / bare).toFixed(2)}× bare, ${(rate / bareOrigin).toFixed(2)}× bare ${PER_HOST} ` +
+        `keep-alive); process CPU ${((cpu.user + cpu.system) / received).toFixed(0)} µs per ` +
+        `delivery (worker, receiver and SQLite thread)`,
     );
   }, true);
 }

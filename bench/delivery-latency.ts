@@ -1,7 +1,8 @@
 // Notification latency: from the moment a payment reaches its final state (completed_at, as
 // stored) to the moment a local receiver has the notification, over ~1,000 payments.
 //
-//   node_modules/.bin/node bench/delivery-latency.ts [--store sqlite|postgres] [--payments 1000] [--rate 50] [--concurrency 8]
+//   node_modules/.bin/node bench/delivery-latency.ts [--store sqlite|postgres] [--payments 1000] [--rate 50]
+//     [--concurrency 8]
 //
 // One in-process gateway (HTTP API + delivery worker, production configuration apart from the
 // port and store) and a receiver on 127.0.0.1 that answers 200 at once. Payments are started at
@@ -138,10 +139,13 @@ try {
     payments_per_s: Math.round((transactions.length / wall) * 1000),
   };
   console.log(
-    `Notification latency, completed_at → receipt (${store}, ${result.payments} payments, offered ${rate > 0 ? `${rate}/s` : 'closed loop'}, ${concurrency} clients, achieved ${result.payments_per_s} payments/s):`,
+    `Notification latency, completed_at → receipt (${store}, ` +
+      `${result.payments} payments, offered ${rate > 0 ? `${rate}/s` : 'closed loop'}, ` +
+      `${concurrency} clients, achieved ${result.payments_per_s} payments/s):`,
   );
   console.log(
-    `  p50 ${result.p50_ms} ms   p90 ${result.p90_ms} ms   p99 ${result.p99_ms} ms   max ${result.max_ms} ms   mean ${result.mean_ms} ms   not delivered ${lost}`,
+    `  p50 ${result.p50_ms} ms   p90 ${result.p90_ms} ms   p99 ${result.p99_ms} ms ` +
+      `  max ${result.max_ms} ms   mean ${result.mean_ms} ms   not delivered ${lost}`,
   );
   console.log(JSON.stringify(result));
   if (lost > 0) process.exitCode = 1;

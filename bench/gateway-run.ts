@@ -64,7 +64,10 @@ const CLI_PATH = 'src/cli/index.ts';
 /** How many distinct payment pages the hosted page scenario cycles through. */
 const HOSTED_PAGES = 500;
 
-/** The path and query of the redirectUrl in an initiation answer (the gateway's PUBLIC_BASE_URL is not where it listens). */
+/**
+ * The path and query of the redirectUrl in an initiation answer (the gateway's PUBLIC_BASE_URL is not where it
+ * listens).
+ */
 function redirectPath(responseBody: string): string | undefined {
   const match = /"redirectUrl":"([^"]+)"/.exec(responseBody);
   if (!match) return undefined;
@@ -246,7 +249,9 @@ export async function runGateway(options: GatewayRunOptions): Promise<GatewayRun
           });
           scenarios.push({
             name: 'gateway hosted page GET',
-            what: `GET /transaction/Redirect?ID=… over ${pagePaths.length} open payments: one read + the HTML page with its QR`,
+            what:
+              `GET /transaction/Redirect?ID=… over ${pagePaths.length} ` +
+              `open payments: one read + the HTML page with its QR`,
             load: page,
             sampleFailure: pageFailure,
           });
@@ -283,7 +288,9 @@ export async function runGateway(options: GatewayRunOptions): Promise<GatewayRun
       const c = tracker.counts;
       scenarios.push({
         name: 'gateway mixed 70/20/10',
-        what: `initiate / status / sandbox complete (sent ${c.init} / ${c.status} / ${c.complete}; notifications to a loopback receiver)`,
+        what:
+          `initiate / status / sandbox complete (sent ` +
+          `${c.init} / ${c.status} / ${c.complete}; notifications to a loopback receiver)`,
         load: mixed,
         sampleFailure: tracker.sampleFailure(),
       });

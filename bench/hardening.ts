@@ -54,7 +54,8 @@ export function parseHardeningOptions(argv: string[]): HardeningOptions {
   const scenario = positionals[0];
   if (scenario !== 'metrics' && scenario !== 'overload')
     throw new Error(
-      'usage: bench/hardening.ts metrics|overload [--root DIR] [--rows N] [--duration S] [--scrapers N] [--connections N]',
+      'usage: bench/hardening.ts metrics|overload [--root DIR] ' +
+        '[--rows N] [--duration S] [--scrapers N] [--connections N]',
     );
   const bounded = (name: string, raw: string | undefined, min: number, max: number) => {
     const value = Number(raw);
@@ -117,7 +118,8 @@ function seedTransactions(path: string, rows: number): void {
       return `t.${c}`;
     });
     db.exec(`with recursive n(i) as (select 1 union all select i + 1 from n where i < ${rows})
-      insert into transactions (${columns.join(', ')}) select ${expressions.join(', ')} from n, (select * from transactions limit 1) t`);
+      insert into transactions (${columns.join(', ')}) select ${expressions.join(', ')}
+      from n, (select * from transactions limit 1) t`);
   } finally {
     db.close();
   }
@@ -134,7 +136,11 @@ function loadLine(label: string, r: LoadResult): string {
     .map(([c, n]) => `${c}:${n}`)
     .join(' ');
   const cpu = r.serverUsPerRequest === undefined ? '' : `, gateway ${r.serverUsPerRequest.toFixed(0)} µs CPU/request`;
-  return `  ${label}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50Ms.toFixed(1)} ms, p99 ${r.p99Ms.toFixed(1)} ms (2xx only: ${r.p99Ms2xx.toFixed(1)} ms), timeouts/errors ${r.errors}, statuses ${codes}${cpu}`;
+  return (
+    `  ${label}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50Ms.toFixed(1)} ms, ` +
+    `p99 ${r.p99Ms.toFixed(1)} ms (2xx only: ${r.p99Ms2xx.toFixed(1)} ms), ` +
+    `timeouts/errors ${r.errors}, statuses ${codes}${cpu}`
+  );
 }
 
 async function metricsScenario(options: HardeningOptions, dir: string): Promise<void> {
@@ -164,7 +170,8 @@ async function metricsScenario(options: HardeningOptions, dir: string): Promise<
     });
     const cpuMs = (((processCpuSeconds(gateway.process.pid!) ?? 0) - cpuBefore) * 1000) / scrapes;
     log(
-      `  one scrape alone: ${(ms / scrapes).toFixed(1)} ms wall, ${cpuMs.toFixed(1)} ms gateway CPU (mean of ${scrapes}; /proc CPU has 10 ms resolution)`,
+      `  one scrape alone: ${(ms / scrapes).toFixed(1)} ms wall, ` +
+        `${cpuMs.toFixed(1)} ms gateway CPU (mean of ${scrapes}; /proc CPU has 10 ms resolution)`,
     );
 
     let n = 0;
@@ -240,7 +247,8 @@ async function overloadScenario(options: HardeningOptions, dir: string): Promise
     health.sort((a, b) => a - b);
     log(loadLine(`${options.connections} connections`, result));
     log(
-      `  /healthz during the run: ${health.length} probes, p50 ${health[Math.floor(health.length / 2)]?.toFixed(1)} ms, worst ${health.at(-1)?.toFixed(1)} ms`,
+      `  /healthz during the run: ${health.length} probes, ` +
+        `p50 ${health[Math.floor(health.length / 2)]?.toFixed(1)} ms, worst ${health.at(-1)?.toFixed(1)} ms`,
     );
     log(`  gateway peak RSS: ${peakRss.toFixed(0)} MiB`);
   } finally {

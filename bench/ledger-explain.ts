@@ -80,19 +80,24 @@ try {
   const started = Date.now();
   await seedRows(url, merchant, rows);
   const entries = Math.floor(rows / 2);
-  // Entries first would be refused (an entry needs its postings), so postings then entries, per chunk, each chunk one transaction.
+  // Entries first would be refused (an entry needs its postings), so postings then entries, per chunk, each chunk one
+  // transaction.
   const postingsSql = (from: string, to: string, seq: string) =>
-    `insert into postings (entry_id, line_no, account_id, currency, amount_minor, account_seq, balance_after_minor, created_at)
-     select 'e-' || i, l, case l when 1 then 'gateway_fee:gateway:THB' else 'gateway_clearing:gateway:THB' end, 'THB', case l when 1 then 100 else -100 end, null, null, i
+    `insert into postings (entry_id, line_no, account_id, currency, amount_minor, account_seq, balance_after_minor,
+       created_at)
+     select 'e-' || i, l, case l when 1 then 'gateway_fee:gateway:THB' else 'gateway_clearing:gateway:THB' end, 'THB',
+       case l when 1 then 100 else -100 end, null, null, i
      from ${seq} as i, (select 1 as l union all select 2) as lines where i between ${from} and ${to}`;
   const entriesSql = (from: string, to: string, seq: string) =>
     `insert into journal_entries (id, kind, merchant_id, transaction_id, idempotency_key, reason, created_at)
-     select 'e-' || i, 'credit', '${merchant}', null, 'k-' || i, 'seed', i from ${seq} as i where i between ${from} and ${to}`;
+     select 'e-' || i, 'credit', '${merchant}', null, 'k-' || i, 'seed', i from ${seq} as i
+     where i between ${from} and ${to}`;
   if (dialect === 'sqlite') {
     const db = openSqlite({ path: url.slice('sqlite:'.length) });
     db.exec(`create temp table seq(i integer primary key)`);
     db.exec(
-      `with recursive n(i) as (select 1 union all select i + 1 from n where i < ${entries}) insert into seq select i from n`,
+      `with recursive n(i) as (select 1 union all select i + 1 ` +
+        `from n where i < ${entries}) insert into seq select i from n`,
     );
     for (let from = 1; from <= entries; from += 100_000) {
       const to = Math.min(entries, from + 99_999);
@@ -105,7 +110,8 @@ try {
     const plans: Array<[string, string, unknown[]]> = [
       [
         'summed balance (clearing)',
-        `select a.balance_minor + coalesce((select sum(u.amount_minor) from postings u where u.account_id = a.id and u.account_seq is null), 0) from ledger_accounts a where a.id = ?`,
+        `select a.balance_minor + coalesce((select sum(u.amount_minor) from postings u ` +
+          `where u.account_id = a.id and u.account_seq is null), 0) from ledger_accounts a where a.id = ?`,
         ['gateway_clearing:gateway:THB'],
       ],
       [
@@ -125,9 +131,10 @@ try {
       ],
     ];
     console.log(
-      `SQLite, ${rows} transactions, ${entries * 2} postings to fee and clearing (seeded in ${((Date.now() - started) / 1000).toFixed(0)} s), load ${loadavg()
-        .map((l) => l.toFixed(1))
-        .join(' ')}`,
+      `SQLite, ${rows} transactions, ${entries * 2} postings to fee and clearing ` +
+        `(seeded in ${((Date.now() - started) / 1000).toFixed(0)} s), load ${loadavg()
+          .map((l) => l.toFixed(1))
+          .join(' ')}`,
     );
     for (const [name, query, params] of plans) {
       const plan = db.prepare(`explain query plan ${query}`).all(...(params as string[]));
@@ -149,29 +156,35 @@ try {
     }
     await client.query('vacuum analyze');
     console.log(
-      `PostgreSQL, ${rows} transactions, ${entries * 2} postings to fee and clearing (seeded in ${((Date.now() - started) / 1000).toFixed(0)} s), load ${loadavg()
-        .map((l) => l.toFixed(1))
-        .join(' ')}`,
+      `PostgreSQL, ${rows} transactions, ${entries * 2} postings to fee and clearing ` +
+        `(seeded in ${((Date.now() - started) / 1000).toFixed(0)} s), load ${loadavg()
+          .map((l) => l.toFixed(1))
+          .join(' ')}`,
     );
     const plans: Array<[string, string, unknown[]]> = [
       [
         'summed balance (clearing)',
-        `select a.balance_minor + coalesce((select sum(u.amount_minor) from postings u where u.account_id = a.id and u.account_seq is null), 0) from ledger_accounts a where a.id = $1`,
+        `select a.balance_minor + coalesce((select sum(u.amount_minor) from postings u ` +
+          `where u.account_id = a.id and u.account_seq is null), 0) from ledger_accounts a where a.id = $1`,
         ['gateway_clearing:gateway:THB'],
       ],
       [
         'completion: lock + fee rate',
-        `select t.*, m.fee_rate_ppm from transactions t inner join merchants m on m.id = t.merchant_id where t.id = $1 for update of t`,
+        `select t.*, m.fee_rate_ppm from transactions t inner join merchants m on m.id = t.merchant_id ` +
+          `where t.id = $1 for update of t`,
         ['seed-000000500000'],
       ],
       [
         'completion: transition insert',
-        `insert into transaction_transitions (transaction_id, seq, from_status, to_status, cause, error_code_tag, at) select $1, coalesce(max(seq), 0) + 1, 'PROCESSING', 'SUCCESS', 'sandbox', cast(null as text), cast(1 as bigint) from transaction_transitions where transaction_id = $1`,
+        `insert into transaction_transitions (transaction_id, seq, from_status, to_status, cause, ` +
+          `error_code_tag, at) select $1, coalesce(max(seq), 0) + 1, 'PROCESSING', 'SUCCESS', 'sandbox', ` +
+          `cast(null as text), cast(1 as bigint) from transaction_transitions where transaction_id = $1`,
         ['seed-000000500000'],
       ],
       [
         'ledger: lock chained accounts',
-        `select id, kind, currency, balance_minor, posting_count from ledger_accounts where id in ($1) order by id for update`,
+        `select id, kind, currency, balance_minor, posting_count from ledger_accounts ` +
+          `where id in ($1) order by id for update`,
         [`gateway_fee:gateway:THB`],
       ],
     ];

@@ -1,6 +1,6 @@
 // Drives one scenario with autocannon (pure JS) in this process: fixed connections, fixed
-// duration, keep-alive, no pipelining. `nextBody` builds each request body (unique trackids), `nextPath` each GET's path;
-// `onResponse` sees every answer (for the accounting check). Only 127.0.0.1 is ever targeted.
+// duration, keep-alive, no pipelining. `nextBody` builds each request body (unique trackids), `nextPath` each GET's
+// path; `onResponse` sees every answer (for the accounting check). Only 127.0.0.1 is ever targeted.
 import { createHistogram } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import { mainThreadCpuSeconds, ownCpuSeconds, processCpuSeconds } from './cpu-usage.ts';

@@ -41,8 +41,10 @@ const url = pgdb ? pgdb.url : `sqlite:${join(dir, 'gateway.db')}`;
 function outboxSeedSql(): string {
   const n = dialect === 'sqlite' ? `cast(substr(trackid, 6) as integer)` : `substr(trackid, 6)::int`;
   const status = `case when ${n} % 1000 = 0 then 'pending' when ${n} % 100 = 0 then 'failed' else 'delivered' end`;
-  return `insert into outbox_events (id, transaction_id, merchant_id, target_url, origin, payload, status, attempts, next_attempt_at, series, created_at, delivered_at)
-    select 'evt_' || id, id, merchant_id, server_url, 'https://shop.example.co.th', '{}', ${status}, 1, created_at + 5000, 1, created_at + 1000, created_at + 1005
+  return `insert into outbox_events (id, transaction_id, merchant_id, target_url, origin, payload, status, attempts,
+      next_attempt_at, series, created_at, delivered_at)
+    select 'evt_' || id, id, merchant_id, server_url, 'https://shop.example.co.th', '{}', ${status}, 1,
+      created_at + 5000, 1, created_at + 1000, created_at + 1005
     from transactions where trackid like 'seed-%'`;
 }
 
@@ -83,9 +85,10 @@ try {
     await client.end();
   }
   log(
-    `Seeded ${rows.toLocaleString('en-US')} transactions and as many notification events (${dialect}) in ${((Date.now() - started) / 1000).toFixed(0)} s; load average ${loadavg()
-      .map((l) => l.toFixed(2))
-      .join(' ')}`,
+    `Seeded ${rows.toLocaleString('en-US')} transactions and as many notification events (${dialect}) ` +
+      `in ${((Date.now() - started) / 1000).toFixed(0)} s; load average ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}`,
   );
 
   // The repositories' own SQL, captured as Kysely compiles it.
@@ -194,7 +197,8 @@ try {
     label: 'delivery list --merchant M-small (no rows)',
     ...(await capture(() => outbox.list({ limit: 100, merchantId: 'M-small' }))),
   });
-  // SQLite only: its plan does not depend on the table's size (no statistics); PostgreSQL's plan of an empty table says nothing.
+  // SQLite only: its plan does not depend on the table's size (no statistics); PostgreSQL's plan of an empty table
+  // says nothing.
   if (dialect === 'sqlite')
     queries.push({
       label: 'refund list (no filter; the table is empty here)',

@@ -122,10 +122,13 @@ try {
 
   const c = tracker.counts;
   console.log(
-    `mixed load [${store}], ${connections} connections, ${seconds} s: ${Math.round(load.rps)} req/s (sent ${c.init} / ${c.status} / ${c.complete} initiation / status / completion; ${receiver.received()} notifications received)`,
+    `mixed load [${store}], ${connections} connections, ${seconds} s: ` +
+      `${Math.round(load.rps)} req/s (sent ${c.init} / ${c.status} / ${c.complete} ` +
+      `initiation / status / completion; ${receiver.received()} notifications received)`,
   );
   console.log(
-    `load generator: p50 ${load.p50Ms} ms, p99 ${load.p99Ms} ms; gateway ${load.serverCores?.toFixed(2)} cores, HTTP thread ${load.mainThreadUsPerRequest?.toFixed(0)} µs per request`,
+    `load generator: p50 ${load.p50Ms} ms, p99 ${load.p99Ms} ms; gateway ${load.serverCores?.toFixed(2)} cores, ` +
+      `HTTP thread ${load.mainThreadUsPerRequest?.toFixed(0)} µs per request`,
   );
   if (deliverCores !== undefined)
     console.log(
@@ -138,7 +141,8 @@ try {
     const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))]!.toFixed(1);
     const mean = times.reduce((sum, t) => sum + t, 0) / times.length;
     console.log(
-      `  ${path.padEnd(32)} n=${String(times.length).padStart(6)}  p50 ${at(0.5).padStart(5)}  p90 ${at(0.9).padStart(5)}  p99 ${at(0.99).padStart(5)}  max ${at(1).padStart(6)}  mean ${mean.toFixed(1)}`,
+      `  ${path.padEnd(32)} n=${String(times.length).padStart(6)}  p50 ${at(0.5).padStart(5)}  p90 ` +
+        `${at(0.9).padStart(5)}  p99 ${at(0.99).padStart(5)}  max ${at(1).padStart(6)}  mean ${mean.toFixed(1)}`,
     );
   }
 } finally {

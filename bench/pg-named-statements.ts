@@ -30,7 +30,8 @@ try {
     ', ',
   );
   await client.query(
-    `create table t (id text primary key, redirect_id text not null unique, amount bigint not null default 1500000, ${columns})`,
+    `create table t (id text primary key, redirect_id text not null unique, ` +
+      `amount bigint not null default 1500000, ${columns})`,
   );
   await client.query(`insert into t (id, redirect_id) select 'id' || g, 'r' || g from generate_series(1, 100000) g`);
   await client.query('analyze t');
@@ -52,7 +53,8 @@ try {
       const own = process.cpuUsage(ownBefore);
       const backendUs = ((cpuSeconds(backend) - backendBefore) * 1e6) / lookups;
       console.log(
-        `round ${round} ${kind.padEnd(7)}  node ${((own.user + own.system) / lookups).toFixed(1)} µs/lookup  backend ${backendUs.toFixed(1)} µs/lookup`,
+        `round ${round} ${kind.padEnd(7)}  node ${((own.user + own.system) / lookups).toFixed(1)} ` +
+          `µs/lookup  backend ${backendUs.toFixed(1)} µs/lookup`,
       );
     }
   }

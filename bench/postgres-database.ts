@@ -20,7 +20,8 @@ export async function createBenchDatabase(): Promise<BenchDatabase> {
     await client.connect();
   } catch (error) {
     throw new Error(
-      `--postgres: PostgreSQL is not reachable at ${ADMIN_URL} (set BENCH_PG_ADMIN_URL): ${error instanceof Error ? error.message : String(error)}`,
+      `--postgres: PostgreSQL is not reachable at ${ADMIN_URL} (set ` +
+        `BENCH_PG_ADMIN_URL): ${error instanceof Error ? error.message : String(error)}`,
     );
   }
   try {

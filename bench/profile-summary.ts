@@ -89,7 +89,8 @@ export function summariseProfile(path: string, top = 25): ProfileSummary {
 export function formatProfileSummary(summary: ProfileSummary): string {
   const pct = (x: number) => `${(x * 100).toFixed(1).padStart(5)} %`;
   const lines = [
-    `Profiled time of the gateway's main thread (start-up, warm-up and load; blocking calls such as fsync count as busy): ${(summary.totalMs / 1000).toFixed(1)} s`,
+    `Profiled time of the gateway's main thread (start-up, warm-up and load; ` +
+      `blocking calls such as fsync count as busy): ${(summary.totalMs / 1000).toFixed(1)} s`,
     '',
     'Self time by area:',
   ];

@@ -57,9 +57,12 @@ async function baseline(script: string, label: string, options: BenchOptions): P
 
 function machineLine(): string {
   const cores = cpus();
-  return `${cores.length} × ${cores[0]?.model.trim() ?? 'unknown CPU'}, Node ${process.version}, load average ${loadavg()
-    .map((l) => l.toFixed(2))
-    .join(' ')}`;
+  return (
+    `${cores.length} × ${cores[0]?.model.trim() ?? 'unknown CPU'}, Node ${process.version}, ` +
+    `load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`
+  );
 }
 
 async function main(): Promise<number> {
@@ -68,7 +71,8 @@ async function main(): Promise<number> {
   // Fail in the first second, not after minutes of load, when PostgreSQL is not there.
   if (options.postgres && !options.microOnly) pgDatabase = await createBenchDatabase();
   log(
-    `Benchmark: ${options.connections} connections, ${options.durationS} s per scenario, ${options.warmupS} s warm-up per server (hard limit ${timeLimitS(options)} s)`,
+    `Benchmark: ${options.connections} connections, ${options.durationS} s per scenario, ` +
+      `${options.warmupS} s warm-up per server (hard limit ${timeLimitS(options)} s)`,
   );
   log(`Machine: ${machineLine()}`);
   log(`The load generator (autocannon, this process) and the server under test share these ${cpus().length} cores;`);
@@ -76,7 +80,8 @@ async function main(): Promise<number> {
   log('');
 
   log(
-    `SQLite commit micro-benchmark (3 interleaved rounds of ${options.microS} s per phase, WAL + synchronous=FULL, temp files):`,
+    `SQLite commit micro-benchmark (3 interleaved rounds ` +
+      `of ${options.microS} s per phase, WAL + synchronous=FULL, temp files):`,
   );
   const micro = await runCommitMicro(tmpDir, options.microS, options.connections);
   log(microTable(micro));
@@ -188,7 +193,9 @@ async function main(): Promise<number> {
       mkdirSync(keptDir, { recursive: true });
       const kept = join(keptDir, `initiate-${new Date().toISOString().replace(/[:.]/g, '-')}.cpuprofile`);
       copyFileSync(join(profDir, file), kept);
-      profileText = `${formatProfileSummary(summariseProfile(kept))}\n\nProfile kept at ${kept} (open it in Chrome DevTools → Performance, or: node bench/profile-summary.ts <file>)`;
+      profileText =
+        `${formatProfileSummary(summariseProfile(kept))}\n\nProfile kept at ${kept} (open ` +
+        `it in Chrome DevTools → Performance, or: node bench/profile-summary.ts <file>)`;
     } else {
       profileText = 'The profiled gateway wrote no .cpuprofile (did it exit cleanly?).';
     }
@@ -202,7 +209,9 @@ async function main(): Promise<number> {
 
   log('');
   log(
-    `Results (${options.connections} connections, ${options.durationS} s each; "vs bare" = req/s ÷ mean of the two bare node:http runs = ${Math.round(baselineRps).toLocaleString('en-US')} req/s):`,
+    `Results (${options.connections} connections, ${options.durationS} s each; ` +
+      `"vs bare" = req/s ÷ mean of the two bare node:http ` +
+      `runs = ${Math.round(baselineRps).toLocaleString('en-US')} req/s):`,
   );
   const baseUs = [before.serverUsPerRequest, after.serverUsPerRequest].filter((x): x is number => x !== undefined);
   const baseMainUs = [before.mainThreadUsPerRequest, after.mainThreadUsPerRequest].filter(
@@ -212,7 +221,8 @@ async function main(): Promise<number> {
   log(httpTable(rows, baselineRps, mean(baseUs), mean(baseMainUs)));
   log('srv/gen cores = CPU used by the server / by the load generator during the run (1.00 = one core busy);');
   log(
-    'srv µs/req = server CPU per answered request, all threads; "CPU vs bare" compares it with the bare node:http server;',
+    'srv µs/req = server CPU per answered request, all threads; ' +
+      '"CPU vs bare" compares it with the bare node:http server;',
   );
   log("main µs/req = the same for the server's main (HTTP) thread alone, without the SQLite writer thread.");
   log('');
@@ -223,7 +233,8 @@ async function main(): Promise<number> {
       if (s.load.non2xx > 0 || s.load.errors > 0) {
         failed = true;
         log(
-          `FAIL [${run.store}] ${s.name}: status codes ${JSON.stringify(s.load.statusCodes)}, ${s.load.errors} socket errors/timeouts; first failure: ${s.sampleFailure ?? '(none captured)'}`,
+          `FAIL [${run.store}] ${s.name}: status codes ${JSON.stringify(s.load.statusCodes)}, ` +
+            `${s.load.errors} socket errors/timeouts; first failure: ${s.sampleFailure ?? '(none captured)'}`,
         );
       }
     }
@@ -231,21 +242,25 @@ async function main(): Promise<number> {
     const verdict = a.ok ? 'OK' : 'FAIL';
     if (!a.ok) failed = true;
     log(
-      `Accounting [${run.store}] ${verdict}: ${a.acknowledged} initiations acknowledged with 200 (warm-up + measured + replay seed), ${a.stored} rows stored; ` +
-        `${a.missing} acknowledged but missing, ${a.phantom} unexplained rows, ${a.cutOff} committed requests whose answer the load generator dropped at the end of a run.`,
+      `Accounting [${run.store}] ${verdict}: ${a.acknowledged} initiations acknowledged ` +
+        `with 200 (warm-up + measured + replay seed), ${a.stored} rows stored; ` +
+        `${a.missing} acknowledged but missing, ${a.phantom} unexplained rows, ` +
+        `${a.cutOff} committed requests whose answer the load generator dropped at the end of a run.`,
     );
     const c = run.completions;
     if (c) {
       if (!c.ok) failed = true;
       log(
-        `Completions [${run.store}] ${c.ok ? 'OK' : 'FAIL'}: ${c.acknowledged} completions acknowledged with 200; ${c.notFinal} not final in the store, ` +
+        `Completions [${run.store}] ${c.ok ? 'OK' : 'FAIL'}: ` +
+          `${c.acknowledged} completions acknowledged with 200; ${c.notFinal} not final in the store, ` +
           `${c.withoutEvent} without exactly one outbox event; ledger verify ${c.ledgerSound ? 'sound' : 'NOT SOUND'}.`,
       );
       const unique = run.scenarios.find((s) => s.name.includes('unique'));
       const mixed = run.scenarios.find((s) => s.name.includes('mixed'));
       if (unique && mixed)
         log(
-          `Mixed vs initiation-only [${run.store}]: ${(mixed.load.rps / unique.load.rps).toFixed(2)}× the req/s (target ≥ 0.80×)`,
+          `Mixed vs initiation-only [${run.store}]: ` +
+            `${(mixed.load.rps / unique.load.rps).toFixed(2)}× the req/s (target ≥ 0.80×)`,
         );
     }
     if (!run.initiationOnly && !run.mixedOnly && !run.replayHeaderSeen) {

@@ -6,7 +6,9 @@ import type { DatabaseSync } from 'node:sqlite';
 import pg from 'pg';
 import { openSqlite } from '../src/store/sqlite/dialect.ts';
 
-/** Runs seeding SQL on a raw connection of the store at `databaseUrl` (node:sqlite or a pg client), closed afterwards. */
+/**
+ * Runs seeding SQL on a raw connection of the store at `databaseUrl` (node:sqlite or a pg client), closed afterwards.
+ */
 export async function withRawConnection(
   databaseUrl: string,
   work: { sqlite: (db: DatabaseSync) => void; postgres: (client: pg.Client) => Promise<void> },
@@ -30,8 +32,10 @@ export async function withRawConnection(
 }
 
 const COLUMNS =
-  'id, merchant_id, trackid, request_hash, token, redirect_id, status, error_code_tag, error_text, amount_minor, currency, payment_method, ' +
-  'bill_country, bill_customerip, bill_email, return_url, server_url, payer_account_no, payer_account_name, payer_bank_code, productdesc, lang, ' +
+  'id, merchant_id, trackid, request_hash, token, redirect_id, status, ' +
+  'error_code_tag, error_text, amount_minor, currency, payment_method, ' +
+  'bill_country, bill_customerip, bill_email, return_url, server_url, ' +
+  'payer_account_no, payer_account_name, payer_bank_code, productdesc, lang, ' +
   'created_at, expires_at, completed_at';
 
 export async function seedRows(databaseUrl: string, merchantId: string, count: number): Promise<void> {
@@ -42,8 +46,10 @@ export async function seedRows(databaseUrl: string, merchantId: string, count: n
       const insert = db.prepare(
         `with recursive n(i) as (select ? union all select i + 1 from n where i < ?) ` +
           `insert into transactions (${COLUMNS}) select ` +
-          `printf('seed-%012d', i), ?, 'seed-' || i, hex(randomblob(32)), hex(randomblob(32)), hex(randomblob(24)), 'SUCCESS', null, null, 1505000, 'THB', 'THAI_DEBIT', ` +
-          `'TH', '203.150.10.24', 'somchai@example.co.th', 'https://shop.example.co.th/return', 'https://shop.example.co.th/hook', '1234567890', 'Somchai', '014', null, 'en', ` +
+          `printf('seed-%012d', i), ?, 'seed-' || i, hex(randomblob(32)), hex(randomblob(32)), ` +
+          `hex(randomblob(24)), 'SUCCESS', null, null, 1505000, 'THB', 'THAI_DEBIT', ` +
+          `'TH', '203.150.10.24', 'somchai@example.co.th', 'https://shop.example.co.th/return', ` +
+          `'https://shop.example.co.th/hook', '1234567890', 'Somchai', '014', null, 'en', ` +
           `? + i, ? + i + 900000, ? + i + 1000 from n`,
       );
       for (let from = 1; from <= count; from += 100_000) {
@@ -56,8 +62,11 @@ export async function seedRows(databaseUrl: string, merchantId: string, count: n
     postgres: async (client) => {
       await client.query(
         `insert into transactions (${COLUMNS}) select ` +
-          `'seed-' || lpad(i::text, 12, '0'), $1, 'seed-' || i, md5(random()::text) || md5(random()::text), md5(random()::text) || md5(random()::text), md5(random()::text) || md5(i::text), 'SUCCESS', null, null, 1505000, 'THB', 'THAI_DEBIT', ` +
-          `'TH', '203.150.10.24', 'somchai@example.co.th', 'https://shop.example.co.th/return', 'https://shop.example.co.th/hook', '1234567890', 'Somchai', '014', null, 'en', ` +
+          `'seed-' || lpad(i::text, 12, '0'), $1, 'seed-' || i, ` +
+          `md5(random()::text) || md5(random()::text), md5(random()::text) || md5(random()::text), ` +
+          `md5(random()::text) || md5(i::text), 'SUCCESS', null, null, 1505000, 'THB', 'THAI_DEBIT', ` +
+          `'TH', '203.150.10.24', 'somchai@example.co.th', 'https://shop.example.co.th/return', ` +
+          `'https://shop.example.co.th/hook', '1234567890', 'Somchai', '014', null, 'en', ` +
           `$2::bigint + i, $2::bigint + i + 900000, $2::bigint + i + 1000 from generate_series(1, $3::int) as i`,
         [merchantId, start, count],
       );
@@ -66,7 +75,10 @@ export async function seedRows(databaseUrl: string, merchantId: string, count: n
   });
 }
 
-/** Where the dead-backlog events point: the discard port on loopback, where nothing listens (connection refused at once). */
+/**
+ * Where the dead-backlog events point: the discard port on loopback, where nothing listens (connection refused at
+ * once).
+ */
 export const DEAD_ENDPOINT = 'http://127.0.0.1:9';
 
 /**
@@ -78,17 +90,23 @@ export async function seedDeadBacklog(databaseUrl: string, merchantId: string, c
   if (count <= 0) return;
   const now = Date.now();
   const transactionValues = (id: string, trackid: string) =>
-    `${id}, ?, ${trackid}, 'dead', 'dead-token-' || i, 'dead-redirect-' || i, 'SUCCESS', null, null, 1505000, 'THB', 'THAI_DEBIT', ` +
-    `'TH', '203.150.10.24', 'somchai@example.co.th', 'https://shop.example.co.th/return', '${DEAD_ENDPOINT}/hook', '1234567890', 'Somchai', '014', null, 'en', cast(? as bigint), cast(? as bigint), cast(? as bigint)`;
+    `${id}, ?, ${trackid}, 'dead', 'dead-token-' || i, 'dead-redirect-' || i, ` +
+    `'SUCCESS', null, null, 1505000, 'THB', 'THAI_DEBIT', ` +
+    `'TH', '203.150.10.24', 'somchai@example.co.th', 'https://shop.example.co.th/return', ` +
+    `'${DEAD_ENDPOINT}/hook', '1234567890', 'Somchai', '014', null, 'en', ` +
+    `cast(? as bigint), cast(? as bigint), cast(? as bigint)`;
   const events = (id: string, transactionId: string) =>
-    `insert into outbox_events (id, transaction_id, merchant_id, target_url, origin, payload, status, attempts, next_attempt_at, series, created_at) ` +
-    `select ${id}, ${transactionId}, ?, '${DEAD_ENDPOINT}/hook', '${DEAD_ENDPOINT}', '{"type":"valid","result":"Successful"}', 'pending', 0, cast(? as bigint), 1, cast(? as bigint)`;
+    `insert into outbox_events (id, transaction_id, merchant_id, target_url, ` +
+    `origin, payload, status, attempts, next_attempt_at, series, created_at) ` +
+    `select ${id}, ${transactionId}, ?, '${DEAD_ENDPOINT}/hook', '${DEAD_ENDPOINT}', ` +
+    `'{"type":"valid","result":"Successful"}', 'pending', 0, cast(? as bigint), 1, cast(? as bigint)`;
   await withRawConnection(databaseUrl, {
     sqlite: (db) => {
       const n = 'with recursive n(i) as (select 1 union all select i + 1 from n where i < ?) ';
       db.exec('begin');
       db.prepare(
-        `${n}insert into transactions (${COLUMNS}) select ${transactionValues("printf('dead-%012d', i)", "'dead-' || i")} from n`,
+        `${n}insert into transactions (${COLUMNS}) ` +
+          `select ${transactionValues("printf('dead-%012d', i)", "'dead-' || i")} from n`,
       ).run(count, merchantId, now, now, now);
       db.prepare(`${n}${events("printf('evt-dead-%012d', i)", "printf('dead-%012d', i)")} from n`).run(
         count,
@@ -106,7 +124,8 @@ export async function seedDeadBacklog(databaseUrl: string, merchantId: string, c
         return text.replace(/\?/g, () => `$${++k}`);
       };
       await client.query(
-        `insert into transactions (${COLUMNS}) select ${numbered(transactionValues("'dead-' || lpad(i::text, 12, '0')", "'dead-' || i"))}${series}`,
+        `insert into transactions (${COLUMNS}) ` +
+          `select ${numbered(transactionValues("'dead-' || lpad(i::text, 12, '0')", "'dead-' || i"))}${series}`,
         [count, merchantId, now, now, now],
       );
       await client.query(

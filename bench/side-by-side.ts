@@ -50,7 +50,8 @@ if (
   ![rate, connections, seconds, rounds].every((n) => Number.isInteger(n) && n > 0 && n <= 100_000)
 ) {
   console.error(
-    'usage: node bench/side-by-side.ts <dirA> <dirB> [--store sqlite|postgres] [--rate N] [--connections N] [--seconds S] [--rounds R] [--mixed]',
+    'usage: node bench/side-by-side.ts <dirA> <dirB> [--store sqlite|postgres] ' +
+      '[--rate N] [--connections N] [--seconds S] [--rounds R] [--mixed]',
   );
   process.exit(2);
 }
@@ -116,18 +117,23 @@ try {
         answered: totals[i]!.answered + answered,
       });
       console.log(
-        `round ${round} ${g.label}: ${answered} answered 200 (${load.requests - answered} other), p99 ${load.p99Ms.toFixed(1)} ms, HTTP thread ${((main * 1e6) / answered).toFixed(1)} µs/${unit}, all threads ${((all * 1e6) / answered).toFixed(1)} µs`,
+        `round ${round} ${g.label}: ${answered} answered 200 (${load.requests - answered} other), ` +
+          `p99 ${load.p99Ms.toFixed(1)} ms, HTTP thread ${((main * 1e6) / answered).toFixed(1)} ` +
+          `µs/${unit}, all threads ${((all * 1e6) / answered).toFixed(1)} µs`,
       );
     });
   }
   const us = totals.map((t) => ({ main: (t.main * 1e6) / t.answered, all: (t.all * 1e6) / t.answered }));
   gateways.forEach((g, i) =>
     console.log(
-      `${g.label} (${dirs[i]}): ${totals[i]!.answered} answered; HTTP thread ${us[i]!.main.toFixed(1)} µs/${unit}, all threads ${us[i]!.all.toFixed(1)} µs`,
+      `${g.label} (${dirs[i]}): ${totals[i]!.answered} answered; ` +
+        `HTTP thread ${us[i]!.main.toFixed(1)} µs/${unit}, all threads ${us[i]!.all.toFixed(1)} µs`,
     ),
   );
   console.log(
-    `B ÷ A: HTTP thread ${(us[1]!.main / us[0]!.main).toFixed(2)}×, all threads ${(us[1]!.all / us[0]!.all).toFixed(2)}× (${values.store}, ${mixed ? 'mixed load' : 'initiations'}, ${rate}/s each over ${connections} connections)`,
+    `B ÷ A: HTTP thread ${(us[1]!.main / us[0]!.main).toFixed(2)}×, ` +
+      `all threads ${(us[1]!.all / us[0]!.all).toFixed(2)}× (${values.store}, ` +
+      `${mixed ? 'mixed load' : 'initiations'}, ${rate}/s each over ${connections} connections)`,
   );
   for (const g of gateways) await g.server.stop(5000);
   if (receiver) console.log(`notifications received: ${receiver.received()}`);
