@@ -62,45 +62,49 @@ for (const { dialect, skip } of await testDialects()) {
       { amount: '15000', status: 'FAILED', tag: 'DECLINED' },
     ] as const;
     for (const edge of edges) {
-      test(`sandbox completion of ${edge.amount} THB → ${edge.status}${edge.tag ? ` ${edge.tag}` : ''}, written with transition, ledger and outbox`, async () => {
-        const p = await startPayment(gw, creds, { bill_amount: edge.amount });
-        const balanceBefore = await payoutBalance(gw, creds.merchantid);
-        gw.clock.now += 1000;
-        const done = await gw.services.complete.execute(p.transactionid, 'sandbox');
-        assert.equal(done.status, edge.status);
-        assert.equal(done.errorCodeTag, edge.tag);
+      test(
+        `sandbox completion of ${edge.amount} THB → ${edge.status}${edge.tag ? ` ${edge.tag}` : ''}, ` +
+          `written with transition, ledger and outbox`,
+        async () => {
+          const p = await startPayment(gw, creds, { bill_amount: edge.amount });
+          const balanceBefore = await payoutBalance(gw, creds.merchantid);
+          gw.clock.now += 1000;
+          const done = await gw.services.complete.execute(p.transactionid, 'sandbox');
+          assert.equal(done.status, edge.status);
+          assert.equal(done.errorCodeTag, edge.tag);
 
-        const s = await snapshot(gw, p.transactionid);
-        assert.equal(s.status, edge.status);
-        assert.equal(s.errorCodeTag, edge.tag);
-        assert.equal(s.completedAt, gw.clock.now);
-        assert.deepEqual(s.transitions, [
-          {
-            transactionId: p.transactionid,
-            fromStatus: 'PROCESSING',
-            toStatus: edge.status,
-            cause: 'sandbox',
-            errorCodeTag: edge.tag,
-            at: gw.clock.now,
-          },
-        ]);
-        assert.equal(s.outbox.length, 1);
-        const notification = JSON.parse(s.outbox[0]!.payload);
-        assert.equal(notification.responsecode, edge.status === 'SUCCESS' ? '0' : '6');
-        assert.equal(notification.error_code_tag, edge.tag);
-        const credited = (await payoutBalance(gw, creds.merchantid)) - balanceBefore;
-        if (edge.status === 'SUCCESS') {
-          assert.equal(s.entries.length, 1, 'one journal entry for a successful payment');
-          assert.equal(
-            credited,
-            BigInt(edge.amount.replace('.', '')) * (edge.amount.includes('.') ? 100n : 10_000n),
-            'merchant credited the amount (fee 0)',
-          );
-        } else {
-          assert.equal(s.entries.length, 0, 'a failed payment posts nothing');
-          assert.equal(credited, 0n);
-        }
-      });
+          const s = await snapshot(gw, p.transactionid);
+          assert.equal(s.status, edge.status);
+          assert.equal(s.errorCodeTag, edge.tag);
+          assert.equal(s.completedAt, gw.clock.now);
+          assert.deepEqual(s.transitions, [
+            {
+              transactionId: p.transactionid,
+              fromStatus: 'PROCESSING',
+              toStatus: edge.status,
+              cause: 'sandbox',
+              errorCodeTag: edge.tag,
+              at: gw.clock.now,
+            },
+          ]);
+          assert.equal(s.outbox.length, 1);
+          const notification = JSON.parse(s.outbox[0]!.payload);
+          assert.equal(notification.responsecode, edge.status === 'SUCCESS' ? '0' : '6');
+          assert.equal(notification.error_code_tag, edge.tag);
+          const credited = (await payoutBalance(gw, creds.merchantid)) - balanceBefore;
+          if (edge.status === 'SUCCESS') {
+            assert.equal(s.entries.length, 1, 'one journal entry for a successful payment');
+            assert.equal(
+              credited,
+              BigInt(edge.amount.replace('.', '')) * (edge.amount.includes('.') ? 100n : 10_000n),
+              'merchant credited the amount (fee 0)',
+            );
+          } else {
+            assert.equal(s.entries.length, 0, 'a failed payment posts nothing');
+            assert.equal(credited, 0n);
+          }
+        },
+      );
     }
 
     for (const [override, status, tag] of [
@@ -128,23 +132,26 @@ for (const { dialect, skip } of await testDialects()) {
       assert.equal(s.outbox.length, 1);
     });
 
-    test('expiry only after the TTL (moved with the injectable clock), stored with cause expire and its time', async () => {
-      const p = await startPayment(gw, creds, { bill_amount: '500' });
-      gw.clock.now += gw.config.transactionTtlMs - 1;
-      await assert.rejects(
-        gw.services.complete.execute(p.transactionid, 'expire'),
-        (e: unknown) => isGatewayError(e) && e.tag === 'INVALID_STATE',
-      );
-      assert.equal((await snapshot(gw, p.transactionid)).status, 'PROCESSING');
-      gw.clock.now += 1;
-      const done = await gw.services.complete.execute(p.transactionid, 'expire');
-      assert.equal(done.errorCodeTag, 'EXPIRED');
-      const s = await snapshot(gw, p.transactionid);
-      assert.deepEqual(
-        s.transitions.map((t) => [t.cause, t.toStatus, t.errorCodeTag, t.at]),
-        [['expire', 'FAILED', 'EXPIRED', gw.clock.now]],
-      );
-    });
+    test(
+      'expiry only after the TTL (moved with the injectable ' + 'clock), stored with cause expire and its time',
+      async () => {
+        const p = await startPayment(gw, creds, { bill_amount: '500' });
+        gw.clock.now += gw.config.transactionTtlMs - 1;
+        await assert.rejects(
+          gw.services.complete.execute(p.transactionid, 'expire'),
+          (e: unknown) => isGatewayError(e) && e.tag === 'INVALID_STATE',
+        );
+        assert.equal((await snapshot(gw, p.transactionid)).status, 'PROCESSING');
+        gw.clock.now += 1;
+        const done = await gw.services.complete.execute(p.transactionid, 'expire');
+        assert.equal(done.errorCodeTag, 'EXPIRED');
+        const s = await snapshot(gw, p.transactionid);
+        assert.deepEqual(
+          s.transitions.map((t) => [t.cause, t.toStatus, t.errorCodeTag, t.at]),
+          [['expire', 'FAILED', 'EXPIRED', gw.clock.now]],
+        );
+      },
+    );
 
     test('a confirm after the TTL (sweeper not yet run) ends as EXPIRED, never SUCCESS', async () => {
       const p = await startPayment(gw, creds, { bill_amount: '500' });
@@ -180,37 +187,53 @@ for (const { dialect, skip } of await testDialects()) {
       assert.equal(await payoutBalance(gw, creds.merchantid), balance);
     });
 
-    test('concurrent completions of one transaction: exactly one ending, one transition, one outbox row, one ledger entry', async () => {
-      for (let round = 0; round < 3; round++) {
-        const p = await startPayment(gw, creds, { bill_amount: '250' });
-        const causes = ['confirm', 'sandbox', 'cancel', 'confirm', 'sandbox', 'confirm', 'cancel', 'sandbox'] as const;
-        const results = await Promise.allSettled(
-          causes.map((cause) => gw.services.complete.execute(p.transactionid, cause)),
-        );
-        const won = results.filter((r) => r.status === 'fulfilled');
-        const lost = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
-        assert.equal(won.length, 1, 'exactly one completion wins');
-        assert.ok(
-          lost.every((r) => isGatewayError(r.reason) && r.reason.tag === 'INVALID_STATE'),
-          String(lost.find((r) => !isGatewayError(r.reason))?.reason),
-        );
-        const s = await snapshot(gw, p.transactionid);
-        assert.equal(s.transitions.length, 1);
-        assert.equal(s.outbox.length, 1);
-        assert.equal(s.entries.length, s.status === 'SUCCESS' ? 1 : 0);
-        assert.equal(s.status, (won[0] as PromiseFulfilledResult<{ status: string }>).value.status);
-      }
-    });
+    test(
+      'concurrent completions of one transaction: exactly one ending, ' +
+        'one transition, one outbox row, one ledger entry',
+      async () => {
+        for (let round = 0; round < 3; round++) {
+          const p = await startPayment(gw, creds, { bill_amount: '250' });
+          const causes = [
+            'confirm',
+            'sandbox',
+            'cancel',
+            'confirm',
+            'sandbox',
+            'confirm',
+            'cancel',
+            'sandbox',
+          ] as const;
+          const results = await Promise.allSettled(
+            causes.map((cause) => gw.services.complete.execute(p.transactionid, cause)),
+          );
+          const won = results.filter((r) => r.status === 'fulfilled');
+          const lost = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+          assert.equal(won.length, 1, 'exactly one completion wins');
+          assert.ok(
+            lost.every((r) => isGatewayError(r.reason) && r.reason.tag === 'INVALID_STATE'),
+            String(lost.find((r) => !isGatewayError(r.reason))?.reason),
+          );
+          const s = await snapshot(gw, p.transactionid);
+          assert.equal(s.transitions.length, 1);
+          assert.equal(s.outbox.length, 1);
+          assert.equal(s.entries.length, s.status === 'SUCCESS' ? 1 : 0);
+          assert.equal(s.status, (won[0] as PromiseFulfilledResult<{ status: string }>).value.status);
+        }
+      },
+    );
 
-    test('the merchant scope: another merchant cannot complete the transaction (NOT_FOUND), and nothing changes', async () => {
-      const p = await startPayment(gw, creds, { bill_amount: '300' });
-      const other = await addMerchant(gw);
-      await assert.rejects(
-        gw.services.complete.execute(p.transactionid, 'sandbox', { merchantId: other.merchantid }),
-        (e: unknown) => isGatewayError(e) && e.tag === 'NOT_FOUND',
-      );
-      assert.equal((await snapshot(gw, p.transactionid)).status, 'PROCESSING');
-    });
+    test(
+      'the merchant scope: another merchant cannot complete ' + 'the transaction (NOT_FOUND), and nothing changes',
+      async () => {
+        const p = await startPayment(gw, creds, { bill_amount: '300' });
+        const other = await addMerchant(gw);
+        await assert.rejects(
+          gw.services.complete.execute(p.transactionid, 'sandbox', { merchantId: other.merchantid }),
+          (e: unknown) => isGatewayError(e) && e.tag === 'NOT_FOUND',
+        );
+        assert.equal((await snapshot(gw, p.transactionid)).status, 'PROCESSING');
+      },
+    );
 
     test('listeners hear about a final state only after it is committed', async () => {
       const p = await startPayment(gw, creds, { bill_amount: '300' });

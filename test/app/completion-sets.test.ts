@@ -58,94 +58,101 @@ for (const { dialect, skip } of await testDialects()) {
       assert.equal(await payoutBalance(gw, merchantId), balance);
     };
 
-    test('one turn of completions for two merchants, mixed with ones the rules refuse: each ends exactly as alone', async () => {
-      const amounts = ['100.01', '250', '999.99', '1000.03', '112.5'];
-      const paymentsA: Started[] = [];
-      const paymentsB: Started[] = [];
-      for (let i = 0; i < 12; i++)
-        paymentsA.push(await startPayment(gw, a, { bill_amount: amounts[i % amounts.length] }));
-      for (let i = 0; i < 5; i++)
-        paymentsB.push(await startPayment(gw, b, { bill_amount: amounts[i % amounts.length] }));
-      const declined = await startPayment(gw, a, { bill_amount: '15000' }); // sandbox rule: FAILED DECLINED
-      const cancelled = await startPayment(gw, b, { bill_amount: '300' });
-      const final = await startPayment(gw, a, { bill_amount: '140' });
-      await gw.services.complete.execute(final.transactionid, 'confirm');
-      const notYetExpired = await startPayment(gw, b, { bill_amount: '141' });
-      const scoped = await startPayment(gw, a, { bill_amount: '142' });
-      const balanceA = await payoutBalance(gw, a.merchantid);
-      const balanceB = await payoutBalance(gw, b.merchantid);
+    test(
+      'one turn of completions for two merchants, ' + 'mixed with ones the rules refuse: each ends exactly as alone',
+      async () => {
+        const amounts = ['100.01', '250', '999.99', '1000.03', '112.5'];
+        const paymentsA: Started[] = [];
+        const paymentsB: Started[] = [];
+        for (let i = 0; i < 12; i++)
+          paymentsA.push(await startPayment(gw, a, { bill_amount: amounts[i % amounts.length] }));
+        for (let i = 0; i < 5; i++)
+          paymentsB.push(await startPayment(gw, b, { bill_amount: amounts[i % amounts.length] }));
+        const declined = await startPayment(gw, a, { bill_amount: '15000' }); // sandbox rule: FAILED DECLINED
+        const cancelled = await startPayment(gw, b, { bill_amount: '300' });
+        const final = await startPayment(gw, a, { bill_amount: '140' });
+        await gw.services.complete.execute(final.transactionid, 'confirm');
+        const notYetExpired = await startPayment(gw, b, { bill_amount: '141' });
+        const scoped = await startPayment(gw, a, { bill_amount: '142' });
+        const balanceA = await payoutBalance(gw, a.merchantid);
+        const balanceB = await payoutBalance(gw, b.merchantid);
 
-      // All in the same turn: on PostgreSQL one set, on SQLite one group on the writer thread.
-      const { complete } = gw.services;
-      const ok = [...paymentsA, ...paymentsB].map((p) => complete.execute(p.transactionid, 'sandbox'));
-      // Settled at once, so no refusal is left unhandled while the others are awaited.
-      const outcome = (promise: Promise<{ status: string; errorCodeTag: string | null }>) =>
-        promise.then(
-          (t) => `${t.status} ${t.errorCodeTag}`,
-          (e: unknown) => (isGatewayError(e) ? e.tag : String(e)),
-        );
-      const others = {
-        declined: outcome(complete.execute(declined.transactionid, 'sandbox')),
-        cancelled: outcome(complete.execute(cancelled.transactionid, 'cancel')),
-        final: outcome(complete.execute(final.transactionid, 'cancel')),
-        unknown: outcome(complete.execute('no-such-transaction', 'confirm')),
-        early: outcome(complete.execute(notYetExpired.transactionid, 'expire')),
-        scoped: outcome(complete.execute(scoped.transactionid, 'sandbox', { merchantId: b.merchantid })),
-      };
-      const done = await Promise.all(ok);
-      assert.ok(done.every((t) => t.status === 'SUCCESS'));
-      assert.equal(await others.declined, 'FAILED DECLINED');
-      assert.equal(await others.cancelled, 'FAILED CANCELLED');
-      assert.equal(await others.final, 'INVALID_STATE');
-      assert.equal(await others.unknown, 'NOT_FOUND');
-      assert.equal(await others.early, 'INVALID_STATE');
-      assert.equal(await others.scoped, 'NOT_FOUND');
+        // All in the same turn: on PostgreSQL one set, on SQLite one group on the writer thread.
+        const { complete } = gw.services;
+        const ok = [...paymentsA, ...paymentsB].map((p) => complete.execute(p.transactionid, 'sandbox'));
+        // Settled at once, so no refusal is left unhandled while the others are awaited.
+        const outcome = (promise: Promise<{ status: string; errorCodeTag: string | null }>) =>
+          promise.then(
+            (t) => `${t.status} ${t.errorCodeTag}`,
+            (e: unknown) => (isGatewayError(e) ? e.tag : String(e)),
+          );
+        const others = {
+          declined: outcome(complete.execute(declined.transactionid, 'sandbox')),
+          cancelled: outcome(complete.execute(cancelled.transactionid, 'cancel')),
+          final: outcome(complete.execute(final.transactionid, 'cancel')),
+          unknown: outcome(complete.execute('no-such-transaction', 'confirm')),
+          early: outcome(complete.execute(notYetExpired.transactionid, 'expire')),
+          scoped: outcome(complete.execute(scoped.transactionid, 'sandbox', { merchantId: b.merchantid })),
+        };
+        const done = await Promise.all(ok);
+        assert.ok(done.every((t) => t.status === 'SUCCESS'));
+        assert.equal(await others.declined, 'FAILED DECLINED');
+        assert.equal(await others.cancelled, 'FAILED CANCELLED');
+        assert.equal(await others.final, 'INVALID_STATE');
+        assert.equal(await others.unknown, 'NOT_FOUND');
+        assert.equal(await others.early, 'INVALID_STATE');
+        assert.equal(await others.scoped, 'NOT_FOUND');
 
-      for (const p of [...paymentsA, ...paymentsB, declined, cancelled]) {
-        const s = await snapshot(gw, p.transactionid);
-        assert.equal(s.transitions.length, 1);
-        assert.equal(s.outbox.length, 1);
-        assert.equal(JSON.parse(s.outbox[0]!.payload).transactionid, p.transactionid);
-        assert.equal(s.entries.length, s.status === 'SUCCESS' ? 1 : 0);
-      }
-      for (const p of [notYetExpired, scoped]) assert.equal((await snapshot(gw, p.transactionid)).status, 'PROCESSING');
-      assert.equal((await snapshot(gw, final.transactionid)).transitions.length, 1);
+        for (const p of [...paymentsA, ...paymentsB, declined, cancelled]) {
+          const s = await snapshot(gw, p.transactionid);
+          assert.equal(s.transitions.length, 1);
+          assert.equal(s.outbox.length, 1);
+          assert.equal(JSON.parse(s.outbox[0]!.payload).transactionid, p.transactionid);
+          assert.equal(s.entries.length, s.status === 'SUCCESS' ? 1 : 0);
+        }
+        for (const p of [notYetExpired, scoped])
+          assert.equal((await snapshot(gw, p.transactionid)).status, 'PROCESSING');
+        assert.equal((await snapshot(gw, final.transactionid)).transitions.length, 1);
 
-      const net = (started: Started[]) =>
-        started.reduce((sum, p) => {
-          const t = done.find((d) => d.id === p.transactionid)!;
-          return sum + t.amountMinor - feeFor(t.amountMinor, FEE_PPM);
-        }, 0n);
-      assert.equal(await payoutBalance(gw, a.merchantid), balanceA + net(paymentsA));
-      assert.equal(await payoutBalance(gw, b.merchantid), balanceB + net(paymentsB));
-      await assertChain(a.merchantid);
-      await assertChain(b.merchantid);
-      await verifyLedger();
-    });
+        const net = (started: Started[]) =>
+          started.reduce((sum, p) => {
+            const t = done.find((d) => d.id === p.transactionid)!;
+            return sum + t.amountMinor - feeFor(t.amountMinor, FEE_PPM);
+          }, 0n);
+        assert.equal(await payoutBalance(gw, a.merchantid), balanceA + net(paymentsA));
+        assert.equal(await payoutBalance(gw, b.merchantid), balanceB + net(paymentsB));
+        await assertChain(a.merchantid);
+        await assertChain(b.merchantid);
+        await verifyLedger();
+      },
+    );
 
-    test('turns racing for the same transactions: each ends once, with one transition, outbox event and entry', async () => {
-      const payments: Started[] = [];
-      for (let i = 0; i < 10; i++) payments.push(await startPayment(gw, i % 2 ? a : b, { bill_amount: '177.77' }));
-      const first = payments.map((p) => gw.services.complete.execute(p.transactionid, 'confirm'));
-      await new Promise((resolve) => setImmediate(resolve));
-      const second = payments.map((p) => gw.services.complete.execute(p.transactionid, 'cancel'));
-      const results = await Promise.allSettled([...first, ...second]);
-      for (const [i, p] of payments.entries()) {
-        const mine = [results[i]!, results[i + payments.length]!];
-        const won = mine.filter((r) => r.status === 'fulfilled');
-        assert.equal(won.length, 1, 'exactly one completion of each transaction wins');
-        const lost = mine.find((r): r is PromiseRejectedResult => r.status === 'rejected')!;
-        assert.ok(isGatewayError(lost.reason) && lost.reason.tag === 'INVALID_STATE', String(lost.reason));
-        const s = await snapshot(gw, p.transactionid);
-        assert.equal(s.status, (won[0] as PromiseFulfilledResult<{ status: string }>).value.status);
-        assert.equal(s.transitions.length, 1);
-        assert.equal(s.outbox.length, 1);
-        assert.equal(s.entries.length, s.status === 'SUCCESS' ? 1 : 0);
-      }
-      await assertChain(a.merchantid);
-      await assertChain(b.merchantid);
-      await verifyLedger();
-    });
+    test(
+      'turns racing for the same transactions: each ends once, ' + 'with one transition, outbox event and entry',
+      async () => {
+        const payments: Started[] = [];
+        for (let i = 0; i < 10; i++) payments.push(await startPayment(gw, i % 2 ? a : b, { bill_amount: '177.77' }));
+        const first = payments.map((p) => gw.services.complete.execute(p.transactionid, 'confirm'));
+        await new Promise((resolve) => setImmediate(resolve));
+        const second = payments.map((p) => gw.services.complete.execute(p.transactionid, 'cancel'));
+        const results = await Promise.allSettled([...first, ...second]);
+        for (const [i, p] of payments.entries()) {
+          const mine = [results[i]!, results[i + payments.length]!];
+          const won = mine.filter((r) => r.status === 'fulfilled');
+          assert.equal(won.length, 1, 'exactly one completion of each transaction wins');
+          const lost = mine.find((r): r is PromiseRejectedResult => r.status === 'rejected')!;
+          assert.ok(isGatewayError(lost.reason) && lost.reason.tag === 'INVALID_STATE', String(lost.reason));
+          const s = await snapshot(gw, p.transactionid);
+          assert.equal(s.status, (won[0] as PromiseFulfilledResult<{ status: string }>).value.status);
+          assert.equal(s.transitions.length, 1);
+          assert.equal(s.outbox.length, 1);
+          assert.equal(s.entries.length, s.status === 'SUCCESS' ? 1 : 0);
+        }
+        await assertChain(a.merchantid);
+        await assertChain(b.merchantid);
+        await verifyLedger();
+      },
+    );
 
     test('a completion a database guard refuses fails alone; the others of its turn complete', async () => {
       const db = gw.testStore.db;
@@ -154,18 +161,23 @@ for (const { dialect, skip } of await testDialects()) {
       if (dialect === 'sqlite') {
         await sql
           .raw(
-            `create trigger test_refuse_outbox before insert on outbox_events when new.transaction_id = '${poisoned.transactionid}' begin select raise(abort, 'test: refused'); end`,
+            `create trigger test_refuse_outbox before insert on outbox_events ` +
+              `when new.transaction_id = '${poisoned.transactionid}' ` +
+              `begin select raise(abort, 'test: refused'); end`,
           )
           .execute(db);
       } else {
         await sql
           .raw(
-            `create function test_refuse_outbox() returns trigger language plpgsql as $$ begin if new.transaction_id = '${poisoned.transactionid}' then raise exception 'test: refused'; end if; return new; end $$`,
+            `create function test_refuse_outbox() returns trigger language plpgsql as $$ ` +
+              `begin if new.transaction_id = '${poisoned.transactionid}' ` +
+              `then raise exception 'test: refused'; end if; return new; end $$`,
           )
           .execute(db);
         await sql
           .raw(
-            'create trigger test_refuse_outbox before insert on outbox_events for each row execute function test_refuse_outbox()',
+            'create trigger test_refuse_outbox before insert on outbox_events ' +
+              'for each row execute function test_refuse_outbox()',
           )
           .execute(db);
       }

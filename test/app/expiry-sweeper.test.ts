@@ -109,43 +109,47 @@ for (const { dialect, skip } of await testDialects()) {
     // SQLite runs one gateway process per database file (node:sqlite is synchronous, so two
     // connections in one process would wait on each other's lock while blocking the loop);
     // there the concurrent sweepers share the instance's store.
-    test('concurrent sweepers (on PostgreSQL in two instances with their own pools) end each transaction exactly once', async () => {
-      const second: Store | undefined = dialect === 'postgres' ? openStore(gw.testStore.databaseUrl) : undefined;
-      try {
-        const otherInstance = second
-          ? createServices(gw.config, second, gw.config.secretKey!, { now: () => gw.clock.now })
-          : gw.services;
-        const started = await Promise.all(
-          Array.from({ length: 12 }, () => startPayment(gw, creds, { bill_amount: '100' })),
-        );
-        gw.clock.now += gw.config.transactionTtlMs;
-        const sweepers = [
-          sweeperFor(gw.services, () => gw.clock.now, 4),
-          sweeperFor(otherInstance, () => gw.clock.now, 4),
-          sweeperFor(gw.services, () => gw.clock.now, 5),
-          sweeperFor(otherInstance, () => gw.clock.now, 5),
-        ];
-        const results = await Promise.all(sweepers.map((s) => s.sweepOnce()));
-        assert.equal(
-          results.reduce((n, r) => n + r.failed, 0),
-          0,
-          JSON.stringify(results),
-        );
-        assert.equal(
-          results.reduce((n, r) => n + r.expired, 0),
-          started.length,
-          `each transaction expired once: ${JSON.stringify(results)}`,
-        );
-        for (const p of started) {
-          const s = await snapshot(gw, p.transactionid);
-          assert.equal(s.errorCodeTag, 'EXPIRED');
-          assert.equal(s.transitions.length, 1);
-          assert.equal(s.outbox.length, 1);
+    test(
+      'concurrent sweepers (on PostgreSQL in two instances ' +
+        'with their own pools) end each transaction exactly once',
+      async () => {
+        const second: Store | undefined = dialect === 'postgres' ? openStore(gw.testStore.databaseUrl) : undefined;
+        try {
+          const otherInstance = second
+            ? createServices(gw.config, second, gw.config.secretKey!, { now: () => gw.clock.now })
+            : gw.services;
+          const started = await Promise.all(
+            Array.from({ length: 12 }, () => startPayment(gw, creds, { bill_amount: '100' })),
+          );
+          gw.clock.now += gw.config.transactionTtlMs;
+          const sweepers = [
+            sweeperFor(gw.services, () => gw.clock.now, 4),
+            sweeperFor(otherInstance, () => gw.clock.now, 4),
+            sweeperFor(gw.services, () => gw.clock.now, 5),
+            sweeperFor(otherInstance, () => gw.clock.now, 5),
+          ];
+          const results = await Promise.all(sweepers.map((s) => s.sweepOnce()));
+          assert.equal(
+            results.reduce((n, r) => n + r.failed, 0),
+            0,
+            JSON.stringify(results),
+          );
+          assert.equal(
+            results.reduce((n, r) => n + r.expired, 0),
+            started.length,
+            `each transaction expired once: ${JSON.stringify(results)}`,
+          );
+          for (const p of started) {
+            const s = await snapshot(gw, p.transactionid);
+            assert.equal(s.errorCodeTag, 'EXPIRED');
+            assert.equal(s.transitions.length, 1);
+            assert.equal(s.outbox.length, 1);
+          }
+        } finally {
+          await second?.close();
         }
-      } finally {
-        await second?.close();
-      }
-    });
+      },
+    );
 
     test('a customer confirm racing the sweeper: one ending wins, the sweeper skips it', async () => {
       const p = await startPayment(gw, creds, { bill_amount: '100' });

@@ -26,32 +26,36 @@ describe('failed logins under a flood of distinct merchantids (default limits: 2
   });
   after(() => gw?.close());
 
-  test('after 100,050 flood failures, guessing a real merchant password is still locked out; the merchant still logs in', () => {
-    const directory = gw.services.directory;
-    for (let i = 0; i < 100_050; i++) {
-      const address = `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
-      assert.equal(
-        tagOf(() => directory.authenticate(`nobody-${i}`, 'wrong', address)),
-        'INVALID_CREDENTIALS',
+  test(
+    'after 100,050 flood failures, guessing a real merchant ' +
+      'password is still locked out; the merchant still logs in',
+    () => {
+      const directory = gw.services.directory;
+      for (let i = 0; i < 100_050; i++) {
+        const address = `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
+        assert.equal(
+          tagOf(() => directory.authenticate(`nobody-${i}`, 'wrong', address)),
+          'INVALID_CREDENTIALS',
+        );
+      }
+      const attacker = '203.0.113.9';
+      const tags = Array.from({ length: 25 }, () =>
+        tagOf(() => directory.authenticate(creds.merchantid, 'guess', attacker)),
       );
-    }
-    const attacker = '203.0.113.9';
-    const tags = Array.from({ length: 25 }, () =>
-      tagOf(() => directory.authenticate(creds.merchantid, 'guess', attacker)),
-    );
-    assert.deepEqual(tags.slice(0, 20), Array(20).fill('INVALID_CREDENTIALS'));
-    assert.deepEqual(tags.slice(20), Array(5).fill('RATE_LIMITED'), 'the 21st failure and later are refused');
-    assert.equal(
-      tagOf(() => directory.authenticate(creds.merchantid, creds.password, attacker)),
-      'RATE_LIMITED',
-      'even the right password, from the locked-out client',
-    );
-    assert.equal(
-      tagOf(() => directory.authenticate(creds.merchantid, creds.password, '198.51.100.7')),
-      'OK',
-      'the merchant itself, from its own address, is not locked out',
-    );
-  });
+      assert.deepEqual(tags.slice(0, 20), Array(20).fill('INVALID_CREDENTIALS'));
+      assert.deepEqual(tags.slice(20), Array(5).fill('RATE_LIMITED'), 'the 21st failure and later are refused');
+      assert.equal(
+        tagOf(() => directory.authenticate(creds.merchantid, creds.password, attacker)),
+        'RATE_LIMITED',
+        'even the right password, from the locked-out client',
+      );
+      assert.equal(
+        tagOf(() => directory.authenticate(creds.merchantid, creds.password, '198.51.100.7')),
+        'OK',
+        'the merchant itself, from its own address, is not locked out',
+      );
+    },
+  );
 });
 
 describe('WindowCounter', () => {

@@ -40,24 +40,27 @@ for (const { dialect, skip } of await testDialects()) {
     });
     after(() => gw?.close());
 
-    test('a credit then a debit move the merchant account exactly, each balanced against the adjustment account', async () => {
-      merchant = (await addMerchant(gw)).merchantid;
-      const credit = await ops.adjust(req({ amount: '1000.1234' }));
-      assert.equal(credit.replayed, false);
-      assert.equal(credit.balanceMinor, 10_001_234n);
-      assert.deepEqual(
-        credit.entry.postings.map((p) => [p.accountId, p.amountMinor]),
-        [
-          [`merchant_payout:${merchant}:THB`, 10_001_234n],
-          ['operator_adjustment:gateway:THB', -10_001_234n],
-        ],
-      );
-      const debit = await ops.adjust(req({ direction: 'debit', amount: '0.1234', reason: 'correction' }));
-      assert.equal(debit.balanceMinor, 10_000_000n);
-      assert.equal(debit.entry.kind, 'debit');
-      assert.equal(await thb(), 10_000_000n);
-      await assertSound();
-    });
+    test(
+      'a credit then a debit move the merchant account ' + 'exactly, each balanced against the adjustment account',
+      async () => {
+        merchant = (await addMerchant(gw)).merchantid;
+        const credit = await ops.adjust(req({ amount: '1000.1234' }));
+        assert.equal(credit.replayed, false);
+        assert.equal(credit.balanceMinor, 10_001_234n);
+        assert.deepEqual(
+          credit.entry.postings.map((p) => [p.accountId, p.amountMinor]),
+          [
+            [`merchant_payout:${merchant}:THB`, 10_001_234n],
+            ['operator_adjustment:gateway:THB', -10_001_234n],
+          ],
+        );
+        const debit = await ops.adjust(req({ direction: 'debit', amount: '0.1234', reason: 'correction' }));
+        assert.equal(debit.balanceMinor, 10_000_000n);
+        assert.equal(debit.entry.kind, 'debit');
+        assert.equal(await thb(), 10_000_000n);
+        await assertSound();
+      },
+    );
 
     test('the same idempotency key with the same request posts once and says it was replayed', async () => {
       merchant = (await addMerchant(gw)).merchantid;

@@ -75,56 +75,60 @@ for (const { dialect, skip } of await testDialects()) {
       return init.body.transactionid;
     }
 
-    test('the connector is asked first; a refusal writes nothing; a retry sends the same refund id; the reference is stored', async () => {
-      const txid = await paid('300');
-      processor.refuse = new GatewayError(
-        'REFUND_NOT_ALLOWED',
-        'The bank refused the refund: the payer account is closed.',
-      );
-      const body = {
-        merchantid: creds.merchantid,
-        password: creds.password,
-        transactionid: txid,
-        bill_amount: '100',
-        bill_currencycode: 'THB',
-      };
-      const refused = await post({ app }, '/transaction/refund', body, { 'idempotency-key': 'rf-1' });
-      assert.equal(refused.status, 409);
-      assert.equal(refused.body.responsecode, '3003');
-      assert.match(refused.body.error_text, /bank refused/);
-      assert.equal((await services.refunds.ofTransaction(txid)).length, 0);
-      assert.equal((await services.transactions.findById(creds.merchantid, txid))?.refundedMinor, 0n);
+    test(
+      'the connector is asked first; a refusal writes nothing; ' +
+        'a retry sends the same refund id; the reference is stored',
+      async () => {
+        const txid = await paid('300');
+        processor.refuse = new GatewayError(
+          'REFUND_NOT_ALLOWED',
+          'The bank refused the refund: the payer account is closed.',
+        );
+        const body = {
+          merchantid: creds.merchantid,
+          password: creds.password,
+          transactionid: txid,
+          bill_amount: '100',
+          bill_currencycode: 'THB',
+        };
+        const refused = await post({ app }, '/transaction/refund', body, { 'idempotency-key': 'rf-1' });
+        assert.equal(refused.status, 409);
+        assert.equal(refused.body.responsecode, '3003');
+        assert.match(refused.body.error_text, /bank refused/);
+        assert.equal((await services.refunds.ofTransaction(txid)).length, 0);
+        assert.equal((await services.transactions.findById(creds.merchantid, txid))?.refundedMinor, 0n);
 
-      processor.refuse = undefined;
-      const ok = await post({ app }, '/transaction/refund', body, { 'idempotency-key': 'rf-1' });
-      assert.equal(ok.status, 200, ok.raw);
-      assert.equal(processor.asked.length, 2);
-      assert.equal(
-        processor.asked[0]!.refundId,
-        processor.asked[1]!.refundId,
-        'the same request keeps its refund id at the processor',
-      );
-      assert.equal(processor.asked[1]!.refundId, ok.body.refundid);
-      assert.deepEqual(
-        { ...processor.asked[1], refundId: undefined },
-        {
-          refundId: undefined,
-          transactionId: txid,
-          merchantId: creds.merchantid,
-          amountMinor: 1_000_000n,
-          currency: 'THB',
-          reason: null,
-        },
-      );
-      const [stored] = await services.refunds.ofTransaction(txid);
-      assert.equal(stored?.processor, 'recording-bank');
-      assert.equal(stored?.processorReference, 'bank-2');
+        processor.refuse = undefined;
+        const ok = await post({ app }, '/transaction/refund', body, { 'idempotency-key': 'rf-1' });
+        assert.equal(ok.status, 200, ok.raw);
+        assert.equal(processor.asked.length, 2);
+        assert.equal(
+          processor.asked[0]!.refundId,
+          processor.asked[1]!.refundId,
+          'the same request keeps its refund id at the processor',
+        );
+        assert.equal(processor.asked[1]!.refundId, ok.body.refundid);
+        assert.deepEqual(
+          { ...processor.asked[1], refundId: undefined },
+          {
+            refundId: undefined,
+            transactionId: txid,
+            merchantId: creds.merchantid,
+            amountMinor: 1_000_000n,
+            currency: 'THB',
+            reason: null,
+          },
+        );
+        const [stored] = await services.refunds.ofTransaction(txid);
+        assert.equal(stored?.processor, 'recording-bank');
+        assert.equal(stored?.processorReference, 'bank-2');
 
-      // A replay is answered from the store: the processor is not asked again.
-      const replay = await post({ app }, '/transaction/refund', body, { 'idempotency-key': 'rf-1' });
-      assert.equal(replay.headers['idempotent-replayed'], 'true');
-      assert.equal(processor.asked.length, 2);
-    });
+        // A replay is answered from the store: the processor is not asked again.
+        const replay = await post({ app }, '/transaction/refund', body, { 'idempotency-key': 'rf-1' });
+        assert.equal(replay.headers['idempotent-replayed'], 'true');
+        assert.equal(processor.asked.length, 2);
+      },
+    );
 
     test('refused before the processor is asked: more than refundable, or a payment not SUCCESS', async () => {
       const before = processor.asked.length;

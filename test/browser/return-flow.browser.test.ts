@@ -127,28 +127,34 @@ for (const { dialect, skip: storeSkip } of await testDialects()) {
       return { page, problems };
     }
 
-    test('a slow notification endpoint: the browser lands on returnUrl only after the shop answered the notification', async () => {
-      shop.log.length = 0;
-      const tx = await initiate('/notify-slow');
-      const { page, problems } = await press(tx.redirectUrl, '#confirm', `${shop.url}/return`);
-      assert.equal(new URL(page.url()).searchParams.get('result'), 'CAPTURED');
-      assert.deepEqual(shop.log, ['notification received', 'notification answered', 'landing /return']);
-      assert.deepEqual(problems, []);
-      await page.close();
-    });
+    test(
+      'a slow notification endpoint: the browser lands on returnUrl ' + 'only after the shop answered the notification',
+      async () => {
+        shop.log.length = 0;
+        const tx = await initiate('/notify-slow');
+        const { page, problems } = await press(tx.redirectUrl, '#confirm', `${shop.url}/return`);
+        assert.equal(new URL(page.url()).searchParams.get('result'), 'CAPTURED');
+        assert.deepEqual(shop.log, ['notification received', 'notification answered', 'landing /return']);
+        assert.deepEqual(problems, []);
+        await page.close();
+      },
+    );
 
-    test('a notification endpoint that never answers: the browser still lands on returnUrl, after the bound', async () => {
-      shop.log.length = 0;
-      const tx = await initiate('/notify-hang');
-      const { page } = await press(tx.redirectUrl, '#confirm', `${shop.url}/return`);
-      assert.equal(new URL(page.url()).searchParams.get('result'), 'CAPTURED');
-      assert.deepEqual(
-        shop.log,
-        ['notification received', 'landing /return'],
-        'the notification is still unanswered when the customer arrives',
-      );
-      await page.close();
-    });
+    test(
+      'a notification endpoint that never answers: ' + 'the browser still lands on returnUrl, after the bound',
+      async () => {
+        shop.log.length = 0;
+        const tx = await initiate('/notify-hang');
+        const { page } = await press(tx.redirectUrl, '#confirm', `${shop.url}/return`);
+        assert.equal(new URL(page.url()).searchParams.get('result'), 'CAPTURED');
+        assert.deepEqual(
+          shop.log,
+          ['notification received', 'landing /return'],
+          'the notification is still unanswered when the customer arrives',
+        );
+        await page.close();
+      },
+    );
 
     test('Cancel sends the customer to returnUrl_on_failure on another origin, with the result appended', async () => {
       shop.log.length = 0;

@@ -53,49 +53,52 @@ describe('Save QR and /docs in Chromium', { skip, timeout: 120_000 }, () => {
     return { page, problems, requests };
   }
 
-  test('Save QR downloads a PNG of the same payload as the page shows; sandbox banner, hint and dated deadline', async () => {
-    const response = await fetch(`${gw.gateway.url}/transaction/s2s`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        merchantid: creds.merchantid,
-        password: creds.password,
-        payment_method: { type: 'THAI_DEBIT' },
-        trackid: `save-${Date.now()}`,
-        bill_currencycode: 'THB',
-        bill_amount: '1000.00',
-        bill_country: 'TH',
-        bill_customerip: '203.0.113.7',
-        bill_email: 'buyer@example.com',
-        returnUrl: `${merchant.url}/return`,
-        serverUrl: `${merchant.url}/notify`,
-        payer_account_no: '1234569012',
-        payer_account_name: 'Malee Srisuk',
-        payer_bank_code: 'SCB',
-        lang: 'en',
-      }),
-    });
-    const { redirectUrl } = (await response.json()) as { redirectUrl: string };
-    const { page, problems } = await openPage(360, 740);
-    await page.goto(redirectUrl);
-    assert.equal((await page.textContent('#test-banner'))?.trim(), 'TEST (sandbox) — no real money moves');
-    assert.ok(await page.isVisible('#same-device'));
-    assert.match(
-      (await page.textContent('#deadline')) ?? '',
-      /^Expires at \d{1,2} [A-Z][a-z]{2} \d{4}, \d{2}:\d{2} ICT$/,
-    );
+  test(
+    'Save QR downloads a PNG of the same payload as the ' + 'page shows; sandbox banner, hint and dated deadline',
+    async () => {
+      const response = await fetch(`${gw.gateway.url}/transaction/s2s`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          merchantid: creds.merchantid,
+          password: creds.password,
+          payment_method: { type: 'THAI_DEBIT' },
+          trackid: `save-${Date.now()}`,
+          bill_currencycode: 'THB',
+          bill_amount: '1000.00',
+          bill_country: 'TH',
+          bill_customerip: '203.0.113.7',
+          bill_email: 'buyer@example.com',
+          returnUrl: `${merchant.url}/return`,
+          serverUrl: `${merchant.url}/notify`,
+          payer_account_no: '1234569012',
+          payer_account_name: 'Malee Srisuk',
+          payer_bank_code: 'SCB',
+          lang: 'en',
+        }),
+      });
+      const { redirectUrl } = (await response.json()) as { redirectUrl: string };
+      const { page, problems } = await openPage(360, 740);
+      await page.goto(redirectUrl);
+      assert.equal((await page.textContent('#test-banner'))?.trim(), 'TEST (sandbox) — no real money moves');
+      assert.ok(await page.isVisible('#same-device'));
+      assert.match(
+        (await page.textContent('#deadline')) ?? '',
+        /^Expires at \d{1,2} [A-Z][a-z]{2} \d{4}, \d{2}:\d{2} ICT$/,
+      );
 
-    const shown = decodeQrPng(await page.locator('#qr svg').screenshot());
-    assert.ok(shown.text, 'the QR on the page decodes');
-    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#save-qr')]);
-    assert.equal(download.suggestedFilename(), 'thai-qr-payment.png');
-    const saved = decodeQrPng(readFileSync((await download.path())!));
-    assert.deepEqual([saved.width, saved.height], [640, 640]);
-    assert.equal(saved.text, shown.text, 'the saved PNG holds the payload the page shows');
-    assert.ok(page.url() === redirectUrl, 'the page stays open after saving');
-    assert.deepEqual(problems, [], 'no CSP violations or script errors');
-    await page.close();
-  });
+      const shown = decodeQrPng(await page.locator('#qr svg').screenshot());
+      assert.ok(shown.text, 'the QR on the page decodes');
+      const [download] = await Promise.all([page.waitForEvent('download'), page.click('#save-qr')]);
+      assert.equal(download.suggestedFilename(), 'thai-qr-payment.png');
+      const saved = decodeQrPng(readFileSync((await download.path())!));
+      assert.deepEqual([saved.width, saved.height], [640, 640]);
+      assert.equal(saved.text, shown.text, 'the saved PNG holds the payload the page shows');
+      assert.ok(page.url() === redirectUrl, 'the page stays open after saving');
+      assert.deepEqual(problems, [], 'no CSP violations or script errors');
+      await page.close();
+    },
+  );
 
   test('/docs renders every operation from local assets under its CSP', async () => {
     const { page, problems, requests } = await openPage(1280, 800);

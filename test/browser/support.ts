@@ -21,7 +21,8 @@ export function browserSkipReason(): string | false {
   if (existsSync(CHROMIUM)) return false;
   if (process.env.CI === 'true')
     throw new Error(
-      `CI=true but ${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium) so the browser tests run.`,
+      `CI=true but ${CHROMIUM} is missing: ` +
+        `install Debian's chromium (apt-get install -y chromium) so the browser tests run.`,
     );
   return `${CHROMIUM} is missing; install Debian's chromium (apt-get install -y chromium) to run the browser tests`;
 }

@@ -170,25 +170,28 @@ for (const { dialect, skip } of await testDialects()) {
       assert.equal((await cli(['operator', 'reset-password', 'nobody'], env)).code, 1);
     });
 
-    test('merchant set-console-password prints it once; the merchant logs in with it; every command is audited', async () => {
-      const run = await cli(['merchant', 'set-console-password', 'console-shop', '--json'], env);
-      const issued = JSON.parse(run.out) as { merchantid: string; password: string };
-      assert.equal(issued.merchantid, 'console-shop');
-      assert.equal((await consoleServices().accounts.loginMerchant('console-shop', issued.password)).ok, true);
-      assert.equal((await cli(['merchant', 'set-console-password', 'nobody'], env)).code, 1);
-      const audit = await storeOver(store).consoleAccounts.listAudit({ limit: 50 });
-      const actions = audit.filter((e) => e.actorRole === 'cli').map((e) => `${e.action} ${e.target}`);
-      for (const a of [
-        'operator.create alice',
-        'operator.create bob',
-        'operator.create carol',
-        'operator.disable alice',
-        'operator.enable alice',
-        'operator.reset_password erin',
-        'merchant.console_password console-shop',
-      ])
-        assert.ok(actions.includes(a), a);
-      assert.ok(!JSON.stringify(audit).includes(issued.password));
-    });
+    test(
+      'merchant set-console-password prints it once; ' + 'the merchant logs in with it; every command is audited',
+      async () => {
+        const run = await cli(['merchant', 'set-console-password', 'console-shop', '--json'], env);
+        const issued = JSON.parse(run.out) as { merchantid: string; password: string };
+        assert.equal(issued.merchantid, 'console-shop');
+        assert.equal((await consoleServices().accounts.loginMerchant('console-shop', issued.password)).ok, true);
+        assert.equal((await cli(['merchant', 'set-console-password', 'nobody'], env)).code, 1);
+        const audit = await storeOver(store).consoleAccounts.listAudit({ limit: 50 });
+        const actions = audit.filter((e) => e.actorRole === 'cli').map((e) => `${e.action} ${e.target}`);
+        for (const a of [
+          'operator.create alice',
+          'operator.create bob',
+          'operator.create carol',
+          'operator.disable alice',
+          'operator.enable alice',
+          'operator.reset_password erin',
+          'merchant.console_password console-shop',
+        ])
+          assert.ok(actions.includes(a), a);
+        assert.ok(!JSON.stringify(audit).includes(issued.password));
+      },
+    );
   });
 }

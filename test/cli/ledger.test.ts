@@ -87,7 +87,11 @@ for (const { dialect, skip } of await testDialects()) {
       assert.equal(again.code, 0, again.err);
       assert.match(
         again.out,
-        /^Already posted: idempotency key 'cli-credit-1' was used by entry [0-9a-f-]{36} at .* \(credit of 1500\.2500 THB\); nothing was posted again\.$/m,
+        new RegExp(
+          "^Already posted: idempotency key 'cli-credit-1' was used by entry [0-9a-f-]{36} at .* " +
+            '\\(credit of 1500\\.2500 THB\\); nothing was posted again\\.$',
+          'm',
+        ),
       );
       const json = await show();
       assert.equal(json.balances[0].balance, '1500.2500');
@@ -115,7 +119,10 @@ for (const { dialect, skip } of await testDialects()) {
       assert.equal(clash.code, 1);
       assert.match(
         clash.err,
-        /^Refused: The idempotency key 'cli-credit-1' was already used for a different request \(credit of 1500\.2500 THB/,
+        new RegExp(
+          "^Refused: The idempotency key 'cli-credit-1' was already used for a different request " +
+            '\\(credit of 1500\\.2500 THB',
+        ),
       );
       assert.equal((await show()).balances[0].balance, '1500.2500');
     });
@@ -127,7 +134,8 @@ for (const { dialect, skip } of await testDialects()) {
       assert.equal(refused.out, '');
       assert.equal(
         refused.err,
-        'Refused: A debit of 1500.2501 THB would make the THB payout balance negative (available 1500.2500 THB); nothing was posted.',
+        'Refused: A debit of 1500.2501 THB would make the THB payout ' +
+          'balance negative (available 1500.2500 THB); nothing was posted.',
       );
       assert.deepEqual(await show(), before);
     });

@@ -76,104 +76,107 @@ describe('gateway listen / trigger', () => {
     return init.body.transactionid as string;
   }
 
-  test('a payment finished by trigger arrives in listen --json, verified, and the gateway records it delivered', async () => {
-    const listen = await startListen(gw.env, ['--json', '--merchant', gw.creds.merchantid]);
-    listeners.push(listen);
-    const id = await pay(listen.url, 'listen-1');
-    const trigger = await runCliProcess(['trigger', id, '--outcome', 'failed', '--json'], gw.env);
-    assert.equal(trigger.code, 0, trigger.stderr);
-    const status = JSON.parse(trigger.stdout);
-    assert.equal(status.transactionid, id);
-    assert.equal(status.result, 'Not Successful');
-    assert.equal(status.error_code_tag, 'DECLINED');
+  test(
+    'a payment finished by trigger arrives in listen ' + '--json, verified, and the gateway records it delivered',
+    async () => {
+      const listen = await startListen(gw.env, ['--json', '--merchant', gw.creds.merchantid]);
+      listeners.push(listen);
+      const id = await pay(listen.url, 'listen-1');
+      const trigger = await runCliProcess(['trigger', id, '--outcome', 'failed', '--json'], gw.env);
+      assert.equal(trigger.code, 0, trigger.stderr);
+      const status = JSON.parse(trigger.stdout);
+      assert.equal(status.transactionid, id);
+      assert.equal(status.result, 'Not Successful');
+      assert.equal(status.error_code_tag, 'DECLINED');
 
-    await eventually(async () => listen.lines().length >= 1, 15_000);
-    const [entry] = listen.lines();
-    assert.equal(entry.verified, true);
-    assert.equal(entry.reason, null);
-    assert.equal(entry.answered, 200);
-    assert.equal(entry.merchantid, gw.creds.merchantid);
-    assert.equal(entry.event.transactionid, id);
-    assert.equal(entry.event.error_code_tag, 'DECLINED');
-    assert.equal(entry.webhook_id, entry.event.event_id);
+      await eventually(async () => listen.lines().length >= 1, 15_000);
+      const [entry] = listen.lines();
+      assert.equal(entry.verified, true);
+      assert.equal(entry.reason, null);
+      assert.equal(entry.answered, 200);
+      assert.equal(entry.merchantid, gw.creds.merchantid);
+      assert.equal(entry.event.transactionid, id);
+      assert.equal(entry.event.error_code_tag, 'DECLINED');
+      assert.equal(entry.webhook_id, entry.event.event_id);
 
-    // The API sees the same final state, and the gateway counts the notification delivered.
-    const api = await httpPost(`${gw.url}/transaction/status`, {
-      merchantid: gw.creds.merchantid,
-      password: gw.creds.password,
-      transactionid: id,
-    });
-    assert.equal(api.body.error_code_tag, 'DECLINED');
-    await eventually(async () => {
-      const list = await runCliProcess(['delivery', 'list', '--merchant', gw.creds.merchantid, '--json'], gw.env);
-      return JSON.parse(list.stdout).deliveries.some((d: any) => d.transactionid === id && d.status === 'delivered');
-    }, 15_000);
-
-    // A forged notification (signed with another secret) is refused with 401 and reported.
-    const body = JSON.stringify({ ...entry.event, bill_amount: '1.00' });
-    const ts = Math.floor(Date.now() / 1000);
-    const forged = await fetch(listen.url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'webhook-id': 'evt_forged',
-        'webhook-timestamp': String(ts),
-        'webhook-signature': signWebhook(['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'], 'evt_forged', ts, body),
-      },
-      body,
-    });
-    assert.equal(forged.status, 401);
-    await eventually(async () => listen.lines().length >= 2, 5_000);
-    assert.deepEqual(
-      { ...listen.lines()[1], received_at: 'x' },
-      {
-        received_at: 'x',
-        verified: false,
-        reason: 'no signature matched',
-        webhook_id: 'evt_forged',
+      // The API sees the same final state, and the gateway counts the notification delivered.
+      const api = await httpPost(`${gw.url}/transaction/status`, {
         merchantid: gw.creds.merchantid,
-        event: JSON.parse(body),
-        forwarded: null,
-        answered: 401,
-      },
-    );
+        password: gw.creds.password,
+        transactionid: id,
+      });
+      assert.equal(api.body.error_code_tag, 'DECLINED');
+      await eventually(async () => {
+        const list = await runCliProcess(['delivery', 'list', '--merchant', gw.creds.merchantid, '--json'], gw.env);
+        return JSON.parse(list.stdout).deliveries.some((d: any) => d.transactionid === id && d.status === 'delivered');
+      }, 15_000);
 
-    // Correctly signed, but for another merchant than --merchant: refused.
-    const other = JSON.parse(
-      (
-        await runCliProcess(
-          [
-            'merchant',
-            'create',
-            '--name',
-            'Other Shop',
-            '--payout-currency',
-            'THB',
-            '--payout-account',
-            '1234567890',
-            '--json',
-          ],
-          gw.env,
-        )
-      ).stdout,
-    );
-    const otherBody = JSON.stringify({ ...entry.event, merchantid: other.merchantid });
-    const signedByOther = await fetch(listen.url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'webhook-id': 'evt_other',
-        'webhook-timestamp': String(ts),
-        'webhook-signature': signWebhook([other.webhook_secret], 'evt_other', ts, otherBody),
-      },
-      body: otherBody,
-    });
-    assert.equal(signedByOther.status, 401);
-    await eventually(async () => listen.lines().length >= 3, 5_000);
-    assert.equal(listen.lines()[2].reason, `for merchant ${other.merchantid}, not ${gw.creds.merchantid}`);
-    assert.equal((await fetch(listen.url)).status, 405, 'only POST');
-    assert.equal(await listen.stop(), 0, 'Ctrl-C ends listen cleanly');
-  });
+      // A forged notification (signed with another secret) is refused with 401 and reported.
+      const body = JSON.stringify({ ...entry.event, bill_amount: '1.00' });
+      const ts = Math.floor(Date.now() / 1000);
+      const forged = await fetch(listen.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'webhook-id': 'evt_forged',
+          'webhook-timestamp': String(ts),
+          'webhook-signature': signWebhook(['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'], 'evt_forged', ts, body),
+        },
+        body,
+      });
+      assert.equal(forged.status, 401);
+      await eventually(async () => listen.lines().length >= 2, 5_000);
+      assert.deepEqual(
+        { ...listen.lines()[1], received_at: 'x' },
+        {
+          received_at: 'x',
+          verified: false,
+          reason: 'no signature matched',
+          webhook_id: 'evt_forged',
+          merchantid: gw.creds.merchantid,
+          event: JSON.parse(body),
+          forwarded: null,
+          answered: 401,
+        },
+      );
+
+      // Correctly signed, but for another merchant than --merchant: refused.
+      const other = JSON.parse(
+        (
+          await runCliProcess(
+            [
+              'merchant',
+              'create',
+              '--name',
+              'Other Shop',
+              '--payout-currency',
+              'THB',
+              '--payout-account',
+              '1234567890',
+              '--json',
+            ],
+            gw.env,
+          )
+        ).stdout,
+      );
+      const otherBody = JSON.stringify({ ...entry.event, merchantid: other.merchantid });
+      const signedByOther = await fetch(listen.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'webhook-id': 'evt_other',
+          'webhook-timestamp': String(ts),
+          'webhook-signature': signWebhook([other.webhook_secret], 'evt_other', ts, otherBody),
+        },
+        body: otherBody,
+      });
+      assert.equal(signedByOther.status, 401);
+      await eventually(async () => listen.lines().length >= 3, 5_000);
+      assert.equal(listen.lines()[2].reason, `for merchant ${other.merchantid}, not ${gw.creds.merchantid}`);
+      assert.equal((await fetch(listen.url)).status, 405, 'only POST');
+      assert.equal(await listen.stop(), 0, 'Ctrl-C ends listen cleanly');
+    },
+  );
 
   test('--forward-to an app that is not running answers the gateway 502', async () => {
     const closedPort = await freePort(); // nothing listens there
@@ -190,27 +193,30 @@ describe('gateway listen / trigger', () => {
     await listen.stop();
   });
 
-  test('--forward-to relays the notification unchanged and the local app’s answer; the gateway retries a failure', async () => {
-    const appUrl = receiver.on('/app/notify', sequence(answer(503), answer(200)));
-    const listen = await startListen(gw.env, ['--json', '--forward-to', appUrl]);
-    listeners.push(listen);
-    const id = await pay(listen.url, 'listen-2');
-    assert.equal((await runCliProcess(['trigger', id, '--outcome', 'success'], gw.env)).code, 0);
-    await eventually(async () => listen.lines().length >= 2, 20_000);
-    const [first, second] = listen.lines();
-    assert.deepEqual([first.forwarded.status, first.answered], [503, 503]);
-    assert.deepEqual([second.forwarded.status, second.answered], [200, 200]);
-    assert.equal(second.webhook_id, first.webhook_id, 'a retry of the same event');
-    const forwarded = receiver.requests.filter((r) => r.path === '/app/notify');
-    assert.equal(forwarded.length, 2);
-    // The app receives what the gateway sent: it can verify the signature itself.
-    assert.deepEqual(
-      verifyWebhook(gw.creds.webhook_secret, forwarded[1]!.headers as Record<string, string>, forwarded[1]!.body),
-      { ok: true },
-    );
-    assert.equal(JSON.parse(forwarded[1]!.body.toString('utf8')).transactionid, id);
-    await listen.stop();
-  });
+  test(
+    '--forward-to relays the notification unchanged and the ' + 'local app’s answer; the gateway retries a failure',
+    async () => {
+      const appUrl = receiver.on('/app/notify', sequence(answer(503), answer(200)));
+      const listen = await startListen(gw.env, ['--json', '--forward-to', appUrl]);
+      listeners.push(listen);
+      const id = await pay(listen.url, 'listen-2');
+      assert.equal((await runCliProcess(['trigger', id, '--outcome', 'success'], gw.env)).code, 0);
+      await eventually(async () => listen.lines().length >= 2, 20_000);
+      const [first, second] = listen.lines();
+      assert.deepEqual([first.forwarded.status, first.answered], [503, 503]);
+      assert.deepEqual([second.forwarded.status, second.answered], [200, 200]);
+      assert.equal(second.webhook_id, first.webhook_id, 'a retry of the same event');
+      const forwarded = receiver.requests.filter((r) => r.path === '/app/notify');
+      assert.equal(forwarded.length, 2);
+      // The app receives what the gateway sent: it can verify the signature itself.
+      assert.deepEqual(
+        verifyWebhook(gw.creds.webhook_secret, forwarded[1]!.headers as Record<string, string>, forwarded[1]!.body),
+        { ok: true },
+      );
+      assert.equal(JSON.parse(forwarded[1]!.body.toString('utf8')).transactionid, id);
+      await listen.stop();
+    },
+  );
 
   test('human output names the outcome, amount and references', async () => {
     const listen = await startListen(gw.env, []);

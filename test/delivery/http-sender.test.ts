@@ -115,75 +115,86 @@ describe('notification sender: keep-alive connections', () => {
     sender.close();
   });
 
-  test('a pooled connection serves only its own host name: a refused name with the same address is still refused', async () => {
-    const dns = tableDns({ 'good.example': '127.0.0.1', 'evil.example': '127.0.0.1' });
-    // Live mode refuses loopback; the allow-list trusts good.example by name only.
-    sender = new NotificationSender({
-      policy: { mode: 'live', allowHttp: true, allowList: ['good.example'] },
-      resolver: dns.resolver,
-    });
-    const good = await sender.send(notification(`http://good.example:${endpoint.port}/hook`, 'evt_good'));
-    assert.equal(good.kind === 'response' && good.status, 200);
-    const evil = await sender.send(notification(`http://evil.example:${endpoint.port}/hook`, 'evt_evil'));
-    assert.equal(evil.kind, 'error');
-    assert.match(
-      evil.kind === 'error' ? evil.error : '',
-      /^refused by the outbound policy: evil\.example.*127\.0\.0\.1 is loopback/,
-    );
-    assert.deepEqual(
-      endpoint.seen.map((s) => s.id),
-      ['evt_good'],
-      'nothing went over the pooled connection for the refused name',
-    );
-    sender.close();
-  });
+  test(
+    'a pooled connection serves only its own host name: ' + 'a refused name with the same address is still refused',
+    async () => {
+      const dns = tableDns({ 'good.example': '127.0.0.1', 'evil.example': '127.0.0.1' });
+      // Live mode refuses loopback; the allow-list trusts good.example by name only.
+      sender = new NotificationSender({
+        policy: { mode: 'live', allowHttp: true, allowList: ['good.example'] },
+        resolver: dns.resolver,
+      });
+      const good = await sender.send(notification(`http://good.example:${endpoint.port}/hook`, 'evt_good'));
+      assert.equal(good.kind === 'response' && good.status, 200);
+      const evil = await sender.send(notification(`http://evil.example:${endpoint.port}/hook`, 'evt_evil'));
+      assert.equal(evil.kind, 'error');
+      assert.match(
+        evil.kind === 'error' ? evil.error : '',
+        /^refused by the outbound policy: evil\.example.*127\.0\.0\.1 is loopback/,
+      );
+      assert.deepEqual(
+        endpoint.seen.map((s) => s.id),
+        ['evt_good'],
+        'nothing went over the pooled connection for the refused name',
+      );
+      sender.close();
+    },
+  );
 
-  test('reuse skips no check: a new connection after the pooled one closed is looked up and checked again (DNS rebinding)', async () => {
-    const table: Record<string, string> = { 'shop.example': '127.0.0.1' };
-    const dns = tableDns(table);
-    // 127.0.0.1 is allow-listed by address; 10.0.0.1 (private) is refused in live mode.
-    sender = new NotificationSender({
-      policy: { mode: 'live', allowHttp: true, allowList: ['127.0.0.1'] },
-      resolver: dns.resolver,
-    });
-    const url = `http://shop.example:${endpoint.port}/hook`;
-    assert.equal((await sender.send(notification(url, 'evt_a'))).kind, 'response');
-    assert.equal((await sender.send(notification(url, 'evt_b'))).kind, 'response');
-    assert.equal(dns.lookups(), 1, 'the second send reused the checked connection');
+  test(
+    'reuse skips no check: a new connection after the pooled ' +
+      'one closed is looked up and checked again (DNS rebinding)',
+    async () => {
+      const table: Record<string, string> = { 'shop.example': '127.0.0.1' };
+      const dns = tableDns(table);
+      // 127.0.0.1 is allow-listed by address; 10.0.0.1 (private) is refused in live mode.
+      sender = new NotificationSender({
+        policy: { mode: 'live', allowHttp: true, allowList: ['127.0.0.1'] },
+        resolver: dns.resolver,
+      });
+      const url = `http://shop.example:${endpoint.port}/hook`;
+      assert.equal((await sender.send(notification(url, 'evt_a'))).kind, 'response');
+      assert.equal((await sender.send(notification(url, 'evt_b'))).kind, 'response');
+      assert.equal(dns.lookups(), 1, 'the second send reused the checked connection');
 
-    table['shop.example'] = '10.0.0.1';
-    endpoint.closeIdle();
-    await new Promise((resolve) => setTimeout(resolve, 50)); // the client sees the close
-    const rebound = await sender.send(notification(url, 'evt_c'));
-    assert.equal(rebound.kind, 'error');
-    assert.match(
-      rebound.kind === 'error' ? rebound.error : '',
-      /^refused by the outbound policy: .*10\.0\.0\.1 is private/,
-    );
-    assert.deepEqual(
-      endpoint.seen.map((s) => s.id),
-      ['evt_a', 'evt_b'],
-    );
-    sender.close();
-  });
+      table['shop.example'] = '10.0.0.1';
+      endpoint.closeIdle();
+      await new Promise((resolve) => setTimeout(resolve, 50)); // the client sees the close
+      const rebound = await sender.send(notification(url, 'evt_c'));
+      assert.equal(rebound.kind, 'error');
+      assert.match(
+        rebound.kind === 'error' ? rebound.error : '',
+        /^refused by the outbound policy: .*10\.0\.0\.1 is private/,
+      );
+      assert.deepEqual(
+        endpoint.seen.map((s) => s.id),
+        ['evt_a', 'evt_b'],
+      );
+      sender.close();
+    },
+  );
 
-  test('a stale pooled connection (closed by the server as the request arrives) is retried once on a new one; only that answer counts', async () => {
-    sender = new NotificationSender({ policy: sandbox });
-    const url = `http://127.0.0.1:${endpoint.port}/hook`;
-    // The second request on any connection finds it closing: dropped without an answer.
-    endpoint.onRequest = (nth, req, res) => (nth === 2 ? req.socket.destroy() : res.end('ok'));
-    assert.equal((await sender.send(notification(url, 'evt_first'))).kind, 'response');
-    const outcome = await sender.send(notification(url, 'evt_second'));
-    assert.equal(outcome.kind, 'response', 'not reported as a failure of the merchant');
-    assert.equal(outcome.kind === 'response' && outcome.status, 200);
-    assert.equal(outcome.kind === 'response' && outcome.excerpt, 'ok');
-    const second = endpoint.seen.filter((s) => s.id === 'evt_second');
-    assert.equal(second.length, 2, 'the same notification went twice (at-least-once)');
-    assert.equal(second[0]!.body, second[1]!.body);
-    assert.notEqual(second[0]!.socket, second[1]!.socket);
-    assert.equal(second[1]!.nth, 1, 'the second time on a new connection');
-    sender.close();
-  });
+  test(
+    'a stale pooled connection (closed by the server as the request ' +
+      'arrives) is retried once on a new one; only that answer counts',
+    async () => {
+      sender = new NotificationSender({ policy: sandbox });
+      const url = `http://127.0.0.1:${endpoint.port}/hook`;
+      // The second request on any connection finds it closing: dropped without an answer.
+      endpoint.onRequest = (nth, req, res) => (nth === 2 ? req.socket.destroy() : res.end('ok'));
+      assert.equal((await sender.send(notification(url, 'evt_first'))).kind, 'response');
+      const outcome = await sender.send(notification(url, 'evt_second'));
+      assert.equal(outcome.kind, 'response', 'not reported as a failure of the merchant');
+      assert.equal(outcome.kind === 'response' && outcome.status, 200);
+      assert.equal(outcome.kind === 'response' && outcome.excerpt, 'ok');
+      const second = endpoint.seen.filter((s) => s.id === 'evt_second');
+      assert.equal(second.length, 2, 'the same notification went twice (at-least-once)');
+      assert.equal(second[0]!.body, second[1]!.body);
+      assert.notEqual(second[0]!.socket, second[1]!.socket);
+      assert.equal(second[1]!.nth, 1, 'the second time on a new connection');
+      sender.close();
+    },
+  );
 
   test("a reset on a new connection is the endpoint's answer: reported, not retried", async () => {
     sender = new NotificationSender({ policy: sandbox });

@@ -39,18 +39,21 @@ test('later identifiers sort after earlier ones (their indexes append)', () => {
   assert.ok(Buffer.from(earlier.redirectId, 'base64url').compare(Buffer.from(later.redirectId, 'base64url')) < 0);
 });
 
-test('pooled random bytes: draws across many refills never overlap or repeat, and a draw is not overwritten later', () => {
-  const first = drawRandomBytes(60);
-  const kept = Buffer.from(first);
-  const seen = new Set<string>();
-  for (let i = 0; i < 5_000; i++) {
-    const draw = drawRandomBytes(60); // 5,000 × 60 bytes: about 73 refills of the 4 KiB pool
-    assert.equal(draw.length, 60);
-    const hex = draw.toString('hex');
-    assert.ok(!seen.has(hex), 'a draw repeated');
-    seen.add(hex);
-    draw.fill(0); // a caller writing into its draw (uuidv7 does) must not touch anyone else's
-  }
-  assert.deepEqual(first, kept, 'an early draw kept its bytes through later draws and refills');
-  assert.ok(!first.every((b) => b === 0));
-});
+test(
+  'pooled random bytes: draws across many refills never ' + 'overlap or repeat, and a draw is not overwritten later',
+  () => {
+    const first = drawRandomBytes(60);
+    const kept = Buffer.from(first);
+    const seen = new Set<string>();
+    for (let i = 0; i < 5_000; i++) {
+      const draw = drawRandomBytes(60); // 5,000 × 60 bytes: about 73 refills of the 4 KiB pool
+      assert.equal(draw.length, 60);
+      const hex = draw.toString('hex');
+      assert.ok(!seen.has(hex), 'a draw repeated');
+      seen.add(hex);
+      draw.fill(0); // a caller writing into its draw (uuidv7 does) must not touch anyone else's
+    }
+    assert.deepEqual(first, kept, 'an early draw kept its bytes through later draws and refills');
+    assert.ok(!first.every((b) => b === 0));
+  },
+);

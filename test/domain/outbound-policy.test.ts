@@ -156,7 +156,8 @@ test('deny entries (! in allowList, or denyList) forbid even in sandbox and beat
   assert.equal(checkResolvedAddress('x.example', '192.168.0.1', policy).ok, true);
   assert.equal(checkUrl('http://blocked.example/', policy).ok, false);
   assert.equal(checkUrl('http://127.0.0.1:3000/', policy).ok, false);
-  assert.equal(checkUrl('http://localhost:3000/', policy).ok, true); // name allowed; its 127.0.0.1 is refused at connect time
+  // name allowed; its 127.0.0.1 is refused at connect time
+  assert.equal(checkUrl('http://localhost:3000/', policy).ok, true);
   const both: OutboundPolicy = { mode: 'live', allowHttp: false, allowList: ['10.0.0.0/8', '!10.0.0.1'] };
   assert.equal(checkResolvedAddress('x.example', '10.0.0.1', both).ok, false);
   assert.equal(checkResolvedAddress('x.example', '10.0.0.2', both).ok, true);

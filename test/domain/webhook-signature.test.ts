@@ -173,15 +173,18 @@ test('the client package verifyNotification: tolerance option, several secrets, 
   assert.deepEqual(verifyNotification(secret, new Headers(headers), body), { ok: true }, 'a fetch Headers object');
 });
 
-test('the standardwebhooks npm package (the alternative docs/notifications.md names) verifies what the gateway signs', async () => {
-  const { Webhook } = await import('standardwebhooks');
-  const secret = generateWebhookSecret();
-  const previous = generateWebhookSecret();
-  const body = '{"type":"valid","result":"CAPTURED","event_id":"evt_1"}';
-  const now = Math.floor(Date.now() / 1000);
-  const headers = headersFor('evt_1', now, signWebhook([secret, previous], 'evt_1', now, body));
-  assert.deepEqual(new Webhook(secret).verify(body, headers), JSON.parse(body));
-  assert.deepEqual(new Webhook(previous).verify(body, headers), JSON.parse(body), 'either secret during a rotation');
-  assert.throws(() => new Webhook(generateWebhookSecret()).verify(body, headers));
-  assert.throws(() => new Webhook(secret).verify(`${body} `, headers));
-});
+test(
+  'the standardwebhooks npm package (the alternative ' + 'docs/notifications.md names) verifies what the gateway signs',
+  async () => {
+    const { Webhook } = await import('standardwebhooks');
+    const secret = generateWebhookSecret();
+    const previous = generateWebhookSecret();
+    const body = '{"type":"valid","result":"CAPTURED","event_id":"evt_1"}';
+    const now = Math.floor(Date.now() / 1000);
+    const headers = headersFor('evt_1', now, signWebhook([secret, previous], 'evt_1', now, body));
+    assert.deepEqual(new Webhook(secret).verify(body, headers), JSON.parse(body));
+    assert.deepEqual(new Webhook(previous).verify(body, headers), JSON.parse(body), 'either secret during a rotation');
+    assert.throws(() => new Webhook(generateWebhookSecret()).verify(body, headers));
+    assert.throws(() => new Webhook(secret).verify(`${body} `, headers));
+  },
+);

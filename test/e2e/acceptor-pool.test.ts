@@ -54,21 +54,25 @@ describe('extra listeners on the API port (LISTEN_SOCKETS=16)', { skip }, () => 
     assert.ok(accepted.filter((n) => n > 0).length >= 8, `spread: ${accepted.join(',')}`);
   });
 
-  test('an initiation over a connection an extra listener accepted goes through the fast lane like any other', async () => {
-    const port = portOf(gw);
-    const creds = await addMerchant({ services: gw.gateway.services } as never);
-    const body = JSON.stringify(initiationBody(creds, { trackid: 'via-acceptor' }));
-    const answers = await Promise.all(
-      Array.from({ length: 32 }, () =>
-        exchange(
-          port,
-          `POST /transaction/s2s HTTP/1.1\r\nHost: gw\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  test(
+    'an initiation over a connection an extra listener ' + 'accepted goes through the fast lane like any other',
+    async () => {
+      const port = portOf(gw);
+      const creds = await addMerchant({ services: gw.gateway.services } as never);
+      const body = JSON.stringify(initiationBody(creds, { trackid: 'via-acceptor' }));
+      const answers = await Promise.all(
+        Array.from({ length: 32 }, () =>
+          exchange(
+            port,
+            `POST /transaction/s2s HTTP/1.1\r\nHost: gw\r\nConnection: close\r\n` +
+              `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+          ),
         ),
-      ),
-    );
-    for (const answer of answers) assert.match(answer, /^HTTP\/1\.1 200/);
-    assert.equal(answers.filter((a) => /idempotent-replayed: true/i.test(a)).length, 31, 'one created, 31 replays');
-  });
+      );
+      for (const answer of answers) assert.match(answer, /^HTTP\/1\.1 200/);
+      assert.equal(answers.filter((a) => /idempotent-replayed: true/i.test(a)).length, 31, 'one created, 31 replays');
+    },
+  );
 });
 
 describe('MAX_CONNECTIONS counts the connections of every listener (MAX_CONNECTIONS=5)', { skip }, () => {
@@ -114,7 +118,8 @@ test('stop() waits for a request in flight on a connection an extra listener acc
   const port = portOf(gw);
   const creds = await addMerchant({ services: gw.gateway.services } as never);
   const body = JSON.stringify(initiationBody(creds, { trackid: 'in-flight-at-stop' }));
-  // Connections until one lands on an extra listener; its request is sent in two parts so it is in flight when stop() begins.
+  // Connections until one lands on an extra listener; its request is sent in two parts so it is in flight when stop()
+  // begins.
   const extrasBefore = () => gw.gateway.acceptors!.accepted().reduce((a, b) => a + b, 0);
   let socket: net.Socket | undefined;
   for (let i = 0; i < 50 && !socket; i++) {
@@ -130,7 +135,8 @@ test('stop() waits for a request in flight on a connection an extra listener acc
   socket.setEncoding('utf8').on('data', (chunk: string) => (answer += chunk));
   const closed = new Promise((resolve) => socket.once('close', resolve));
   socket.write(
-    `POST /transaction/s2s HTTP/1.1\r\nHost: gw\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 10)}`,
+    `POST /transaction/s2s HTTP/1.1\r\nHost: gw\r\nContent-Type: application/json\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 10)}`,
   );
   await new Promise((r) => setTimeout(r, 50));
   const stopped = gw.close();
@@ -227,7 +233,9 @@ test('a second gateway on the same port is refused while the first listens on it
 
 test('LISTEN_SOCKETS takes at most 1/8 of the open-file limit (/proc/self/limits), at least one', () => {
   const limits = (soft: number) =>
-    `Limit                     Soft Limit           Hard Limit           Units\nMax processes             96365                96365                processes\nMax open files            ${soft}                ${soft}                files\n`;
+    `Limit                     Soft Limit           Hard Limit           Units\n` +
+    `Max processes             96365                96365                processes\n` +
+    `Max open files            ${soft}                ${soft}                files\n`;
   assert.equal(listenSocketCount(512, limits(20000)), 512);
   assert.equal(listenSocketCount(512, limits(4096)), 512);
   assert.equal(listenSocketCount(512, limits(1024)), 128);

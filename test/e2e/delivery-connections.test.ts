@@ -18,7 +18,10 @@ import {
   type DeliveryGateway,
 } from './delivery-helpers.ts';
 
-/** An endpoint that drops the second request on every connection unanswered, as a server closing an idle keep-alive connection would. */
+/**
+ * An endpoint that drops the second request on every connection unanswered, as a server closing an idle keep-alive
+ * connection would.
+ */
 async function closingEndpoint(): Promise<{
   url: string;
   ids: string[];
@@ -64,60 +67,71 @@ for (const { dialect, skip } of await testDialects()) {
     });
     after(() => d?.close());
 
-    test('a stale pooled connection neither loses a notification nor records a failure: one attempt, delivered', async () => {
-      const endpoint = await closingEndpoint();
-      try {
-        const first = await completePayment(d.gw, creds, endpoint.url);
-        await d.worker.idle();
-        assert.equal((await eventOf(d.outbox, first.transactionid)).status, 'delivered');
-        // Sent while the first one's connection is pooled: it goes out on it and is dropped.
-        const second = await completePayment(d.gw, creds, endpoint.url);
-        await d.worker.idle();
-        assert.equal(endpoint.dropped(), 1, 'the second notification met the closing connection');
+    test(
+      'a stale pooled connection neither loses a notification ' + 'nor records a failure: one attempt, delivered',
+      async () => {
+        const endpoint = await closingEndpoint();
+        try {
+          const first = await completePayment(d.gw, creds, endpoint.url);
+          await d.worker.idle();
+          assert.equal((await eventOf(d.outbox, first.transactionid)).status, 'delivered');
+          // Sent while the first one's connection is pooled: it goes out on it and is dropped.
+          const second = await completePayment(d.gw, creds, endpoint.url);
+          await d.worker.idle();
+          assert.equal(endpoint.dropped(), 1, 'the second notification met the closing connection');
 
-        const event = await eventOf(d.outbox, second.transactionid);
-        assert.equal(event.status, 'delivered');
-        const attempts = await d.outbox.attempts(event.id);
-        assert.equal(attempts.length, 1, 'the stale connection is not an attempt of its own');
-        assert.equal(attempts[0]!.httpStatus, 200);
-        assert.equal(attempts[0]!.error, null);
-        assert.deepEqual(
-          endpoint.ids.filter((id) => id === event.id),
-          [event.id, event.id],
-          'sent again on a new connection with the same webhook-id (at-least-once)',
-        );
-      } finally {
-        await endpoint.close();
-      }
-    });
+          const event = await eventOf(d.outbox, second.transactionid);
+          assert.equal(event.status, 'delivered');
+          const attempts = await d.outbox.attempts(event.id);
+          assert.equal(attempts.length, 1, 'the stale connection is not an attempt of its own');
+          assert.equal(attempts[0]!.httpStatus, 200);
+          assert.equal(attempts[0]!.error, null);
+          assert.deepEqual(
+            endpoint.ids.filter((id) => id === event.id),
+            [event.id, event.id],
+            'sent again on a new connection with the same webhook-id (at-least-once)',
+          );
+        } finally {
+          await endpoint.close();
+        }
+      },
+    );
 
-    test('a secret rotated after deliveries signs the next notification once the merchant directory has it (the opened-secret memo follows the stored secret)', async () => {
-      const receiver = await Receiver.start();
-      try {
-        const merchant = await addMerchant(d.gw);
-        const url = receiver.on('/hook/rotating', answer(200));
-        await completePayment(d.gw, merchant, url);
-        await receiver.waitFor(
-          () => receiver.to('/hook/rotating').length === 1,
-          'the notification before the rotation',
-        );
-        const before = receiver.to('/hook/rotating')[0]!;
-        assert.deepEqual(signaturesOf(before).length, 1);
+    test(
+      'a secret rotated after deliveries signs the next notification once the ' +
+        'merchant directory has it (the opened-secret memo follows the stored secret)',
+      async () => {
+        const receiver = await Receiver.start();
+        try {
+          const merchant = await addMerchant(d.gw);
+          const url = receiver.on('/hook/rotating', answer(200));
+          await completePayment(d.gw, merchant, url);
+          await receiver.waitFor(
+            () => receiver.to('/hook/rotating').length === 1,
+            'the notification before the rotation',
+          );
+          const before = receiver.to('/hook/rotating')[0]!;
+          assert.deepEqual(signaturesOf(before).length, 1);
 
-        const rotated = await d.gw.services.manageMerchants.rotateWebhookSecret(merchant.merchantid);
-        await d.gw.services.directory.refresh(); // as the console does after a change, and the timer every MERCHANT_REFRESH
-        const paid = await completePayment(d.gw, merchant, url);
-        await receiver.waitFor(() => receiver.to('/hook/rotating').length === 2, 'the notification after the rotation');
-        const got = receiver.to('/hook/rotating')[1]!;
-        const id = (await eventOf(d.outbox, paid.transactionid)).id;
-        const ts = String(got.headers['webhook-timestamp']);
-        assert.deepEqual(signaturesOf(got), [
-          independentSignature(rotated.webhook_secret, id, ts, got.body),
-          independentSignature(merchant.webhook_secret, id, ts, got.body),
-        ]);
-      } finally {
-        await receiver.close();
-      }
-    });
+          const rotated = await d.gw.services.manageMerchants.rotateWebhookSecret(merchant.merchantid);
+          // as the console does after a change, and the timer every MERCHANT_REFRESH
+          await d.gw.services.directory.refresh();
+          const paid = await completePayment(d.gw, merchant, url);
+          await receiver.waitFor(
+            () => receiver.to('/hook/rotating').length === 2,
+            'the notification after the rotation',
+          );
+          const got = receiver.to('/hook/rotating')[1]!;
+          const id = (await eventOf(d.outbox, paid.transactionid)).id;
+          const ts = String(got.headers['webhook-timestamp']);
+          assert.deepEqual(signaturesOf(got), [
+            independentSignature(rotated.webhook_secret, id, ts, got.body),
+            independentSignature(merchant.webhook_secret, id, ts, got.body),
+          ]);
+        } finally {
+          await receiver.close();
+        }
+      },
+    );
   });
 }

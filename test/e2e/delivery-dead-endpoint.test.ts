@@ -53,43 +53,46 @@ for (const { dialect, skip } of await testDialects()) {
       await d?.close();
     });
 
-    test('is attempted at a bounded pace, a healthy endpoint is served meanwhile, and every attempt is still made', async () => {
-      const dead = `http://127.0.0.1:${await deadPort()}/hook`;
-      const started = Date.now();
-      const payments: Payment[] = [];
-      for (let i = 0; i < DEAD_EVENTS; i++) payments.push(await completePayment(d.gw, creds, dead));
-      const attempts = async () => {
-        let n = 0;
-        for (const p of payments) n += (await eventOf(d.outbox, p.transactionid)).attempts;
-        return n;
-      };
+    test(
+      'is attempted at a bounded pace, a healthy endpoint is served ' + 'meanwhile, and every attempt is still made',
+      async () => {
+        const dead = `http://127.0.0.1:${await deadPort()}/hook`;
+        const started = Date.now();
+        const payments: Payment[] = [];
+        for (let i = 0; i < DEAD_EVENTS; i++) payments.push(await completePayment(d.gw, creds, dead));
+        const attempts = async () => {
+          let n = 0;
+          for (const p of payments) n += (await eventOf(d.outbox, p.transactionid)).attempts;
+          return n;
+        };
 
-      await completePayment(d.gw, creds, receiver.on('/hook/alive', answer(204)));
-      await receiver.waitFor(
-        () => receiver.to('/hook/alive').length === 1,
-        'the healthy endpoint’s notification',
-        3000,
-      );
+        await completePayment(d.gw, creds, receiver.on('/hook/alive', answer(204)));
+        await receiver.waitFor(
+          () => receiver.to('/hook/alive').length === 1,
+          'the healthy endpoint’s notification',
+          3000,
+        );
 
-      // Without the hold the refusals come back at once and the attempts run as fast as they can
-      // be recorded; with it, at most PER_HOST start per hold (timers never fire early, so a slow
-      // machine only makes fewer). The bound assumes a hold of at least MIN_HOLD_MS.
-      assert.ok(UNREACHABLE_HOLD_MS >= MIN_HOLD_MS);
-      const elapsed = Date.now() - started;
-      const made = await attempts();
-      const bound = PER_HOST * (Math.floor(elapsed / MIN_HOLD_MS) + 1);
-      assert.ok(made <= bound, `${made} attempts in ${elapsed} ms: at most ${bound} expected`);
+        // Without the hold the refusals come back at once and the attempts run as fast as they can
+        // be recorded; with it, at most PER_HOST start per hold (timers never fire early, so a slow
+        // machine only makes fewer). The bound assumes a hold of at least MIN_HOLD_MS.
+        assert.ok(UNREACHABLE_HOLD_MS >= MIN_HOLD_MS);
+        const elapsed = Date.now() - started;
+        const made = await attempts();
+        const bound = PER_HOST * (Math.floor(elapsed / MIN_HOLD_MS) + 1);
+        assert.ok(made <= bound, `${made} attempts in ${elapsed} ms: at most ${bound} expected`);
 
-      // Nothing is skipped: every dead event climbs its whole ladder and ends failed.
-      const deadline = Date.now() + 30_000;
-      while ((await attempts()) < DEAD_EVENTS * LADDER_ATTEMPTS && Date.now() < deadline)
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      for (const p of payments) {
-        const event = await eventOf(d.outbox, p.transactionid);
-        assert.equal(event.attempts, LADDER_ATTEMPTS);
-        assert.equal(event.status, 'failed');
-        assert.equal((await d.outbox.attempts(event.id)).length, LADDER_ATTEMPTS, 'every attempt is stored');
-      }
-    });
+        // Nothing is skipped: every dead event climbs its whole ladder and ends failed.
+        const deadline = Date.now() + 30_000;
+        while ((await attempts()) < DEAD_EVENTS * LADDER_ATTEMPTS && Date.now() < deadline)
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        for (const p of payments) {
+          const event = await eventOf(d.outbox, p.transactionid);
+          assert.equal(event.attempts, LADDER_ATTEMPTS);
+          assert.equal(event.status, 'failed');
+          assert.equal((await d.outbox.attempts(event.id)).length, LADDER_ATTEMPTS, 'every attempt is stored');
+        }
+      },
+    );
   });
 }

@@ -104,7 +104,10 @@ export class Receiver {
     for (const waiter of this.#waiters) waiter();
   }
 
-  /** Resolves when `predicate` holds; rejects after `timeoutMs` so a broken gateway fails the test instead of hanging it. */
+  /**
+   * Resolves when `predicate` holds; rejects after `timeoutMs` so a broken gateway fails the test instead of hanging
+   * it.
+   */
   waitFor(predicate: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
     if (predicate()) return Promise.resolve();
     return new Promise((resolve, reject) => {

@@ -42,30 +42,33 @@ for (const { dialect, skip } of await testDialects()) {
       await d?.close();
     });
 
-    test('a backlog to one origin: never more than its per-host cap open at once, every event delivered exactly once', async () => {
-      let maxOpen = 0;
-      const tracked: Behaviour = (res, req, n) => {
-        maxOpen = Math.max(maxOpen, receiver.to('/hook/backlog').filter((r) => r.open).length);
-        slow(30)(res, req, n);
-      };
-      const url = receiver.on('/hook/backlog', tracked);
-      const payments = [];
-      for (let i = 0; i < 24; i++) payments.push(await completePayment(d.gw, creds, url));
-      await receiver.waitFor(
-        () => receiver.to('/hook/backlog').length >= payments.length,
-        'every notification',
-        30_000,
-      );
-      await d.worker.idle();
-      const ids = receiver.to('/hook/backlog').map((r) => JSON.parse(r.body.toString()).transactionid as string);
-      assert.deepEqual(
-        [...ids].sort(),
-        payments.map((p) => p.transactionid).sort(),
-        'each payment notified exactly once',
-      );
-      assert.ok(maxOpen >= 1 && maxOpen <= 2, `at most 2 open at once (saw ${maxOpen})`);
-      for (const p of payments) assert.equal((await eventOf(d.outbox, p.transactionid)).status, 'delivered');
-    });
+    test(
+      'a backlog to one origin: never more than its per-host ' + 'cap open at once, every event delivered exactly once',
+      async () => {
+        let maxOpen = 0;
+        const tracked: Behaviour = (res, req, n) => {
+          maxOpen = Math.max(maxOpen, receiver.to('/hook/backlog').filter((r) => r.open).length);
+          slow(30)(res, req, n);
+        };
+        const url = receiver.on('/hook/backlog', tracked);
+        const payments = [];
+        for (let i = 0; i < 24; i++) payments.push(await completePayment(d.gw, creds, url));
+        await receiver.waitFor(
+          () => receiver.to('/hook/backlog').length >= payments.length,
+          'every notification',
+          30_000,
+        );
+        await d.worker.idle();
+        const ids = receiver.to('/hook/backlog').map((r) => JSON.parse(r.body.toString()).transactionid as string);
+        assert.deepEqual(
+          [...ids].sort(),
+          payments.map((p) => p.transactionid).sort(),
+          'each payment notified exactly once',
+        );
+        assert.ok(maxOpen >= 1 && maxOpen <= 2, `at most 2 open at once (saw ${maxOpen})`);
+        for (const p of payments) assert.equal((await eventOf(d.outbox, p.transactionid)).status, 'delivered');
+      },
+    );
 
     test('stop() gives back the leases of events leased ahead but not started; they stay pending', async () => {
       const url = receiver.on('/hook/held', slow(1500));
@@ -95,42 +98,50 @@ for (const { dialect, skip } of await testDialects()) {
 
 for (const { dialect, skip } of await testDialects()) {
   describe(`delivery refills a backlog without the poll [${dialect}]`, { skip }, () => {
-    test("a backlog several times an origin's depth drains completely, each event once, within its per-host cap, with the poll 10 minutes away", async () => {
-      const receiver = await Receiver.start();
-      // No worker yet: the backlog builds up first.
-      const gw = await startTestGateway(dialect, {
-        ...FAST_DELIVERY_ENV,
-        DELIVERY_POLL_INTERVAL: '10m',
-        DELIVERY_CONCURRENCY: '4',
-        DELIVERY_PER_HOST_CONCURRENCY: '2',
-      });
-      const worker = new DeliveryWorker(gw.services, createLogger('silent'));
-      try {
-        const creds = await addMerchant(gw);
-        let maxOpen = 0;
-        const url = receiver.on('/hook/drain', (res, req, n) => {
-          maxOpen = Math.max(maxOpen, receiver.to('/hook/drain').filter((r) => r.open).length);
-          answer(200)(res, req, n);
+    test(
+      "a backlog several times an origin's depth drains completely, " +
+        'each event once, within its per-host cap, with the poll 10 minutes away',
+      async () => {
+        const receiver = await Receiver.start();
+        // No worker yet: the backlog builds up first.
+        const gw = await startTestGateway(dialect, {
+          ...FAST_DELIVERY_ENV,
+          DELIVERY_POLL_INTERVAL: '10m',
+          DELIVERY_CONCURRENCY: '4',
+          DELIVERY_PER_HOST_CONCURRENCY: '2',
         });
-        const payments = [];
-        for (let i = 0; i < 120; i++) payments.push(await completePayment(gw, creds, url));
-        worker.start();
-        await receiver.waitFor(() => receiver.to('/hook/drain').length >= payments.length, 'the whole backlog', 30_000);
-        await worker.idle();
-        const ids = receiver.to('/hook/drain').map((r) => JSON.parse(r.body.toString()).transactionid as string);
-        assert.deepEqual(
-          [...ids].sort(),
-          payments.map((p) => p.transactionid).sort(),
-          'each payment notified exactly once',
-        );
-        assert.ok(maxOpen <= 2, `at most 2 open at once (saw ${maxOpen})`);
-        const outbox = new OutboxRepo(gw.testStore.db, gw.services.store.kind);
-        for (const p of payments) assert.equal((await eventOf(outbox, p.transactionid)).status, 'delivered');
-      } finally {
-        await worker.stop();
-        await gw.close();
-        await receiver.close();
-      }
-    });
+        const worker = new DeliveryWorker(gw.services, createLogger('silent'));
+        try {
+          const creds = await addMerchant(gw);
+          let maxOpen = 0;
+          const url = receiver.on('/hook/drain', (res, req, n) => {
+            maxOpen = Math.max(maxOpen, receiver.to('/hook/drain').filter((r) => r.open).length);
+            answer(200)(res, req, n);
+          });
+          const payments = [];
+          for (let i = 0; i < 120; i++) payments.push(await completePayment(gw, creds, url));
+          worker.start();
+          await receiver.waitFor(
+            () => receiver.to('/hook/drain').length >= payments.length,
+            'the whole backlog',
+            30_000,
+          );
+          await worker.idle();
+          const ids = receiver.to('/hook/drain').map((r) => JSON.parse(r.body.toString()).transactionid as string);
+          assert.deepEqual(
+            [...ids].sort(),
+            payments.map((p) => p.transactionid).sort(),
+            'each payment notified exactly once',
+          );
+          assert.ok(maxOpen <= 2, `at most 2 open at once (saw ${maxOpen})`);
+          const outbox = new OutboxRepo(gw.testStore.db, gw.services.store.kind);
+          for (const p of payments) assert.equal((await eventOf(outbox, p.transactionid)).status, 'delivered');
+        } finally {
+          await worker.stop();
+          await gw.close();
+          await receiver.close();
+        }
+      },
+    );
   });
 }

@@ -81,40 +81,43 @@ for (const { dialect, skip } of await testDialects()) {
       return { event, attempt: attempts[0]! };
     }
 
-    test('live: loopback (literal, localhost, rebinding name), private and metadata targets are refused and recorded', async () => {
-      const port = new URL(receiver.url).port;
-      const targets = {
-        loopback: `http://127.0.0.1:${port}/hook/live`,
-        localhost: `http://localhost:${port}/hook/live`,
-        rebinding: `http://rebind.example.com:${port}/hook/live`,
-        private: 'http://10.1.2.3/hook',
-        metadata: 'http://169.254.169.254/latest/meta-data/',
-        metadataV6: 'http://[fd00:ec2::254]/latest/meta-data/',
-      };
-      const ids = Object.fromEntries(
-        await Promise.all(Object.entries(targets).map(async ([name, url]) => [name, await eventFor(url)] as const)),
-      );
-      const before = receiver.requests.length;
-      await deliverAll('live');
+    test(
+      'live: loopback (literal, localhost, rebinding name), ' + 'private and metadata targets are refused and recorded',
+      async () => {
+        const port = new URL(receiver.url).port;
+        const targets = {
+          loopback: `http://127.0.0.1:${port}/hook/live`,
+          localhost: `http://localhost:${port}/hook/live`,
+          rebinding: `http://rebind.example.com:${port}/hook/live`,
+          private: 'http://10.1.2.3/hook',
+          metadata: 'http://169.254.169.254/latest/meta-data/',
+          metadataV6: 'http://[fd00:ec2::254]/latest/meta-data/',
+        };
+        const ids = Object.fromEntries(
+          await Promise.all(Object.entries(targets).map(async ([name, url]) => [name, await eventFor(url)] as const)),
+        );
+        const before = receiver.requests.length;
+        await deliverAll('live');
 
-      assert.equal(receiver.requests.length, before, 'nothing reached the receiver');
-      const reasons: Record<string, RegExp> = {
-        loopback: /127\.0\.0\.1 is loopback/,
-        localhost: /localhost is loopback/,
-        rebinding: /rebind\.example\.com.*127\.0\.0\.1 is loopback/,
-        private: /10\.1\.2\.3 is private/,
-        metadata: /169\.254\.169\.254 is metadata/,
-        metadataV6: /metadata/,
-      };
-      for (const [name, id] of Object.entries(ids)) {
-        const { event, attempt } = await onlyAttempt(id);
-        assert.equal(event.status, 'failed', name);
-        assert.equal(attempt.httpStatus, null, name);
-        assert.match(attempt.error!, /^refused by the outbound policy: /, name);
-        assert.match(attempt.error!, reasons[name]!, name);
-        assert.match(event.lastError!, /refused by the outbound policy/, name);
-      }
-    });
+        assert.equal(receiver.requests.length, before, 'nothing reached the receiver');
+        const reasons: Record<string, RegExp> = {
+          loopback: /127\.0\.0\.1 is loopback/,
+          localhost: /localhost is loopback/,
+          rebinding: /rebind\.example\.com.*127\.0\.0\.1 is loopback/,
+          private: /10\.1\.2\.3 is private/,
+          metadata: /169\.254\.169\.254 is metadata/,
+          metadataV6: /metadata/,
+        };
+        for (const [name, id] of Object.entries(ids)) {
+          const { event, attempt } = await onlyAttempt(id);
+          assert.equal(event.status, 'failed', name);
+          assert.equal(attempt.httpStatus, null, name);
+          assert.match(attempt.error!, /^refused by the outbound policy: /, name);
+          assert.match(attempt.error!, reasons[name]!, name);
+          assert.match(event.lastError!, /refused by the outbound policy/, name);
+        }
+      },
+    );
 
     test('live: an allow-list entry lets a loopback target through', async () => {
       const url = receiver.on('/hook/allowed', answer(200));
@@ -124,21 +127,25 @@ for (const { dialect, skip } of await testDialects()) {
       assert.equal((await onlyAttempt(id)).event.status, 'delivered');
     });
 
-    test('sandbox: loopback targets (literal, localhost, a name resolving to loopback) are delivered; metadata is still refused', async () => {
-      const port = new URL(receiver.url).port;
-      receiver.on('/hook/sandbox', answer(200));
-      const delivered = [
-        await eventFor(`http://127.0.0.1:${port}/hook/sandbox`),
-        await eventFor(`http://localhost:${port}/hook/sandbox`),
-        await eventFor(`http://rebind.example.com:${port}/hook/sandbox`),
-      ];
-      const metadata = await eventFor('http://169.254.169.254/latest/meta-data/');
-      await deliverAll('sandbox');
-      assert.equal(receiver.to('/hook/sandbox').length, 3);
-      for (const id of delivered) assert.equal((await onlyAttempt(id)).event.status, 'delivered');
-      const refused = await onlyAttempt(metadata);
-      assert.equal(refused.event.status, 'failed');
-      assert.match(refused.attempt.error!, /refused by the outbound policy: .*metadata/);
-    });
+    test(
+      'sandbox: loopback targets (literal, localhost, ' +
+        'a name resolving to loopback) are delivered; metadata is still refused',
+      async () => {
+        const port = new URL(receiver.url).port;
+        receiver.on('/hook/sandbox', answer(200));
+        const delivered = [
+          await eventFor(`http://127.0.0.1:${port}/hook/sandbox`),
+          await eventFor(`http://localhost:${port}/hook/sandbox`),
+          await eventFor(`http://rebind.example.com:${port}/hook/sandbox`),
+        ];
+        const metadata = await eventFor('http://169.254.169.254/latest/meta-data/');
+        await deliverAll('sandbox');
+        assert.equal(receiver.to('/hook/sandbox').length, 3);
+        for (const id of delivered) assert.equal((await onlyAttempt(id)).event.status, 'delivered');
+        const refused = await onlyAttempt(metadata);
+        assert.equal(refused.event.status, 'failed');
+        assert.match(refused.attempt.error!, /refused by the outbound policy: .*metadata/);
+      },
+    );
   });
 }

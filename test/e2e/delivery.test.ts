@@ -128,24 +128,27 @@ for (const { dialect, skip } of await testDialects()) {
       },
     );
 
-    test('a completion tells the worker where its notification goes: the event is claimed without reading it back', async () => {
-      const originsOf = OutboxClaimsRepo.prototype.originsOf;
-      let reads = 0;
-      // A spy, not a stub: a read, should one happen, still runs.
-      OutboxClaimsRepo.prototype.originsOf = function (ids) {
-        reads += 1;
-        return originsOf.call(this, ids);
-      };
-      try {
-        const url = receiver.on('/hook/origin-known', answer(200));
-        await completePayment(d.gw, creds, url);
-        await receiver.waitFor(() => receiver.to('/hook/origin-known').length === 1, 'the notification');
-        await d.worker.idle();
-      } finally {
-        OutboxClaimsRepo.prototype.originsOf = originsOf;
-      }
-      assert.equal(reads, 0);
-    });
+    test(
+      'a completion tells the worker where its notification ' + 'goes: the event is claimed without reading it back',
+      async () => {
+        const originsOf = OutboxClaimsRepo.prototype.originsOf;
+        let reads = 0;
+        // A spy, not a stub: a read, should one happen, still runs.
+        OutboxClaimsRepo.prototype.originsOf = function (ids) {
+          reads += 1;
+          return originsOf.call(this, ids);
+        };
+        try {
+          const url = receiver.on('/hook/origin-known', answer(200));
+          await completePayment(d.gw, creds, url);
+          await receiver.waitFor(() => receiver.to('/hook/origin-known').length === 1, 'the notification');
+          await d.worker.idle();
+        } finally {
+          OutboxClaimsRepo.prototype.originsOf = originsOf;
+        }
+        assert.equal(reads, 0);
+      },
+    );
 
     test('a declined payment is notified as Not Successful / 6 / DECLINED', async () => {
       const url = receiver.on('/hook/declined', answer(200));
@@ -269,29 +272,35 @@ for (const { dialect, skip } of await testDialects()) {
       ]);
     });
 
-    test('rotating a secret sealed under another key drops it, and notifications flow signed with the new one', async () => {
-      const stale = await addMerchant(d.gw);
-      // A merchant row written under another GATEWAY_SECRET_KEY: this key cannot open its secret.
-      await d.gw.services.merchants.update(
-        stale.merchantid,
-        { webhookSecretSealed: sealSecret(Buffer.alloc(32, 7), 'whsec_c2VhbGVkIHVuZGVyIGFub3RoZXIga2V5') },
-        d.gw.clock.now,
-      );
-      const rotated = await d.gw.services.manageMerchants.rotateWebhookSecret(stale.merchantid);
-      assert.equal(rotated.previous_valid_until, null, 'the unopenable secret is not kept for the overlap');
-      const record = await d.gw.services.merchants.findById(stale.merchantid);
-      assert.equal(record?.previousWebhookSecretSealed, null);
-      await d.gw.services.directory.refresh();
+    test(
+      'rotating a secret sealed under another key drops ' + 'it, and notifications flow signed with the new one',
+      async () => {
+        const stale = await addMerchant(d.gw);
+        // A merchant row written under another GATEWAY_SECRET_KEY: this key cannot open its secret.
+        await d.gw.services.merchants.update(
+          stale.merchantid,
+          { webhookSecretSealed: sealSecret(Buffer.alloc(32, 7), 'whsec_c2VhbGVkIHVuZGVyIGFub3RoZXIga2V5') },
+          d.gw.clock.now,
+        );
+        const rotated = await d.gw.services.manageMerchants.rotateWebhookSecret(stale.merchantid);
+        assert.equal(rotated.previous_valid_until, null, 'the unopenable secret is not kept for the overlap');
+        const record = await d.gw.services.merchants.findById(stale.merchantid);
+        assert.equal(record?.previousWebhookSecretSealed, null);
+        await d.gw.services.directory.refresh();
 
-      const url = receiver.on('/hook/stale-key', answer(200));
-      const paid = await completePayment(d.gw, stale, url);
-      await receiver.waitFor(() => receiver.to('/hook/stale-key').length === 1, 'the notification after the rotation');
-      const got = receiver.to('/hook/stale-key')[0]!;
-      const id = (await eventOf(d.outbox, paid.transactionid)).id;
-      assert.deepEqual(signaturesOf(got), [
-        independentSignature(rotated.webhook_secret, id, String(got.headers['webhook-timestamp']), got.body),
-      ]);
-    });
+        const url = receiver.on('/hook/stale-key', answer(200));
+        const paid = await completePayment(d.gw, stale, url);
+        await receiver.waitFor(
+          () => receiver.to('/hook/stale-key').length === 1,
+          'the notification after the rotation',
+        );
+        const got = receiver.to('/hook/stale-key')[0]!;
+        const id = (await eventOf(d.outbox, paid.transactionid)).id;
+        assert.deepEqual(signaturesOf(got), [
+          independentSignature(rotated.webhook_secret, id, String(got.headers['webhook-timestamp']), got.body),
+        ]);
+      },
+    );
   });
 
   describe(`notification gives up after the last rung, and resend [${dialect}]`, { skip }, () => {
@@ -308,49 +317,53 @@ for (const { dialect, skip } of await testDialects()) {
       await receiver?.close();
     });
 
-    test('three failures on a three-rung ladder → failed, visible, no fourth attempt; resend delivers with the same id and body', async () => {
-      let healthy = false;
-      const url = receiver.on('/hook/down', (res, req, n) => answer(healthy ? 200 : 500)(res, req, n));
-      const payment = await completePayment(d.gw, creds, url);
-      await receiver.waitFor(() => receiver.to('/hook/down').length === 3, 'three attempts');
-      await d.worker.idle();
-      let event = await eventOf(d.outbox, payment.transactionid);
-      assert.equal(event.status, 'failed');
-      assert.equal(event.lastError, 'HTTP 500');
-      assert.equal(event.attempts, 3);
-      d.advance(3_600_000);
-      await d.worker.wake();
-      await d.worker.idle();
-      assert.equal(receiver.to('/hook/down').length, 3, 'nothing after the last rung');
-      assert.deepEqual(
-        (await d.outbox.list({ status: 'failed' })).map((e) => e.id),
-        [event.id],
-      );
+    test(
+      'three failures on a three-rung ladder → failed, visible, ' +
+        'no fourth attempt; resend delivers with the same id and body',
+      async () => {
+        let healthy = false;
+        const url = receiver.on('/hook/down', (res, req, n) => answer(healthy ? 200 : 500)(res, req, n));
+        const payment = await completePayment(d.gw, creds, url);
+        await receiver.waitFor(() => receiver.to('/hook/down').length === 3, 'three attempts');
+        await d.worker.idle();
+        let event = await eventOf(d.outbox, payment.transactionid);
+        assert.equal(event.status, 'failed');
+        assert.equal(event.lastError, 'HTTP 500');
+        assert.equal(event.attempts, 3);
+        d.advance(3_600_000);
+        await d.worker.wake();
+        await d.worker.idle();
+        assert.equal(receiver.to('/hook/down').length, 3, 'nothing after the last rung');
+        assert.deepEqual(
+          (await d.outbox.list({ status: 'failed' })).map((e) => e.id),
+          [event.id],
+        );
 
-      healthy = true;
-      const resent = await resendNotification(d.gw.services.store, event.id, d.gw.clock.now);
-      assert.deepEqual(resent, { eventId: event.id, series: 2, previousStatus: 'failed' });
-      await d.worker.wake();
-      await receiver.waitFor(() => receiver.to('/hook/down').length === 4, 'the resent notification');
-      await d.worker.idle();
-      const all = receiver.to('/hook/down');
-      assert.ok(all[3]!.body.equals(all[0]!.body));
-      assert.equal(all[3]!.headers['webhook-id'], event.id);
-      event = await eventOf(d.outbox, payment.transactionid);
-      assert.equal(event.status, 'delivered');
-      assert.equal(event.series, 2);
-      assert.equal(event.attempts, 1);
-      const attempts = await d.outbox.attempts(event.id);
-      assert.deepEqual(
-        attempts.map((a) => [a.attemptNo, a.series, a.httpStatus]),
-        [
-          [1, 1, 500],
-          [2, 1, 500],
-          [3, 1, 500],
-          [4, 2, 200],
-        ],
-      );
-    });
+        healthy = true;
+        const resent = await resendNotification(d.gw.services.store, event.id, d.gw.clock.now);
+        assert.deepEqual(resent, { eventId: event.id, series: 2, previousStatus: 'failed' });
+        await d.worker.wake();
+        await receiver.waitFor(() => receiver.to('/hook/down').length === 4, 'the resent notification');
+        await d.worker.idle();
+        const all = receiver.to('/hook/down');
+        assert.ok(all[3]!.body.equals(all[0]!.body));
+        assert.equal(all[3]!.headers['webhook-id'], event.id);
+        event = await eventOf(d.outbox, payment.transactionid);
+        assert.equal(event.status, 'delivered');
+        assert.equal(event.series, 2);
+        assert.equal(event.attempts, 1);
+        const attempts = await d.outbox.attempts(event.id);
+        assert.deepEqual(
+          attempts.map((a) => [a.attemptNo, a.series, a.httpStatus]),
+          [
+            [1, 1, 500],
+            [2, 1, 500],
+            [3, 1, 500],
+            [4, 2, 200],
+          ],
+        );
+      },
+    );
 
     test('resending an unknown event is NOT_FOUND', async () => {
       await assert.rejects(resendNotification(d.gw.services.store, 'evt_nope', d.gw.clock.now), { tag: 'NOT_FOUND' });

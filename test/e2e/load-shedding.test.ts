@@ -38,7 +38,8 @@ for (const { dialect, skip } of await testDialects()) {
       let answer = '';
       socket.setEncoding('utf8').on('data', (d: string) => (answer += d));
       socket.write(
-        `POST /transaction/s2s HTTP/1.1\r\nHost: gw\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 5)}`,
+        `POST /transaction/s2s HTTP/1.1\r\nHost: gw\r\nContent-Type: application/json\r\n` +
+          `Connection: close\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 5)}`,
       );
       await new Promise((r) => setTimeout(r, 100)); // the server has read the headers
       return {
@@ -96,7 +97,8 @@ for (const { dialect, skip } of await testDialects()) {
           const s = net.connect(port, '127.0.0.1');
           await new Promise((r) => s.once('connect', r));
           s.write(
-            'POST /transaction/s2s HTTP/1.1\r\nHost: gw\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{',
+            'POST /transaction/s2s HTTP/1.1\r\nHost: gw\r\n' +
+              'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{',
           );
           return s;
         }),
@@ -128,47 +130,56 @@ describe('shed answers are held for SHED_DELAY (MAX_IN_FLIGHT=1, SHED_DELAY=300m
   });
   after(() => gw?.close());
 
-  test('on the JSON fast lane and through Fastify, a shed request is answered 503 no sooner than the delay; a client that leaves meanwhile costs nothing', async () => {
-    // One request holds the only slot: its body never completes until the end.
-    const holder = net.connect(port, '127.0.0.1');
-    await new Promise((r) => holder.once('connect', r));
-    holder.write(
-      'POST /transaction/s2s HTTP/1.1\r\nHost: gw\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{',
-    );
-    await new Promise((r) => setTimeout(r, 100));
-    try {
-      // A client that leaves while its answer is held: nothing breaks, nothing is written.
-      const leaver = net.connect(port, '127.0.0.1');
-      await new Promise((r) => leaver.once('connect', r));
-      leaver.write(
-        'POST /transaction/status HTTP/1.1\r\nHost: gw\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}',
+  test(
+    'on the JSON fast lane and through Fastify, a shed request is answered 503 no sooner ' +
+      'than the delay; a client that leaves meanwhile costs nothing',
+    async () => {
+      // One request holds the only slot: its body never completes until the end.
+      const holder = net.connect(port, '127.0.0.1');
+      await new Promise((r) => holder.once('connect', r));
+      holder.write(
+        'POST /transaction/s2s HTTP/1.1\r\nHost: gw\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{',
       );
-      await new Promise((r) => setTimeout(r, 20));
-      leaver.destroy();
+      await new Promise((r) => setTimeout(r, 100));
+      try {
+        // A client that leaves while its answer is held: nothing breaks, nothing is written.
+        const leaver = net.connect(port, '127.0.0.1');
+        await new Promise((r) => leaver.once('connect', r));
+        leaver.write(
+          'POST /transaction/status HTTP/1.1\r\nHost: gw\r\n' +
+            'Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}',
+        );
+        await new Promise((r) => setTimeout(r, 20));
+        leaver.destroy();
 
-      for (const [path, body] of [
-        ['/transaction/s2s', initiationBody(creds, { trackid: 'held-shed' })], // the JSON fast lane
-        ['/sandbox/transaction/complete', { ...creds, transactionid: 'tx-none' }], // Fastify's hook
-      ] as const) {
-        const started = performance.now();
-        const answer = await httpPost(`http://127.0.0.1:${port}${path}`, body);
-        const waited = performance.now() - started;
-        assert.equal(answer.status, 503, path);
-        assert.equal(answer.body.error_code_tag, 'SERVICE_UNAVAILABLE', path);
-        assert.ok(Number(answer.headers.get('retry-after')) > 0, `${path}: Retry-After is set`);
-        // A lower bound only: the point is that the answer was held, not how fast anything is.
-        assert.ok(waited >= 290, `${path}: answered after ${waited.toFixed(0)} ms, before the 300 ms delay`);
+        for (const [path, body] of [
+          ['/transaction/s2s', initiationBody(creds, { trackid: 'held-shed' })], // the JSON fast lane
+          ['/sandbox/transaction/complete', { ...creds, transactionid: 'tx-none' }], // Fastify's hook
+        ] as const) {
+          const started = performance.now();
+          const answer = await httpPost(`http://127.0.0.1:${port}${path}`, body);
+          const waited = performance.now() - started;
+          assert.equal(answer.status, 503, path);
+          assert.equal(answer.body.error_code_tag, 'SERVICE_UNAVAILABLE', path);
+          assert.ok(Number(answer.headers.get('retry-after')) > 0, `${path}: Retry-After is set`);
+          // A lower bound only: the point is that the answer was held, not how fast anything is.
+          assert.ok(waited >= 290, `${path}: answered after ${waited.toFixed(0)} ms, before the 300 ms delay`);
+        }
+        for (const probe of ['/healthz', '/readyz'])
+          assert.equal(
+            (await fetch(`http://127.0.0.1:${port}${probe}`)).status,
+            200,
+            `${probe} is never shed, nor held`,
+          );
+      } finally {
+        holder.destroy();
       }
-      for (const probe of ['/healthz', '/readyz'])
-        assert.equal((await fetch(`http://127.0.0.1:${port}${probe}`)).status, 200, `${probe} is never shed, nor held`);
-    } finally {
-      holder.destroy();
-    }
-    await new Promise((r) => setTimeout(r, 200)); // the holder's slot is given back when its socket closes
-    assert.equal(
-      (await httpPost(`http://127.0.0.1:${port}/transaction/s2s`, initiationBody(creds, { trackid: 'after-held' })))
-        .status,
-      200,
-    );
-  });
+      await new Promise((r) => setTimeout(r, 200)); // the holder's slot is given back when its socket closes
+      assert.equal(
+        (await httpPost(`http://127.0.0.1:${port}/transaction/s2s`, initiationBody(creds, { trackid: 'after-held' })))
+          .status,
+        200,
+      );
+    },
+  );
 });

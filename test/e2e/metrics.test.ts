@@ -58,62 +58,66 @@ for (const { dialect, skip } of await testDialects()) {
       await receiver?.close();
     });
 
-    test('payments, replays, finalisations, notification attempts, latency per route, process and event loop, version', async () => {
-      receiver.on('/ok', answer(200));
-      receiver.on('/down', answer(500));
-      await completePayment(d.gw, creds, `${receiver.url}/ok`);
-      await completePayment(d.gw, creds, `${receiver.url}/ok`, { amount: '15000' }); // declined by the sandbox rule
-      await completePayment(d.gw, creds, `${receiver.url}/down`);
-      const body = initiationBody(creds, { trackid: 'metrics-replay' });
-      assert.equal((await post(d.gw, '/transaction/s2s', body)).status, 200);
-      assert.equal((await post(d.gw, '/transaction/s2s', body)).headers['idempotent-replayed'], 'true');
-      assert.equal((await post(d.gw, '/transaction/s2s', '{oops')).status, 400);
+    test(
+      'payments, replays, finalisations, notification attempts, ' +
+        'latency per route, process and event loop, version',
+      async () => {
+        receiver.on('/ok', answer(200));
+        receiver.on('/down', answer(500));
+        await completePayment(d.gw, creds, `${receiver.url}/ok`);
+        await completePayment(d.gw, creds, `${receiver.url}/ok`, { amount: '15000' }); // declined by the sandbox rule
+        await completePayment(d.gw, creds, `${receiver.url}/down`);
+        const body = initiationBody(creds, { trackid: 'metrics-replay' });
+        assert.equal((await post(d.gw, '/transaction/s2s', body)).status, 200);
+        assert.equal((await post(d.gw, '/transaction/s2s', body)).headers['idempotent-replayed'], 'true');
+        assert.equal((await post(d.gw, '/transaction/s2s', '{oops')).status, 400);
 
-      await eventually(
-        async () => {
-          const { text } = await scrape(d.gw);
-          return (
-            sample(text, 'gateway_notification_attempts_total', { outcome: 'delivered', result: '2xx' }) === 2 &&
-            (sample(text, 'gateway_notification_attempts_total', { outcome: 'retry', result: '5xx' }) ?? 0) >= 1
-          );
-        },
-        10_000,
-        50,
-      );
+        await eventually(
+          async () => {
+            const { text } = await scrape(d.gw);
+            return (
+              sample(text, 'gateway_notification_attempts_total', { outcome: 'delivered', result: '2xx' }) === 2 &&
+              (sample(text, 'gateway_notification_attempts_total', { outcome: 'retry', result: '5xx' }) ?? 0) >= 1
+            );
+          },
+          10_000,
+          50,
+        );
 
-      const { status, text, contentType } = await scrape(d.gw);
-      assert.equal(status, 200);
-      assert.match(contentType, /^text\/plain; version=0\.0\.4/);
-      assert.equal(sample(text, 'gateway_build_info', { version: VERSION, mode: 'sandbox', store: dialect }), 1);
-      assert.equal(sample(text, 'gateway_initiations_total', { result: 'created' }), 4);
-      assert.equal(sample(text, 'gateway_initiations_total', { result: 'replayed' }), 1);
-      assert.equal(sample(text, 'gateway_transactions_finalised_total', { status: 'SUCCESS', tag: '' }), 2);
-      assert.equal(sample(text, 'gateway_transactions_finalised_total', { status: 'FAILED', tag: 'DECLINED' }), 1);
-      assert.equal(
-        sample(text, 'gateway_http_requests_total', { route: '/transaction/s2s', method: 'POST', status: '200' }),
-        5,
-      );
-      assert.equal(
-        sample(text, 'gateway_http_requests_total', { route: '/transaction/s2s', method: 'POST', status: '400' }),
-        1,
-      );
-      assert.equal(
-        sample(text, 'gateway_http_request_duration_seconds_count', { route: '/transaction/s2s', method: 'POST' }),
-        6,
-      );
-      assert.equal(
-        sample(text, 'gateway_http_request_duration_seconds_bucket', {
-          route: '/transaction/s2s',
-          method: 'POST',
-          le: '+Inf',
-        }),
-        6,
-      );
-      assert.equal(sample(text, 'gateway_notification_attempt_duration_seconds_count', { result: '2xx' }), 2);
-      assert.ok((sample(text, 'process_cpu_seconds_total') ?? 0) > 0, 'process CPU');
-      assert.ok(sample(text, 'nodejs_eventloop_lag_p99_seconds') !== undefined, 'event-loop delay');
-      assert.ok(sample(text, 'gateway_http_requests_in_flight') !== undefined);
-    });
+        const { status, text, contentType } = await scrape(d.gw);
+        assert.equal(status, 200);
+        assert.match(contentType, /^text\/plain; version=0\.0\.4/);
+        assert.equal(sample(text, 'gateway_build_info', { version: VERSION, mode: 'sandbox', store: dialect }), 1);
+        assert.equal(sample(text, 'gateway_initiations_total', { result: 'created' }), 4);
+        assert.equal(sample(text, 'gateway_initiations_total', { result: 'replayed' }), 1);
+        assert.equal(sample(text, 'gateway_transactions_finalised_total', { status: 'SUCCESS', tag: '' }), 2);
+        assert.equal(sample(text, 'gateway_transactions_finalised_total', { status: 'FAILED', tag: 'DECLINED' }), 1);
+        assert.equal(
+          sample(text, 'gateway_http_requests_total', { route: '/transaction/s2s', method: 'POST', status: '200' }),
+          5,
+        );
+        assert.equal(
+          sample(text, 'gateway_http_requests_total', { route: '/transaction/s2s', method: 'POST', status: '400' }),
+          1,
+        );
+        assert.equal(
+          sample(text, 'gateway_http_request_duration_seconds_count', { route: '/transaction/s2s', method: 'POST' }),
+          6,
+        );
+        assert.equal(
+          sample(text, 'gateway_http_request_duration_seconds_bucket', {
+            route: '/transaction/s2s',
+            method: 'POST',
+            le: '+Inf',
+          }),
+          6,
+        );
+        assert.equal(sample(text, 'gateway_notification_attempt_duration_seconds_count', { result: '2xx' }), 2);
+        assert.ok((sample(text, 'process_cpu_seconds_total') ?? 0) > 0, 'process CPU');
+        assert.ok(sample(text, 'nodejs_eventloop_lag_p99_seconds') !== undefined, 'event-loop delay');
+        assert.ok(sample(text, 'gateway_http_requests_in_flight') !== undefined);
+      },
+    );
 
     test('a scrape reads nothing from the store: it answers with the store closed', async () => {
       const gw = await startTestGateway(dialect);
@@ -135,23 +139,26 @@ describe(
   '/metrics while the payment tables are locked [postgres]',
   { skip: postgres?.skip ?? 'TEST_DATABASE excludes postgres' },
   () => {
-    test('a scrape is answered while another session holds an exclusive lock on transactions and outbox_events', async () => {
-      const gw = await startTestGateway('postgres');
-      const admin = new pg.Client({ connectionString: gw.testStore.databaseUrl });
-      await admin.connect();
-      try {
-        await admin.query('begin');
-        await admin.query('lock table transactions, outbox_events in access exclusive mode');
-        const timeout = new Promise<'blocked'>((r) => setTimeout(() => r('blocked'), 5000).unref());
-        const result = await Promise.race([scrape(gw), timeout]);
-        assert.notEqual(result, 'blocked', 'the scrape waited on the payment tables');
-        assert.equal((result as { status: number }).status, 200);
-      } finally {
-        await admin.query('rollback');
-        await admin.end();
-        await gw.close();
-      }
-    });
+    test(
+      'a scrape is answered while another session holds ' + 'an exclusive lock on transactions and outbox_events',
+      async () => {
+        const gw = await startTestGateway('postgres');
+        const admin = new pg.Client({ connectionString: gw.testStore.databaseUrl });
+        await admin.connect();
+        try {
+          await admin.query('begin');
+          await admin.query('lock table transactions, outbox_events in access exclusive mode');
+          const timeout = new Promise<'blocked'>((r) => setTimeout(() => r('blocked'), 5000).unref());
+          const result = await Promise.race([scrape(gw), timeout]);
+          assert.notEqual(result, 'blocked', 'the scrape waited on the payment tables');
+          assert.equal((result as { status: number }).status, 200);
+        } finally {
+          await admin.query('rollback');
+          await admin.end();
+          await gw.close();
+        }
+      },
+    );
   },
 );
 

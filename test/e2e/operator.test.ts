@@ -151,21 +151,24 @@ for (const { dialect, skip } of await testDialects()) {
       assert.ok(Date.parse(body.previous_valid_until) > Date.now());
     });
 
-    test('CLI mistakes: unknown merchant, missing flag and bad currency exit non-zero with a clear message', async () => {
-      const unknown = await runCliProcess(['merchant', 'disable', 'nobody'], env);
-      assert.equal(unknown.code, 1);
-      assert.match(unknown.stderr, /No merchant with id 'nobody'/);
-      const missing = await runCliProcess(['merchant', 'create', '--name', 'X', '--payout-currency', 'THB'], env);
-      assert.equal(missing.code, 2);
-      assert.match(missing.stderr, /--payout-account is required/);
-      const badCurrency = await runCliProcess(
-        ['merchant', 'create', '--name', 'X', '--payout-currency', 'baht', '--payout-account', '1234567890'],
-        env,
-      );
-      assert.equal(badCurrency.code, 1);
-      assert.match(badCurrency.stderr, /payout-currency/);
-      for (const r of [unknown, missing, badCurrency]) assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
-    });
+    test(
+      'CLI mistakes: unknown merchant, ' + 'missing flag and bad currency exit non-zero with a clear message',
+      async () => {
+        const unknown = await runCliProcess(['merchant', 'disable', 'nobody'], env);
+        assert.equal(unknown.code, 1);
+        assert.match(unknown.stderr, /No merchant with id 'nobody'/);
+        const missing = await runCliProcess(['merchant', 'create', '--name', 'X', '--payout-currency', 'THB'], env);
+        assert.equal(missing.code, 2);
+        assert.match(missing.stderr, /--payout-account is required/);
+        const badCurrency = await runCliProcess(
+          ['merchant', 'create', '--name', 'X', '--payout-currency', 'baht', '--payout-account', '1234567890'],
+          env,
+        );
+        assert.equal(badCurrency.code, 1);
+        assert.match(badCurrency.stderr, /payout-currency/);
+        for (const r of [unknown, missing, badCurrency]) assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
+      },
+    );
 
     test('racing identical initiations over real HTTP create exactly one transaction', async () => {
       const creds = JSON.parse(

@@ -60,7 +60,8 @@ describe('PostgreSQL backend terminated mid-request', { skip: postgres.skip }, (
       let killed = 0;
       for (let i = 0; i < 100 && killed === 0; i++) {
         const { rows } = await admin.query(
-          `select pg_terminate_backend(pid) as ok from pg_stat_activity where datname = $1 and pid <> pg_backend_pid() and wait_event_type = 'Lock'`,
+          `select pg_terminate_backend(pid) as ok from pg_stat_activity ` +
+            `where datname = $1 and pid <> pg_backend_pid() and wait_event_type = 'Lock'`,
           [database],
         );
         killed = rows.length;
@@ -96,17 +97,20 @@ describe('PostgreSQL backend terminated mid-request', { skip: postgres.skip }, (
     assertErrorBody(res, unavailable('status'));
   });
 
-  test('sandbox completion (a statement inside a transaction; its ROLLBACK fails too) → 503, then it completes', async () => {
-    const created = await post(gw, '/transaction/s2s', initiationBody(creds, { trackid: `pg-loss-${++serial}` }));
-    assert.equal(created.status, 200);
-    const complete = () =>
-      post(gw, '/sandbox/transaction/complete', { ...creds, transactionid: created.body.transactionid });
-    const res = await terminatedMidRequest('transactions', complete);
-    assertErrorBody(res, unavailable('status'));
-    const retried = await complete();
-    assert.equal(retried.status, 200, retried.raw);
-    assert.equal(retried.body.responsecode, '0');
-  });
+  test(
+    'sandbox completion (a statement inside a transaction; ' + 'its ROLLBACK fails too) → 503, then it completes',
+    async () => {
+      const created = await post(gw, '/transaction/s2s', initiationBody(creds, { trackid: `pg-loss-${++serial}` }));
+      assert.equal(created.status, 200);
+      const complete = () =>
+        post(gw, '/sandbox/transaction/complete', { ...creds, transactionid: created.body.transactionid });
+      const res = await terminatedMidRequest('transactions', complete);
+      assertErrorBody(res, unavailable('status'));
+      const retried = await complete();
+      assert.equal(retried.status, 200, retried.raw);
+      assert.equal(retried.body.responsecode, '0');
+    },
+  );
 
   test('balance query → 503', async () => {
     const res = await terminatedMidRequest('ledger_accounts', () =>

@@ -41,47 +41,52 @@ for (const { dialect, skip } of await testDialects()) {
       await receiver?.close();
     });
 
-    test('delivered signed to serverUrl after the result, with event_type "refund" and its own webhook-id', async () => {
-      const url = receiver.on('/wc-api/notify', (res) => res.writeHead(200).end('ok'));
-      const p = await completePayment(dg.gw, creds, url, { amount: '150' });
-      await receiver.waitFor(() => receiver.to('/wc-api/notify').length === 1, 'the result notification');
-      const res = await post(dg.gw, '/transaction/refund', {
-        merchantid: creds.merchantid,
-        password: creds.password,
-        transactionid: p.transactionid,
-        tranid: p.transactionid,
-        trackid: 'somchai@example.co.th',
-        bill_amount: 150.0,
-        bill_currencycode: 'THB',
-        reason: 'returned',
-      });
-      assert.equal(res.status, 200, res.raw);
-      await receiver.waitFor(() => receiver.to('/wc-api/notify').length === 2, 'the refund notification');
+    test(
+      'delivered signed to serverUrl after the result, ' + 'with event_type "refund" and its own webhook-id',
+      async () => {
+        const url = receiver.on('/wc-api/notify', (res) => res.writeHead(200).end('ok'));
+        const p = await completePayment(dg.gw, creds, url, { amount: '150' });
+        await receiver.waitFor(() => receiver.to('/wc-api/notify').length === 1, 'the result notification');
+        const res = await post(dg.gw, '/transaction/refund', {
+          merchantid: creds.merchantid,
+          password: creds.password,
+          transactionid: p.transactionid,
+          tranid: p.transactionid,
+          trackid: 'somchai@example.co.th',
+          bill_amount: 150.0,
+          bill_currencycode: 'THB',
+          reason: 'returned',
+        });
+        assert.equal(res.status, 200, res.raw);
+        await receiver.waitFor(() => receiver.to('/wc-api/notify').length === 2, 'the refund notification');
 
-      const [resultMsg, refundMsg] = receiver.to('/wc-api/notify');
-      const result = JSON.parse(resultMsg!.body.toString());
-      const refund = JSON.parse(refundMsg!.body.toString());
-      assert.equal(paymentOnlyHandler(result), 'complete');
-      assert.equal(
-        paymentOnlyHandler(refund),
-        'ignore',
-        'a payment-only handler neither completes nor fails the order again',
-      );
-      assert.equal(refund.event_type, 'refund');
-      assert.equal(refund.refundid, res.body.refundid);
-      assert.equal(refund.trackid, p.trackid, "the payment's trackid, so the shop finds its order");
-      assert.equal(refund.reference, 'somchai@example.co.th');
-      assert.equal(refund.bill_amount, '150.00');
-      assert.equal(refund.refundable_amount, '0.00');
-      const id = String(refundMsg!.headers['webhook-id']);
-      assert.equal(id, refund.event_id);
-      assert.notEqual(id, resultMsg!.headers['webhook-id']);
-      const ts = String(refundMsg!.headers['webhook-timestamp']);
-      assert.deepEqual(signaturesOf(refundMsg!), [independentSignature(creds.webhook_secret, id, ts, refundMsg!.body)]);
-      await dg.worker.idle();
-      const event = await dg.outbox.findById(id);
-      assert.equal(event?.status, 'delivered');
-      assert.equal(event?.refundId, res.body.refundid);
-    });
+        const [resultMsg, refundMsg] = receiver.to('/wc-api/notify');
+        const result = JSON.parse(resultMsg!.body.toString());
+        const refund = JSON.parse(refundMsg!.body.toString());
+        assert.equal(paymentOnlyHandler(result), 'complete');
+        assert.equal(
+          paymentOnlyHandler(refund),
+          'ignore',
+          'a payment-only handler neither completes nor fails the order again',
+        );
+        assert.equal(refund.event_type, 'refund');
+        assert.equal(refund.refundid, res.body.refundid);
+        assert.equal(refund.trackid, p.trackid, "the payment's trackid, so the shop finds its order");
+        assert.equal(refund.reference, 'somchai@example.co.th');
+        assert.equal(refund.bill_amount, '150.00');
+        assert.equal(refund.refundable_amount, '0.00');
+        const id = String(refundMsg!.headers['webhook-id']);
+        assert.equal(id, refund.event_id);
+        assert.notEqual(id, resultMsg!.headers['webhook-id']);
+        const ts = String(refundMsg!.headers['webhook-timestamp']);
+        assert.deepEqual(signaturesOf(refundMsg!), [
+          independentSignature(creds.webhook_secret, id, ts, refundMsg!.body),
+        ]);
+        await dg.worker.idle();
+        const event = await dg.outbox.findById(id);
+        assert.equal(event?.status, 'delivered');
+        assert.equal(event?.refundId, res.body.refundid);
+      },
+    );
   });
 }

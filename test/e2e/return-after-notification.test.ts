@@ -61,31 +61,37 @@ for (const { dialect, skip } of await testDialects()) {
       assert.equal(await attemptsOf(p.transactionid), 1);
     });
 
-    test('cancel: same, and a failing receiver (500) does not hold the customer: redirected after the failed attempt', async () => {
-      const p = await payment('/fail-cancel', '100');
-      receiver.on('/fail-cancel', slow(SLOW_MS, answer(500)));
-      const res = await pressButton(dg.gw, p.redirectId, 'cancel');
-      assert.equal(res.status, 303);
-      assert.match(String(res.headers.location), /responsecode=6/);
-      assert.equal(receiver.to('/fail-cancel').length, 1);
-      assert.equal(receiver.to('/fail-cancel')[0]!.open, false);
-      const event = await dg.outbox.findByTransaction(p.transactionid);
-      assert.equal(event?.status, 'pending', 'the failed attempt was recorded; a retry is scheduled');
-      assert.equal(await attemptsOf(p.transactionid), 1);
-    });
+    test(
+      'cancel: same, and a failing receiver (500) does not hold ' + 'the customer: redirected after the failed attempt',
+      async () => {
+        const p = await payment('/fail-cancel', '100');
+        receiver.on('/fail-cancel', slow(SLOW_MS, answer(500)));
+        const res = await pressButton(dg.gw, p.redirectId, 'cancel');
+        assert.equal(res.status, 303);
+        assert.match(String(res.headers.location), /responsecode=6/);
+        assert.equal(receiver.to('/fail-cancel').length, 1);
+        assert.equal(receiver.to('/fail-cancel')[0]!.open, false);
+        const event = await dg.outbox.findByTransaction(p.transactionid);
+        assert.equal(event?.status, 'pending', 'the failed attempt was recorded; a retry is scheduled');
+        assert.equal(await attemptsOf(p.transactionid), 1);
+      },
+    );
 
-    test('a receiver that never answers: the redirect still comes, after the bound, while the attempt is still open', async () => {
-      const p = await payment('/hang-confirm');
-      receiver.on('/hang-confirm', hang);
-      const res = await pressButton(dg.gw, p.redirectId, 'confirm');
-      assert.equal(res.status, 303);
-      assert.match(String(res.headers.location), /result=CAPTURED/);
-      const got = receiver.to('/hang-confirm');
-      assert.equal(got.length, 1, 'the attempt had started');
-      assert.equal(got[0]!.open, true, 'the receiver has not answered: the bound, not the attempt, ended the wait');
-      assert.equal(await attemptsOf(p.transactionid), 0);
-      assert.match(dg.gw.logs.text, /customer sent back before the first notification attempt finished/);
-    });
+    test(
+      'a receiver that never answers: the redirect still comes, ' + 'after the bound, while the attempt is still open',
+      async () => {
+        const p = await payment('/hang-confirm');
+        receiver.on('/hang-confirm', hang);
+        const res = await pressButton(dg.gw, p.redirectId, 'confirm');
+        assert.equal(res.status, 303);
+        assert.match(String(res.headers.location), /result=CAPTURED/);
+        const got = receiver.to('/hang-confirm');
+        assert.equal(got.length, 1, 'the attempt had started');
+        assert.equal(got[0]!.open, true, 'the receiver has not answered: the bound, not the attempt, ended the wait');
+        assert.equal(await attemptsOf(p.transactionid), 0);
+        assert.match(dg.gw.logs.text, /customer sent back before the first notification attempt finished/);
+      },
+    );
 
     test("the page's status poll hands the customer back only after the first attempt", async () => {
       const p = await payment('/slow-poll');
@@ -104,40 +110,44 @@ for (const { dialect, skip } of await testDialects()) {
       assert.equal(receiver.to('/slow-poll')[0]!.open, false);
     });
 
-    test('another instance without a delivery worker waits too: the store poll sees the attempt this instance records', async () => {
-      // Instance B: its own store connection, services and app, no worker. Instance A (dg) delivers.
-      const config = testConfig({ DATABASE_URL: dg.gw.testStore.databaseUrl, RETURN_WAIT_FOR_NOTIFICATION: '10s' });
-      const store = openStore(config.databaseUrl);
-      const logs = new LogCapture();
-      const logger = createLogger('info', logs);
-      const services = createServices(config, store, config.secretKey!, { logger });
-      const app = await buildApp(httpDepsFrom(services), { logger });
-      try {
-        await services.directory.refresh();
-        const p = await payment('/slow-other');
-        receiver.on('/slow-other', slow(SLOW_MS));
-        let released = false;
-        const original = services.notificationWaits.attemptRecorded.bind(services.notificationWaits);
-        services.notificationWaits.attemptRecorded = (id) => {
-          released = true;
-          original(id);
-        };
-        const res = await pressButton({ app }, p.redirectId, 'confirm');
-        assert.equal(res.status, 303);
-        assert.equal(released, false, 'instance B has no worker: nothing released it in process');
-        assert.doesNotMatch(
-          logs.text,
-          /customer sent back before the first notification attempt finished/,
-          'the poll, not the 10 s bound, ended the wait',
-        );
-        assert.equal(receiver.to('/slow-other').length, 1);
-        assert.equal(receiver.to('/slow-other')[0]!.open, false, 'B redirected only after A recorded the attempt');
-        assert.equal(await attemptsOf(p.transactionid), 1);
-      } finally {
-        await app.close();
-        await store.close();
-      }
-    });
+    test(
+      'another instance without a delivery worker waits too: ' +
+        'the store poll sees the attempt this instance records',
+      async () => {
+        // Instance B: its own store connection, services and app, no worker. Instance A (dg) delivers.
+        const config = testConfig({ DATABASE_URL: dg.gw.testStore.databaseUrl, RETURN_WAIT_FOR_NOTIFICATION: '10s' });
+        const store = openStore(config.databaseUrl);
+        const logs = new LogCapture();
+        const logger = createLogger('info', logs);
+        const services = createServices(config, store, config.secretKey!, { logger });
+        const app = await buildApp(httpDepsFrom(services), { logger });
+        try {
+          await services.directory.refresh();
+          const p = await payment('/slow-other');
+          receiver.on('/slow-other', slow(SLOW_MS));
+          let released = false;
+          const original = services.notificationWaits.attemptRecorded.bind(services.notificationWaits);
+          services.notificationWaits.attemptRecorded = (id) => {
+            released = true;
+            original(id);
+          };
+          const res = await pressButton({ app }, p.redirectId, 'confirm');
+          assert.equal(res.status, 303);
+          assert.equal(released, false, 'instance B has no worker: nothing released it in process');
+          assert.doesNotMatch(
+            logs.text,
+            /customer sent back before the first notification attempt finished/,
+            'the poll, not the 10 s bound, ended the wait',
+          );
+          assert.equal(receiver.to('/slow-other').length, 1);
+          assert.equal(receiver.to('/slow-other')[0]!.open, false, 'B redirected only after A recorded the attempt');
+          assert.equal(await attemptsOf(p.transactionid), 1);
+        } finally {
+          await app.close();
+          await store.close();
+        }
+      },
+    );
   });
 
   describe(`RETURN_WAIT_FOR_NOTIFICATION=0 [${dialect}]`, { skip, timeout: 60_000 }, () => {

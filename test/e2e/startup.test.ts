@@ -72,7 +72,8 @@ describe('start-up and shutdown', () => {
     let answer = '';
     socket.setEncoding('utf8').on('data', (d: string) => (answer += d));
     socket.write(
-      `POST /transaction/s2s HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`,
+      `POST /transaction/s2s HTTP/1.1\r\nHost: 127.0.0.1\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`,
     );
     socket.write(body.subarray(0, 40)); // the request is now in flight
     await new Promise((r) => setTimeout(r, 200));

@@ -90,7 +90,8 @@ describe('framing faults answer in the API error shape', () => {
 
   test('a missing Host header → 400 MALFORMED_REQUEST naming Host', async () => {
     const res = await send(
-      'POST /transaction/s2s HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}',
+      'POST /transaction/s2s HTTP/1.1\r\nContent-Type: application/json\r\n' +
+        'Content-Length: 2\r\nConnection: close\r\n\r\n{}',
     );
     assertErrorBody(res, malformed(400));
     assert.match(res.body.error_text, /Host/);
@@ -101,7 +102,8 @@ describe('framing faults answer in the API error shape', () => {
     ['a request line that is not HTTP', 'GARBAGE\r\n\r\n'],
     [
       'broken chunked framing',
-      'POST /transaction/s2s HTTP/1.1\r\nHost: gw\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\nzz\r\n',
+      'POST /transaction/s2s HTTP/1.1\r\nHost: gw\r\n' +
+        'Transfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\nzz\r\n',
     ],
     [
       'both Content-Length and Transfer-Encoding',
@@ -143,7 +145,8 @@ describe('slow and idle clients are cut off (HEADERS_TIMEOUT=1s, REQUEST_TIMEOUT
     };
     const slowBody = (s: net.Socket) => {
       s.write(
-        'POST /transaction/s2s HTTP/1.1\r\nHost: gw\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"a":',
+        'POST /transaction/s2s HTTP/1.1\r\nHost: gw\r\n' +
+          'Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"a":',
       );
       const t = setInterval(() => (s.writable ? s.write(' ') : clearInterval(t)), 300);
       s.once('close', () => clearInterval(t));

@@ -84,51 +84,58 @@ for (const { dialect, skip } of await testDialects()) {
     });
     after(() => t?.cleanup());
 
-    test('three postings to one payout account in one INSERT continue its chain; the row ends at the last', async () => {
-      const e = uuidv7();
-      await t.engine.transaction(async (trx) => {
-        await trx
-          .insertInto('postings')
-          .values([
-            posting(e, 1, payoutId, 100n, 1n, 100n),
-            posting(e, 2, payoutId, 250n, 2n, 350n),
-            posting(e, 3, payoutId, 50n, 3n, 400n),
-            posting(e, 4, adjustmentId, -400n, 1n, -400n),
-          ])
-          .execute();
-        await trx.insertInto('journal_entries').values(entryRow(e)).execute();
-      });
-      assert.deepEqual(await row(), { balance: '400', count: '3' });
-      assert.deepEqual(await reads.balanceMismatches(), []);
-      assert.deepEqual(await reads.unbalancedEntries(), []);
-    });
-
-    test('a posting of the same statement that skips, repeats or misstates the chain is refused, and nothing is written', async () => {
-      const bad: Array<[bigint, bigint]> = [
-        [6n, 510n], // skips sequence 5
-        [4n, 510n], // repeats sequence 4
-        [5n, 999n], // wrong running balance
-      ];
-      for (const [seq, after] of bad) {
+    test(
+      'three postings to one payout account in one ' + 'INSERT continue its chain; the row ends at the last',
+      async () => {
         const e = uuidv7();
-        await assert.rejects(
-          t.engine.transaction(async (trx) => {
-            await trx
-              .insertInto('postings')
-              .values([
-                posting(e, 1, payoutId, 10n, 4n, 410n),
-                posting(e, 2, payoutId, 100n, seq, after),
-                posting(e, 3, adjustmentId, -110n, 2n, -510n),
-              ])
-              .execute();
-            await trx.insertInto('journal_entries').values(entryRow(e)).execute();
-          }),
-          /continue its account|UNIQUE|duplicate key/i,
-        );
-      }
-      assert.deepEqual(await row(), { balance: '400', count: '3' });
-      assert.deepEqual(await reads.balanceMismatches(), []);
-    });
+        await t.engine.transaction(async (trx) => {
+          await trx
+            .insertInto('postings')
+            .values([
+              posting(e, 1, payoutId, 100n, 1n, 100n),
+              posting(e, 2, payoutId, 250n, 2n, 350n),
+              posting(e, 3, payoutId, 50n, 3n, 400n),
+              posting(e, 4, adjustmentId, -400n, 1n, -400n),
+            ])
+            .execute();
+          await trx.insertInto('journal_entries').values(entryRow(e)).execute();
+        });
+        assert.deepEqual(await row(), { balance: '400', count: '3' });
+        assert.deepEqual(await reads.balanceMismatches(), []);
+        assert.deepEqual(await reads.unbalancedEntries(), []);
+      },
+    );
+
+    test(
+      'a posting of the same statement that skips, ' +
+        'repeats or misstates the chain is refused, and nothing is written',
+      async () => {
+        const bad: Array<[bigint, bigint]> = [
+          [6n, 510n], // skips sequence 5
+          [4n, 510n], // repeats sequence 4
+          [5n, 999n], // wrong running balance
+        ];
+        for (const [seq, after] of bad) {
+          const e = uuidv7();
+          await assert.rejects(
+            t.engine.transaction(async (trx) => {
+              await trx
+                .insertInto('postings')
+                .values([
+                  posting(e, 1, payoutId, 10n, 4n, 410n),
+                  posting(e, 2, payoutId, 100n, seq, after),
+                  posting(e, 3, adjustmentId, -110n, 2n, -510n),
+                ])
+                .execute();
+              await trx.insertInto('journal_entries').values(entryRow(e)).execute();
+            }),
+            /continue its account|UNIQUE|duplicate key/i,
+          );
+        }
+        assert.deepEqual(await row(), { balance: '400', count: '3' });
+        assert.deepEqual(await reads.balanceMismatches(), []);
+      },
+    );
 
     test('LedgerRepo.post with two lines on one chained account (one statement) continues the chain', async () => {
       const payout = { kind: 'merchant_payout' as const, merchantId: merchant, currency: 'THB' };

@@ -17,33 +17,37 @@ describe('open-transaction limit [postgres]', { skip: postgres.skip }, () => {
   });
   after(() => t?.cleanup());
 
-  test(`at most ${MAX_OPEN_TRANSACTIONS} transactions are open at once; the rest wait and all finish; single writes are not held up`, async () => {
-    const transaction = limitOpenTransactions(t.engine);
-    let open = 0;
-    let maxOpen = 0;
-    const gates: Array<() => void> = [];
-    const work = Array.from({ length: 10 }, (_, i) =>
-      transaction(async (trx) => {
-        open++;
-        maxOpen = Math.max(maxOpen, open);
-        await sql`select 1`.execute(trx);
-        await new Promise<void>((resolve) => gates.push(resolve));
-        open--;
-        return i;
-      }),
-    );
-    // Wait until the first transactions are inside and holding their connections.
-    while (gates.length < MAX_OPEN_TRANSACTIONS) await new Promise((resolve) => setTimeout(resolve, 10));
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    assert.equal(gates.length, MAX_OPEN_TRANSACTIONS, 'no more than the limit started');
-    // A single write still gets a connection while the limit is reached.
-    assert.deepEqual((await sql<{ one: number }>`select 1 as one`.execute(t.db)).rows, [{ one: 1 }]);
-    let released = 0;
-    while (released < 10) {
-      if (gates.length > released) gates[released++]!();
-      else await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-    assert.deepEqual(await Promise.all(work), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
-    assert.equal(maxOpen, MAX_OPEN_TRANSACTIONS);
-  });
+  test(
+    `at most ${MAX_OPEN_TRANSACTIONS} transactions are open at once; ` +
+      `the rest wait and all finish; single writes are not held up`,
+    async () => {
+      const transaction = limitOpenTransactions(t.engine);
+      let open = 0;
+      let maxOpen = 0;
+      const gates: Array<() => void> = [];
+      const work = Array.from({ length: 10 }, (_, i) =>
+        transaction(async (trx) => {
+          open++;
+          maxOpen = Math.max(maxOpen, open);
+          await sql`select 1`.execute(trx);
+          await new Promise<void>((resolve) => gates.push(resolve));
+          open--;
+          return i;
+        }),
+      );
+      // Wait until the first transactions are inside and holding their connections.
+      while (gates.length < MAX_OPEN_TRANSACTIONS) await new Promise((resolve) => setTimeout(resolve, 10));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.equal(gates.length, MAX_OPEN_TRANSACTIONS, 'no more than the limit started');
+      // A single write still gets a connection while the limit is reached.
+      assert.deepEqual((await sql<{ one: number }>`select 1 as one`.execute(t.db)).rows, [{ one: 1 }]);
+      let released = 0;
+      while (released < 10) {
+        if (gates.length > released) gates[released++]!();
+        else await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      assert.deepEqual(await Promise.all(work), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+      assert.equal(maxOpen, MAX_OPEN_TRANSACTIONS);
+    },
+  );
 });

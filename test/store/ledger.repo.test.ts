@@ -94,16 +94,19 @@ for (const { dialect, skip } of await testDialects()) {
       assert.equal(await gw.services.ledger.balance(payoutAccount(merchant, 'THB')), balance);
     });
 
-    test('the same idempotency key cannot post twice (UNIQUE), and the failed attempt leaves nothing behind', async () => {
-      const first = credit(10_000n);
-      await post(first);
-      const balance = await gw.services.ledger.balance(payoutAccount(merchant, 'THB'));
-      const again = credit(10_000n);
-      again.entry.idempotencyKey = first.entry.idempotencyKey;
-      await assert.rejects(post(again), /unique|duplicate/i);
-      assert.equal(await gw.services.ledger.balance(payoutAccount(merchant, 'THB')), balance);
-      await assertLedgerSound();
-    });
+    test(
+      'the same idempotency key cannot post twice (UNIQUE), ' + 'and the failed attempt leaves nothing behind',
+      async () => {
+        const first = credit(10_000n);
+        await post(first);
+        const balance = await gw.services.ledger.balance(payoutAccount(merchant, 'THB'));
+        const again = credit(10_000n);
+        again.entry.idempotencyKey = first.entry.idempotencyKey;
+        await assert.rejects(post(again), /unique|duplicate/i);
+        assert.equal(await gw.services.ledger.balance(payoutAccount(merchant, 'THB')), balance);
+        await assertLedgerSound();
+      },
+    );
 
     // Below: the code is bypassed on purpose, to show the database refuses on its own.
     const db = () => gw.testStore.db;
@@ -286,67 +289,74 @@ for (const { dialect, skip } of await testDialects()) {
       );
     });
 
-    test('DB: a payment entry needs its SUCCESS transaction and must clear exactly its amount; it posts once', async () => {
-      const creds = await addMerchant(gw);
-      const init = await httpPost(
-        gw,
-        '/transaction/s2s',
-        initiationBody(creds, { trackid: 'repo-pay-1', bill_amount: '100' }),
-      );
-      const txId: string = init.body.transactionid;
-      const m = creds.merchantid;
-      const lines = (amount: bigint) =>
-        paymentPostings(m, 'THB', amount, 0n).map((l) => ({
-          account: accountId(l.account),
-          currency: 'THB',
-          amount: l.amountMinor,
-        }));
-      const asPayment = { kind: 'payment' as const, key: null, transactionId: txId, merchantId: m };
-      await assert.rejects(rawEntry(lines(1_000_000n), asPayment), /SUCCESS transaction/, 'still PROCESSING');
-      const done = await httpPost(gw, '/sandbox/transaction/complete', {
-        merchantid: m,
-        password: creds.password,
-        transactionid: txId,
-      });
-      assert.equal(done.body.responsecode, '0');
-      assert.equal(await gw.services.ledger.balance(payoutAccount(m, 'THB')), 1_000_000n);
-      await assert.rejects(rawEntry(lines(999_999n), asPayment), /SUCCESS transaction/, 'wrong amount');
-      // The right amount a second time: the UNIQUE transaction reference refuses it.
-      await assert.rejects(
-        gw.testStore.engine.transaction((trx) =>
-          postEntry(
-            new LedgerRepo(gw.testStore.db),
-            trx,
-            {
-              id: uuidv7(),
-              kind: 'payment',
-              merchantId: m,
-              transactionId: txId,
-              idempotencyKey: null,
-              reason: 'again',
-              createdAt: 0,
-            },
-            paymentPostings(m, 'THB', 1_000_000n, 0n),
+    test(
+      'DB: a payment entry needs its SUCCESS transaction and must ' + 'clear exactly its amount; it posts once',
+      async () => {
+        const creds = await addMerchant(gw);
+        const init = await httpPost(
+          gw,
+          '/transaction/s2s',
+          initiationBody(creds, { trackid: 'repo-pay-1', bill_amount: '100' }),
+        );
+        const txId: string = init.body.transactionid;
+        const m = creds.merchantid;
+        const lines = (amount: bigint) =>
+          paymentPostings(m, 'THB', amount, 0n).map((l) => ({
+            account: accountId(l.account),
+            currency: 'THB',
+            amount: l.amountMinor,
+          }));
+        const asPayment = { kind: 'payment' as const, key: null, transactionId: txId, merchantId: m };
+        await assert.rejects(rawEntry(lines(1_000_000n), asPayment), /SUCCESS transaction/, 'still PROCESSING');
+        const done = await httpPost(gw, '/sandbox/transaction/complete', {
+          merchantid: m,
+          password: creds.password,
+          transactionid: txId,
+        });
+        assert.equal(done.body.responsecode, '0');
+        assert.equal(await gw.services.ledger.balance(payoutAccount(m, 'THB')), 1_000_000n);
+        await assert.rejects(rawEntry(lines(999_999n), asPayment), /SUCCESS transaction/, 'wrong amount');
+        // The right amount a second time: the UNIQUE transaction reference refuses it.
+        await assert.rejects(
+          gw.testStore.engine.transaction((trx) =>
+            postEntry(
+              new LedgerRepo(gw.testStore.db),
+              trx,
+              {
+                id: uuidv7(),
+                kind: 'payment',
+                merchantId: m,
+                transactionId: txId,
+                idempotencyKey: null,
+                reason: 'again',
+                createdAt: 0,
+              },
+              paymentPostings(m, 'THB', 1_000_000n, 0n),
+            ),
           ),
-        ),
-        /unique|duplicate/i,
-      );
-      assert.equal(await gw.services.ledger.balance(payoutAccount(m, 'THB')), 1_000_000n);
-      assert.equal((await gw.services.ledger.findEntryByTransaction(txId))?.postings.length, 2);
-      await assertLedgerSound();
-    });
+          /unique|duplicate/i,
+        );
+        assert.equal(await gw.services.ledger.balance(payoutAccount(m, 'THB')), 1_000_000n);
+        assert.equal((await gw.services.ledger.findEntryByTransaction(txId))?.postings.length, 2);
+        await assertLedgerSound();
+      },
+    );
 
-    test('DB: an entry kind carries the right reference (payment: transaction; credit/debit: idempotency key and reason)', async () => {
-      await assert.rejects(
-        rawEntry(
-          [
-            { account: payout(), currency: 'THB', amount: 100n },
-            { account: adjustment, currency: 'THB', amount: -100n },
-          ],
-          { key: null },
-        ),
-        /CHECK|reference_by_kind/i,
-      );
-    });
+    test(
+      'DB: an entry kind carries the right reference (payment: ' +
+        'transaction; credit/debit: idempotency key and reason)',
+      async () => {
+        await assert.rejects(
+          rawEntry(
+            [
+              { account: payout(), currency: 'THB', amount: 100n },
+              { account: adjustment, currency: 'THB', amount: -100n },
+            ],
+            { key: null },
+          ),
+          /CHECK|reference_by_kind/i,
+        );
+      },
+    );
   });
 }

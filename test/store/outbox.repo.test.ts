@@ -191,85 +191,92 @@ for (const { dialect, skip } of await testDialects()) {
           ? repo.recordAttempt(attempt, owner, transition)
           : (await gw.services.store.deliveries.recordAttempts([{ attempt, owner, transition }]))[0]!;
 
-      test(`recording (${writer}): the lease holder applies the transition; a stale owner only adds to the log`, async () => {
-        const [id] = await freshEvents(1);
-        const [claimed] = await claimDue({ owner: 'w1', now: gw.clock.now, leaseMs: 60_000, limit: 1 });
-        const attempt = {
-          eventId: id!,
-          series: 1,
-          startedAt: gw.clock.now,
-          latencyMs: 12.4,
-          httpStatus: 500,
-          error: null,
-          responseExcerpt: 'no\u0000pe',
-          instanceId: 'w1',
-        };
-        assert.equal(claimed!.id, id);
-        assert.equal(
-          await recordOne(attempt, 'w1', {
-            status: 'pending',
-            nextAttemptAt: gw.clock.now + 5000,
-            lastError: 'HTTP 500',
-          }),
-          true,
-        );
-        let event = (await repo.findById(id!))!;
-        assert.deepEqual(
-          [event.status, event.attempts, event.nextAttemptAt - gw.clock.now, event.lastError, event.leaseOwner],
-          ['pending', 1, 5000, 'HTTP 500', null],
-        );
-
-        // w2 never held the lease: its (late) record is logged but changes nothing.
-        assert.equal(
-          await recordOne({ ...attempt, instanceId: 'w2', httpStatus: 200 }, 'w2', {
-            status: 'delivered',
-            deliveredAt: gw.clock.now,
-          }),
-          false,
-        );
-        event = (await repo.findById(id!))!;
-        assert.equal(event.status, 'pending');
-        const log = await repo.attempts(id!);
-        assert.deepEqual(
-          log.map((a) => [a.attemptNo, a.httpStatus, a.instanceId]),
-          [
-            [1, 500, 'w1'],
-            [2, 200, 'w2'],
-          ],
-        );
-        assert.equal(log[0]!.latencyMs, 12);
-        assert.equal(log[0]!.responseExcerpt, 'no\uFFFDpe', 'NUL cannot be stored in PostgreSQL text');
-      });
-
-      test(`recording (${writer}): a resend during a send keeps the lease; the old series result is logged, not applied, and the lease is freed`, async () => {
-        const [id] = await freshEvents(1);
-        await claimDue({ owner: 'w1', now: gw.clock.now, leaseMs: 60_000, limit: 1 });
-        assert.equal(await repo.resend(id!, gw.clock.now), 2);
-        let event = (await repo.findById(id!))!;
-        assert.equal(event.leaseOwner, 'w1', 'still in flight on w1, so nobody else may claim it');
-        assert.deepEqual(await claimDue({ owner: 'w2', now: gw.clock.now, leaseMs: 60_000, limit: 1 }), []);
-
-        const applied = await recordOne(
-          {
+      test(
+        `recording (${writer}): the lease holder applies ` + `the transition; a stale owner only adds to the log`,
+        async () => {
+          const [id] = await freshEvents(1);
+          const [claimed] = await claimDue({ owner: 'w1', now: gw.clock.now, leaseMs: 60_000, limit: 1 });
+          const attempt = {
             eventId: id!,
             series: 1,
             startedAt: gw.clock.now,
-            latencyMs: 1,
-            httpStatus: 200,
+            latencyMs: 12.4,
+            httpStatus: 500,
             error: null,
-            responseExcerpt: '',
+            responseExcerpt: 'no\u0000pe',
             instanceId: 'w1',
-          },
-          'w1',
-          { status: 'delivered', deliveredAt: gw.clock.now },
-        );
-        assert.equal(applied, false);
-        event = (await repo.findById(id!))!;
-        assert.deepEqual([event.status, event.series, event.attempts, event.leaseOwner], ['pending', 2, 0, null]);
-        assert.equal((await claimDue({ owner: 'w2', now: gw.clock.now, leaseMs: 60_000, limit: 1 }))[0]?.id, id);
-        await claims.releaseAllOf('w2');
-        assert.equal(await repo.resend('evt_missing', gw.clock.now), undefined);
-      });
+          };
+          assert.equal(claimed!.id, id);
+          assert.equal(
+            await recordOne(attempt, 'w1', {
+              status: 'pending',
+              nextAttemptAt: gw.clock.now + 5000,
+              lastError: 'HTTP 500',
+            }),
+            true,
+          );
+          let event = (await repo.findById(id!))!;
+          assert.deepEqual(
+            [event.status, event.attempts, event.nextAttemptAt - gw.clock.now, event.lastError, event.leaseOwner],
+            ['pending', 1, 5000, 'HTTP 500', null],
+          );
+
+          // w2 never held the lease: its (late) record is logged but changes nothing.
+          assert.equal(
+            await recordOne({ ...attempt, instanceId: 'w2', httpStatus: 200 }, 'w2', {
+              status: 'delivered',
+              deliveredAt: gw.clock.now,
+            }),
+            false,
+          );
+          event = (await repo.findById(id!))!;
+          assert.equal(event.status, 'pending');
+          const log = await repo.attempts(id!);
+          assert.deepEqual(
+            log.map((a) => [a.attemptNo, a.httpStatus, a.instanceId]),
+            [
+              [1, 500, 'w1'],
+              [2, 200, 'w2'],
+            ],
+          );
+          assert.equal(log[0]!.latencyMs, 12);
+          assert.equal(log[0]!.responseExcerpt, 'no\uFFFDpe', 'NUL cannot be stored in PostgreSQL text');
+        },
+      );
+
+      test(
+        `recording (${writer}): a resend during a send keeps the lease; ` +
+          `the old series result is logged, not applied, and the lease is freed`,
+        async () => {
+          const [id] = await freshEvents(1);
+          await claimDue({ owner: 'w1', now: gw.clock.now, leaseMs: 60_000, limit: 1 });
+          assert.equal(await repo.resend(id!, gw.clock.now), 2);
+          let event = (await repo.findById(id!))!;
+          assert.equal(event.leaseOwner, 'w1', 'still in flight on w1, so nobody else may claim it');
+          assert.deepEqual(await claimDue({ owner: 'w2', now: gw.clock.now, leaseMs: 60_000, limit: 1 }), []);
+
+          const applied = await recordOne(
+            {
+              eventId: id!,
+              series: 1,
+              startedAt: gw.clock.now,
+              latencyMs: 1,
+              httpStatus: 200,
+              error: null,
+              responseExcerpt: '',
+              instanceId: 'w1',
+            },
+            'w1',
+            { status: 'delivered', deliveredAt: gw.clock.now },
+          );
+          assert.equal(applied, false);
+          event = (await repo.findById(id!))!;
+          assert.deepEqual([event.status, event.series, event.attempts, event.leaseOwner], ['pending', 2, 0, null]);
+          assert.equal((await claimDue({ owner: 'w2', now: gw.clock.now, leaseMs: 60_000, limit: 1 }))[0]?.id, id);
+          await claims.releaseAllOf('w2');
+          assert.equal(await repo.resend('evt_missing', gw.clock.now), undefined);
+        },
+      );
     }
 
     test('a batch applies each transition by its own lease, in one write; results follow the items', async () => {
@@ -277,7 +284,8 @@ for (const { dialect, skip } of await testDialects()) {
       await claimDue({ owner: 'w1', now: gw.clock.now, leaseMs: 60_000, limit: 10 });
       await repo.resend(resent!, gw.clock.now); // series 2 while w1 still sends series 1
       await claims.release([theirs!], 'w1');
-      await claimDue({ owner: 'w2', now: gw.clock.now, leaseMs: 60_000, limit: 1 }); // `theirs` (the only one free and due)
+      // `theirs` (the only one free and due)
+      await claimDue({ owner: 'w2', now: gw.clock.now, leaseMs: 60_000, limit: 1 });
       await claims.release([free!], 'w1');
       const attempt = (eventId: string) => ({
         eventId,
@@ -331,43 +339,46 @@ for (const { dialect, skip } of await testDialects()) {
       await claims.releaseAllOf('w2');
     });
 
-    test('two recorders logging the same events at once, in opposite orders: every attempt is kept, numbered in turn', async () => {
-      const ids = await freshEvents(6);
-      await claimDue({ owner: 'w1', now: gw.clock.now, leaseMs: 60_000, limit: 10 });
-      const item = (eventId: string, owner: string) => ({
-        attempt: {
-          eventId,
-          series: 1,
-          startedAt: gw.clock.now,
-          latencyMs: 1,
-          httpStatus: 200,
-          error: null,
-          responseExcerpt: '',
-          instanceId: owner,
-        },
-        owner,
-        transition: { status: 'delivered' as const, deliveredAt: gw.clock.now },
-      });
-      const one = new AttemptRecorder(gw.services.store.deliveries.recordAttempts);
-      const other = new AttemptRecorder(gw.services.store.deliveries.recordAttempts);
-      // Each recorder sends its six as one batch; the batches lock the same rows (in id order, so
-      // they cannot deadlock). A batch that loses the race for the numbering is recorded item by item.
-      const applied = await Promise.all([
-        ...ids.map((id) => one.record(item(id, 'w1'))),
-        ...[...ids].reverse().map((id) => other.record(item(id, 'w2'))),
-      ]);
-      assert.deepEqual(applied.slice(0, 6), [true, true, true, true, true, true], 'w1 held every lease');
-      assert.deepEqual(applied.slice(6), [false, false, false, false, false, false], 'w2 never did');
-      for (const id of ids) {
-        const log = await repo.attempts(id);
-        assert.deepEqual(
-          log.map((a) => a.attemptNo),
-          [1, 2],
-        );
-        assert.deepEqual(log.map((a) => a.instanceId).sort(), ['w1', 'w2']);
-        assert.equal((await repo.findById(id))!.status, 'delivered');
-      }
-    });
+    test(
+      'two recorders logging the same events at once, ' + 'in opposite orders: every attempt is kept, numbered in turn',
+      async () => {
+        const ids = await freshEvents(6);
+        await claimDue({ owner: 'w1', now: gw.clock.now, leaseMs: 60_000, limit: 10 });
+        const item = (eventId: string, owner: string) => ({
+          attempt: {
+            eventId,
+            series: 1,
+            startedAt: gw.clock.now,
+            latencyMs: 1,
+            httpStatus: 200,
+            error: null,
+            responseExcerpt: '',
+            instanceId: owner,
+          },
+          owner,
+          transition: { status: 'delivered' as const, deliveredAt: gw.clock.now },
+        });
+        const one = new AttemptRecorder(gw.services.store.deliveries.recordAttempts);
+        const other = new AttemptRecorder(gw.services.store.deliveries.recordAttempts);
+        // Each recorder sends its six as one batch; the batches lock the same rows (in id order, so
+        // they cannot deadlock). A batch that loses the race for the numbering is recorded item by item.
+        const applied = await Promise.all([
+          ...ids.map((id) => one.record(item(id, 'w1'))),
+          ...[...ids].reverse().map((id) => other.record(item(id, 'w2'))),
+        ]);
+        assert.deepEqual(applied.slice(0, 6), [true, true, true, true, true, true], 'w1 held every lease');
+        assert.deepEqual(applied.slice(6), [false, false, false, false, false, false], 'w2 never did');
+        for (const id of ids) {
+          const log = await repo.attempts(id);
+          assert.deepEqual(
+            log.map((a) => a.attemptNo),
+            [1, 2],
+          );
+          assert.deepEqual(log.map((a) => a.instanceId).sort(), ['w1', 'w2']);
+          assert.equal((await repo.findById(id))!.status, 'delivered');
+        }
+      },
+    );
 
     test('a batch naming an unknown event writes nothing at all', async () => {
       const [id] = await freshEvents(1);

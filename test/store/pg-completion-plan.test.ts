@@ -51,7 +51,8 @@ describe(
       // opened: a burst of open payments the statistics have not seen yet.
       const columns = (
         await pool.query<{ column_name: string }>(
-          `select column_name from information_schema.columns where table_name = 'transactions' order by ordinal_position`,
+          `select column_name from information_schema.columns ` +
+            `where table_name = 'transactions' order by ordinal_position`,
         )
       ).rows.map((r) => r.column_name);
       const unique: Record<string, string> = {
@@ -63,7 +64,8 @@ describe(
       };
       const select = columns.map((c) => unique[c] ?? `t.${c}`).join(', ');
       await pool.query(
-        `insert into transactions (${columns.join(', ')}) select ${select} from transactions t, generate_series(1, ${OPEN_PAYMENTS}) g where t.id = $1`,
+        `insert into transactions (${columns.join(', ')}) select ${select} ` +
+          `from transactions t, generate_series(1, ${OPEN_PAYMENTS}) g where t.id = $1`,
         [ids[0]],
       );
       await pool.query('analyze transactions');
@@ -74,41 +76,45 @@ describe(
       await gw?.close();
     });
 
-    test(`the UPDATE of a set reads its transactions through the primary key, with ${OPEN_PAYMENTS} other payments open`, async () => {
-      const open = await pool.query<{ n: string }>(
-        `select count(*) as n from transactions where status = 'PROCESSING'`,
-      );
-      assert.equal(Number(open.rows[0]!.n), OPEN_PAYMENTS + ids.length);
-      const rows = await readForCompletions(pool, ids);
-      const at = gw.clock.now;
-      const query = completionsWriteQuery(
-        ids.map((id) =>
-          planCompletion(rows.get(id), { transactionId: id, cause: 'sandbox', eventId: newEventId(), at }),
-        ),
-      );
-      const client = await pool.connect();
-      let plan: PlanNode;
-      try {
-        await client.query('begin');
-        const explained = await client.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>({
-          text: `explain (format json) ${query.text}`,
-          values: query.values,
-        });
-        plan = explained.rows[0]!['QUERY PLAN'][0]!.Plan;
-      } finally {
-        await client.query('rollback');
-        client.release();
-      }
-      const update = [...walk(plan)].find(
-        (n) => n['Node Type'] === 'ModifyTable' && n['Relation Name'] === 'transactions',
-      );
-      assert.ok(update, 'the plan has the UPDATE of transactions');
-      const indexes = new Set([...walk(update)].flatMap((n) => (n['Index Name'] ? [n['Index Name']] : [])));
-      const scansTable = [...walk(update)].some(
-        (n) => n['Node Type'] === 'Seq Scan' && n['Relation Name'] === 'transactions',
-      );
-      assert.equal(scansTable, false, 'no sequential scan of transactions');
-      assert.deepEqual([...indexes], ['transactions_pkey'], `indexes the UPDATE reads: ${[...indexes].join(', ')}`);
-    });
+    test(
+      `the UPDATE of a set reads its transactions through the ` +
+        `primary key, with ${OPEN_PAYMENTS} other payments open`,
+      async () => {
+        const open = await pool.query<{ n: string }>(
+          `select count(*) as n from transactions where status = 'PROCESSING'`,
+        );
+        assert.equal(Number(open.rows[0]!.n), OPEN_PAYMENTS + ids.length);
+        const rows = await readForCompletions(pool, ids);
+        const at = gw.clock.now;
+        const query = completionsWriteQuery(
+          ids.map((id) =>
+            planCompletion(rows.get(id), { transactionId: id, cause: 'sandbox', eventId: newEventId(), at }),
+          ),
+        );
+        const client = await pool.connect();
+        let plan: PlanNode;
+        try {
+          await client.query('begin');
+          const explained = await client.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>({
+            text: `explain (format json) ${query.text}`,
+            values: query.values,
+          });
+          plan = explained.rows[0]!['QUERY PLAN'][0]!.Plan;
+        } finally {
+          await client.query('rollback');
+          client.release();
+        }
+        const update = [...walk(plan)].find(
+          (n) => n['Node Type'] === 'ModifyTable' && n['Relation Name'] === 'transactions',
+        );
+        assert.ok(update, 'the plan has the UPDATE of transactions');
+        const indexes = new Set([...walk(update)].flatMap((n) => (n['Index Name'] ? [n['Index Name']] : [])));
+        const scansTable = [...walk(update)].some(
+          (n) => n['Node Type'] === 'Seq Scan' && n['Relation Name'] === 'transactions',
+        );
+        assert.equal(scansTable, false, 'no sequential scan of transactions');
+        assert.deepEqual([...indexes], ['transactions_pkey'], `indexes the UPDATE reads: ${[...indexes].join(', ')}`);
+      },
+    );
   },
 );

@@ -53,31 +53,37 @@ for (const { dialect, skip } of await testDialects()) {
       return { txid: p.transactionid, refundid: r.body.refundid };
     }
 
-    test('refunded_minor can never exceed the captured amount, go negative, or be set on a payment that is not SUCCESS', async () => {
-      const { txid } = await paidAndRefunded('100', '10');
-      await assert.rejects(
-        db().updateTable('transactions').set({ refunded_minor: 1_000_001n }).where('id', '=', txid).execute(),
-        /check|constraint/i,
-      );
-      await assert.rejects(
-        db().updateTable('transactions').set({ refunded_minor: -1n }).where('id', '=', txid).execute(),
-        /check|constraint/i,
-      );
-      const processing = await startPayment(gw, creds, { bill_amount: '100' });
-      await assert.rejects(
-        db()
-          .updateTable('transactions')
-          .set({ refunded_minor: 1n })
-          .where('id', '=', processing.transactionid)
-          .execute(),
-        /check|constraint/i,
-      );
-      await db().updateTable('transactions').set({ refunded_minor: 1_000_000n }).where('id', '=', txid).execute(); // exactly captured: allowed
-    });
+    test(
+      'refunded_minor can never exceed the captured amount, ' +
+        'go negative, or be set on a payment that is not SUCCESS',
+      async () => {
+        const { txid } = await paidAndRefunded('100', '10');
+        await assert.rejects(
+          db().updateTable('transactions').set({ refunded_minor: 1_000_001n }).where('id', '=', txid).execute(),
+          /check|constraint/i,
+        );
+        await assert.rejects(
+          db().updateTable('transactions').set({ refunded_minor: -1n }).where('id', '=', txid).execute(),
+          /check|constraint/i,
+        );
+        const processing = await startPayment(gw, creds, { bill_amount: '100' });
+        await assert.rejects(
+          db()
+            .updateTable('transactions')
+            .set({ refunded_minor: 1n })
+            .where('id', '=', processing.transactionid)
+            .execute(),
+          /check|constraint/i,
+        );
+        // exactly captured: allowed
+        await db().updateTable('transactions').set({ refunded_minor: 1_000_000n }).where('id', '=', txid).execute();
+      },
+    );
 
     test('a refund journal entry must match its refund: wrong amount or unknown refund → refused', async () => {
       const { refundid } = await paidAndRefunded('100', '10');
-      // The refund's real entry exists; a second entry for another (unknown) refund id, or one with a wrong amount, is refused.
+      // The refund's real entry exists; a second entry for another (unknown) refund id, or one with a wrong amount, is
+      // refused.
       for (const [key, amount] of [
         [`refund:rfd_unknown`, 100_000n],
         [`refund:${refundid}-x`, 100_000n],
@@ -220,25 +226,27 @@ for (const { dialect, skip } of await testDialects()) {
           expires_at: now + 1,
           completed_at: now,
         };
-        await sql`insert into transactions (${sql.join(Object.keys(tx).map((k) => sql.ref(k)))}) values (${sql.join(Object.values(tx))})`.execute(
-          store.db,
-        );
-        await sql`insert into outbox_events (id, transaction_id, merchant_id, target_url, origin, payload, status, attempts, next_attempt_at, series, created_at) values ('evt_old', 't1', 'm1', 'https://s.example/n', 'https://s.example', '{"old":true}', 'delivered', 1, ${now}, 1, ${now})`.execute(
-          store.db,
-        );
-        await sql`insert into delivery_attempts (event_id, attempt_no, series, started_at, latency_ms, http_status, instance_id) values ('evt_old', 1, 1, ${now}, 5, 200, 'i')`.execute(
-          store.db,
-        );
+        await sql`insert into transactions (${sql.join(Object.keys(tx).map((k) => sql.ref(k)))})
+          values (${sql.join(Object.values(tx))})`.execute(store.db);
+        await sql`insert into outbox_events (id, transaction_id, merchant_id, target_url, origin, payload, status,
+            attempts, next_attempt_at, series, created_at)
+          values ('evt_old', 't1', 'm1', 'https://s.example/n', 'https://s.example', '{"old":true}', 'delivered', 1,
+            ${now}, 1, ${now})`.execute(store.db);
+        await sql`insert into delivery_attempts (event_id, attempt_no, series, started_at, latency_ms, http_status,
+            instance_id)
+          values ('evt_old', 1, 1, ${now}, 5, 200, 'i')`.execute(store.db);
         await store.transaction(async (trx) => {
-          await sql`insert into ledger_accounts (id, kind, merchant_id, currency, balance_minor, posting_count, created_at) values ('merchant_payout:m1:THB', 'merchant_payout', 'm1', 'THB', 0, 0, ${now}), ('gateway_clearing:gateway:THB', 'gateway_clearing', null, 'THB', 0, 0, ${now})`.execute(
-            trx,
-          );
-          await sql`insert into postings (entry_id, line_no, account_id, currency, amount_minor, account_seq, balance_after_minor, created_at) values ('j1', 1, 'merchant_payout:m1:THB', 'THB', 1000000, 1, 1000000, ${now}), ('j1', 2, 'gateway_clearing:gateway:THB', 'THB', -1000000, 1, -1000000, ${now})`.execute(
-            trx,
-          );
-          await sql`insert into journal_entries (id, kind, merchant_id, transaction_id, idempotency_key, reason, created_at) values ('j1', 'payment', 'm1', 't1', null, 'payment old-1', ${now})`.execute(
-            trx,
-          );
+          await sql`insert into ledger_accounts (id, kind, merchant_id, currency, balance_minor, posting_count,
+              created_at)
+            values ('merchant_payout:m1:THB', 'merchant_payout', 'm1', 'THB', 0, 0, ${now}),
+              ('gateway_clearing:gateway:THB', 'gateway_clearing', null, 'THB', 0, 0, ${now})`.execute(trx);
+          await sql`insert into postings (entry_id, line_no, account_id, currency, amount_minor, account_seq,
+              balance_after_minor, created_at)
+            values ('j1', 1, 'merchant_payout:m1:THB', 'THB', 1000000, 1, 1000000, ${now}),
+              ('j1', 2, 'gateway_clearing:gateway:THB', 'THB', -1000000, 1, -1000000, ${now})`.execute(trx);
+          await sql`insert into journal_entries (id, kind, merchant_id, transaction_id, idempotency_key, reason,
+              created_at)
+            values ('j1', 'payment', 'm1', 't1', null, 'payment old-1', ${now})`.execute(trx);
         });
 
         // 011 (summed system accounts) and 012 run over these rows, in that order; later ones follow.
@@ -272,9 +280,8 @@ for (const { dialect, skip } of await testDialects()) {
           const names = (
             await sql<{
               name: string;
-            }>`select name from sqlite_schema where type = 'index' and tbl_name = 'outbox_events' and sql is not null`.execute(
-              store.db,
-            )
+            }>`select name from sqlite_schema
+              where type = 'index' and tbl_name = 'outbox_events' and sql is not null`.execute(store.db)
           ).rows
             .map((r) => r.name)
             .sort();

@@ -60,28 +60,35 @@ describe('SQLite writer thread', () => {
     assert.equal(rows.length, 40);
   });
 
-  test('jobs issued by separate callbacks of one event-loop turn (as requests read in one poll) are one message', async () => {
-    const runJob = createJobRunner(store, storeJobs, TEST_STORE_JOBS_MODULE);
-    const before = store.sqliteWriterStats()!;
-    // 20 immediates queued together run in one check phase, each its own callback with the
-    // microtask and nextTick queues drained after it: like 20 requests whose bytes one poll phase
-    // read. (Timers due together can be split over two turns on a busy machine; immediates cannot.)
-    const names = await Promise.all(
-      Array.from(
-        { length: 20 },
-        (_, i) =>
-          new Promise<string>((resolve, reject) =>
-            setImmediate(() => runJob('insertMeta', { name: `job-turn-${i}` }).then(resolve, reject)),
-          ),
-      ),
-    );
-    const after = store.sqliteWriterStats()!;
-    assert.equal(names.length, 20);
-    assert.equal(after.jobs - before.jobs, 20);
-    assert.equal(after.messages - before.messages, 1);
-    const rows = await store.db.selectFrom('gateway_meta').select('name').where('name', 'like', 'job-turn-%').execute();
-    assert.equal(rows.length, 20);
-  });
+  test(
+    'jobs issued by separate callbacks of one event-loop ' + 'turn (as requests read in one poll) are one message',
+    async () => {
+      const runJob = createJobRunner(store, storeJobs, TEST_STORE_JOBS_MODULE);
+      const before = store.sqliteWriterStats()!;
+      // 20 immediates queued together run in one check phase, each its own callback with the
+      // microtask and nextTick queues drained after it: like 20 requests whose bytes one poll phase
+      // read. (Timers due together can be split over two turns on a busy machine; immediates cannot.)
+      const names = await Promise.all(
+        Array.from(
+          { length: 20 },
+          (_, i) =>
+            new Promise<string>((resolve, reject) =>
+              setImmediate(() => runJob('insertMeta', { name: `job-turn-${i}` }).then(resolve, reject)),
+            ),
+        ),
+      );
+      const after = store.sqliteWriterStats()!;
+      assert.equal(names.length, 20);
+      assert.equal(after.jobs - before.jobs, 20);
+      assert.equal(after.messages - before.messages, 1);
+      const rows = await store.db
+        .selectFrom('gateway_meta')
+        .select('name')
+        .where('name', 'like', 'job-turn-%')
+        .execute();
+      assert.equal(rows.length, 20);
+    },
+  );
 
   test('a job sent while an interactive transaction is open waits for it, and is not rolled back with it', async () => {
     const runJob = createJobRunner(store, storeJobs, TEST_STORE_JOBS_MODULE);
@@ -134,34 +141,45 @@ describe('SQLite writer thread', () => {
     assert.deepEqual(ids, ['m-ok-1', 'm-ok-2']);
   });
 
-  test('read-your-writes: a plain read right after an acknowledged write sees it (read connection on the main thread)', async () => {
-    const before = store.sqliteWriterStats()!;
-    for (let i = 0; i < 100; i++) {
-      await insertMerchant(store.db, `m-ryw-${i}`);
-      const row = await store.db.selectFrom('merchants').select('id').where('id', '=', `m-ryw-${i}`).executeTakeFirst();
-      assert.equal(row?.id, `m-ryw-${i}`);
-    }
-    // The reads did not go to the writer thread: one statement per write only.
-    assert.equal(store.sqliteWriterStats()!.statements - before.statements, 100);
-  });
+  test(
+    'read-your-writes: a plain read right after an acknowledged ' +
+      'write sees it (read connection on the main thread)',
+    async () => {
+      const before = store.sqliteWriterStats()!;
+      for (let i = 0; i < 100; i++) {
+        await insertMerchant(store.db, `m-ryw-${i}`);
+        const row = await store.db
+          .selectFrom('merchants')
+          .select('id')
+          .where('id', '=', `m-ryw-${i}`)
+          .executeTakeFirst();
+        assert.equal(row?.id, `m-ryw-${i}`);
+      }
+      // The reads did not go to the writer thread: one statement per write only.
+      assert.equal(store.sqliteWriterStats()!.statements - before.statements, 100);
+    },
+  );
 
-  test('an autocommit write issued while a transaction is open waits for it and is not rolled back with it', async () => {
-    let outside: Promise<unknown> | undefined;
-    await assert.rejects(
-      store.transaction(async (trx) => {
-        await insertMerchant(trx, 'm-rolled-back');
-        outside = insertMerchant(store.db, 'm-outside');
-        await new Promise((resolve) => setTimeout(resolve, 20));
-        throw new Error('abort this transaction');
-      }),
-      /abort this transaction/,
-    );
-    await outside;
-    const ids = (
-      await store.db.selectFrom('merchants').select('id').where('id', 'in', ['m-rolled-back', 'm-outside']).execute()
-    ).map((r) => r.id);
-    assert.deepEqual(ids, ['m-outside']);
-  });
+  test(
+    'an autocommit write issued while a transaction is open ' + 'waits for it and is not rolled back with it',
+    async () => {
+      let outside: Promise<unknown> | undefined;
+      await assert.rejects(
+        store.transaction(async (trx) => {
+          await insertMerchant(trx, 'm-rolled-back');
+          outside = insertMerchant(store.db, 'm-outside');
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          throw new Error('abort this transaction');
+        }),
+        /abort this transaction/,
+      );
+      await outside;
+      const ids = (
+        await store.db.selectFrom('merchants').select('id').where('id', 'in', ['m-rolled-back', 'm-outside']).execute()
+      ).map((r) => r.id);
+      assert.deepEqual(ids, ['m-outside']);
+    },
+  );
 
   test('reads inside a transaction see that transaction’s own uncommitted writes', async () => {
     await store.transaction(async (trx) => {
@@ -182,39 +200,44 @@ describe('SQLite writer thread', () => {
     assert.equal(store.sqliteWriterStats()!.statements - before.statements, 1);
   });
 
-  test('close waits for a transaction in progress; later calls fail as "store unavailable" (503), not as a bug', async () => {
-    const own = await createTestStore('sqlite');
-    let closing: Promise<void> | undefined;
-    await own.engine.transaction(async (trx) => {
-      await insertMerchant(trx, 'm-before-close');
-      closing = own.store.close();
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      await insertMerchant(trx, 'm-during-close');
-    });
-    await closing;
-    const error = await sql`select 1`.execute(own.db).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    assert.ok(isStoreUnavailable(error), String(error));
-    const again = openStoreEngine(own.databaseUrl);
-    const ids = (await again.db.selectFrom('merchants').select('id').orderBy('id').execute()).map((r) => r.id);
-    await again.close();
-    await own.cleanup();
-    assert.deepEqual(ids, ['m-before-close', 'm-during-close']);
-  });
+  test(
+    'close waits for a transaction in progress; ' + 'later calls fail as "store unavailable" (503), not as a bug',
+    async () => {
+      const own = await createTestStore('sqlite');
+      let closing: Promise<void> | undefined;
+      await own.engine.transaction(async (trx) => {
+        await insertMerchant(trx, 'm-before-close');
+        closing = own.store.close();
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        await insertMerchant(trx, 'm-during-close');
+      });
+      await closing;
+      const error = await sql`select 1`.execute(own.db).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      assert.ok(isStoreUnavailable(error), String(error));
+      const again = openStoreEngine(own.databaseUrl);
+      const ids = (await again.db.selectFrom('merchants').select('id').orderBy('id').execute()).map((r) => r.id);
+      await again.close();
+      await own.cleanup();
+      assert.deepEqual(ids, ['m-before-close', 'm-during-close']);
+    },
+  );
 });
 
 describe('SQLite writer thread and process lifetime', () => {
   test('an idle store does not keep the process alive; a pending write does until it is committed', () => {
-    const script = `
+    const script =
+      `
       import { openStoreEngine } from ${JSON.stringify(new URL('../../src/store/engine.ts', import.meta.url).href)};
       import { mkdtempSync } from 'node:fs';
       import { join } from 'node:path';
       import { tmpdir } from 'node:os';
       const store = openStoreEngine('sqlite:' + join(mkdtempSync(join(tmpdir(), 'gw-writer-')), 'g.db'));
       await store.migrate();
-      store.db.insertInto('merchants').values(${JSON.stringify({ ...MERCHANT, id: 'm-exit' })}).execute().then(() => console.log('committed'));
+      store.db.insertInto('merchants').values(${JSON.stringify({ ...MERCHANT, id: 'm-exit' })})` +
+      `.execute().then(() => console.log('committed'));
     `;
     const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
       encoding: 'utf8',

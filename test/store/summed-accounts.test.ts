@@ -175,45 +175,49 @@ for (const { dialect, skip } of await testDialects()) {
       await verify();
     });
 
-    test('a fee or clearing posting carries no running balance and leaves the account row alone; the balance is the sum of postings', async () => {
-      const rowBefore = await store.db
-        .selectFrom('ledger_accounts')
-        .select([sql<string>`cast(balance_minor as text)`.as('b'), sql<string>`cast(posting_count as text)`.as('c')])
-        .where('id', '=', 'gateway_clearing:gateway:THB')
-        .executeTakeFirstOrThrow();
-      const lines: PostingLine[] = [
-        { account: payout, amountMinor: 4_900n },
-        { account: fee, amountMinor: 100n },
-        { account: clearing, amountMinor: -5_000n },
-      ];
-      const planned = await store.transaction((trx) => postEntry(ledger, trx, entry(), lines));
-      assert.deepEqual(
-        planned.map((p) => [p.kind, p.accountSeq, p.balanceAfterMinor]),
-        [
-          ['merchant_payout', 3n, 44_700n],
-          ['gateway_fee', null, null],
-          ['gateway_clearing', null, null],
-        ],
-      );
-      const rowAfter = await store.db
-        .selectFrom('ledger_accounts')
-        .select([sql<string>`cast(balance_minor as text)`.as('b'), sql<string>`cast(posting_count as text)`.as('c')])
-        .where('id', '=', 'gateway_clearing:gateway:THB')
-        .executeTakeFirstOrThrow();
-      assert.deepEqual(rowAfter, rowBefore, 'the clearing row did not move');
-      assert.equal(await reads.balance(clearing), -45_000n);
-      assert.equal(await reads.balance(fee), 300n);
-      assert.equal(await reads.balance(payout), 44_700n);
-      const gateway = await reads.accountsOf(null);
-      assert.deepEqual(
-        gateway.map((a) => [a.id, a.balanceMinor, a.postingCount]),
-        [
-          ['gateway_clearing:gateway:THB', -45_000n, 3n],
-          ['gateway_fee:gateway:THB', 300n, 3n],
-        ],
-      );
-      await verify();
-    });
+    test(
+      'a fee or clearing posting carries no running balance and leaves ' +
+        'the account row alone; the balance is the sum of postings',
+      async () => {
+        const rowBefore = await store.db
+          .selectFrom('ledger_accounts')
+          .select([sql<string>`cast(balance_minor as text)`.as('b'), sql<string>`cast(posting_count as text)`.as('c')])
+          .where('id', '=', 'gateway_clearing:gateway:THB')
+          .executeTakeFirstOrThrow();
+        const lines: PostingLine[] = [
+          { account: payout, amountMinor: 4_900n },
+          { account: fee, amountMinor: 100n },
+          { account: clearing, amountMinor: -5_000n },
+        ];
+        const planned = await store.transaction((trx) => postEntry(ledger, trx, entry(), lines));
+        assert.deepEqual(
+          planned.map((p) => [p.kind, p.accountSeq, p.balanceAfterMinor]),
+          [
+            ['merchant_payout', 3n, 44_700n],
+            ['gateway_fee', null, null],
+            ['gateway_clearing', null, null],
+          ],
+        );
+        const rowAfter = await store.db
+          .selectFrom('ledger_accounts')
+          .select([sql<string>`cast(balance_minor as text)`.as('b'), sql<string>`cast(posting_count as text)`.as('c')])
+          .where('id', '=', 'gateway_clearing:gateway:THB')
+          .executeTakeFirstOrThrow();
+        assert.deepEqual(rowAfter, rowBefore, 'the clearing row did not move');
+        assert.equal(await reads.balance(clearing), -45_000n);
+        assert.equal(await reads.balance(fee), 300n);
+        assert.equal(await reads.balance(payout), 44_700n);
+        const gateway = await reads.accountsOf(null);
+        assert.deepEqual(
+          gateway.map((a) => [a.id, a.balanceMinor, a.postingCount]),
+          [
+            ['gateway_clearing:gateway:THB', -45_000n, 3n],
+            ['gateway_fee:gateway:THB', 300n, 3n],
+          ],
+        );
+        await verify();
+      },
+    );
 
     test('concurrent payments of different merchants and one merchant all post, and the sums stay exact', async () => {
       const others = ['M-s1', 'M-s2', 'M-s3'];

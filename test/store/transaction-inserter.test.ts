@@ -75,20 +75,24 @@ for (const { dialect, skip } of await testDialects()) {
         assert.deepEqual(await gw.services.transactions.findByTrackid(merchant, r.trackid), r);
     });
 
-    test('text that needs escaping in an array literal (quotes, backslashes, braces, commas, NULL, Thai) round-trips exactly', async () => {
-      const awkward = record(merchant, {
-        trackid: `esc-"{a,b}"\\-${n}`,
-        payerAccountName: 'O\'Brien, "Bob" {x} \\ สมชาย NULL',
-        productdesc: 'NULL',
-        lang: null,
-        returnUrl: 'https://shop.example/r?q="x",y',
-      });
-      const [a, b] = await Promise.all([insertOrGet(awkward), insertOrGet(record(merchant, { productdesc: '' }))]);
-      assert.equal(a.inserted, true);
-      assert.equal(b.inserted, true);
-      assert.deepEqual(await gw.services.transactions.findByTrackid(merchant, awkward.trackid), awkward);
-      assert.equal((await gw.services.transactions.findByTrackid(merchant, b.row.trackid))?.productdesc, '');
-    });
+    test(
+      'text that needs escaping in an array literal (quotes, ' +
+        'backslashes, braces, commas, NULL, Thai) round-trips exactly',
+      async () => {
+        const awkward = record(merchant, {
+          trackid: `esc-"{a,b}"\\-${n}`,
+          payerAccountName: 'O\'Brien, "Bob" {x} \\ สมชาย NULL',
+          productdesc: 'NULL',
+          lang: null,
+          returnUrl: 'https://shop.example/r?q="x",y',
+        });
+        const [a, b] = await Promise.all([insertOrGet(awkward), insertOrGet(record(merchant, { productdesc: '' }))]);
+        assert.equal(a.inserted, true);
+        assert.equal(b.inserted, true);
+        assert.deepEqual(await gw.services.transactions.findByTrackid(merchant, awkward.trackid), awkward);
+        assert.equal((await gw.services.transactions.findByTrackid(merchant, b.row.trackid))?.productdesc, '');
+      },
+    );
 
     test('identical requests racing in one batch: exactly one row; every caller gets that row', async () => {
       const first = record(merchant);
@@ -109,33 +113,36 @@ for (const { dialect, skip } of await testDialects()) {
       );
     });
 
-    test('a replay (stored trackid) returns the stored row, even with a different hash, and writes nothing', async () => {
-      const original = record(merchant);
-      await insertOrGet(original);
-      const writesBefore = gw.testStore.engine.sqliteWriterStats();
-      const rowsBefore = await count();
-      const again = await Promise.all([
-        insertOrGet({ ...original, ...newTransactionIdentifiers(Date.now()) }),
-        insertOrGet({ ...record(merchant), trackid: original.trackid, requestHash: 'other' }),
-      ]);
-      for (const r of again) {
-        assert.equal(r.inserted, false);
-        assert.deepEqual(r.row, original);
-      }
-      // SQLite: each replay was one insert job on the writer thread, which stored nothing new.
-      if (writesBefore) assert.equal(gw.testStore.engine.sqliteWriterStats()!.jobs - writesBefore.jobs, 2);
-      assert.equal(await count(), rowsBefore);
-      assert.equal(
-        (
-          await gw.testStore.db
-            .selectFrom('transactions')
-            .select('id')
-            .where('trackid', '=', original.trackid)
-            .execute()
-        ).length,
-        1,
-      );
-    });
+    test(
+      'a replay (stored trackid) returns the stored row, ' + 'even with a different hash, and writes nothing',
+      async () => {
+        const original = record(merchant);
+        await insertOrGet(original);
+        const writesBefore = gw.testStore.engine.sqliteWriterStats();
+        const rowsBefore = await count();
+        const again = await Promise.all([
+          insertOrGet({ ...original, ...newTransactionIdentifiers(Date.now()) }),
+          insertOrGet({ ...record(merchant), trackid: original.trackid, requestHash: 'other' }),
+        ]);
+        for (const r of again) {
+          assert.equal(r.inserted, false);
+          assert.deepEqual(r.row, original);
+        }
+        // SQLite: each replay was one insert job on the writer thread, which stored nothing new.
+        if (writesBefore) assert.equal(gw.testStore.engine.sqliteWriterStats()!.jobs - writesBefore.jobs, 2);
+        assert.equal(await count(), rowsBefore);
+        assert.equal(
+          (
+            await gw.testStore.db
+              .selectFrom('transactions')
+              .select('id')
+              .where('trackid', '=', original.trackid)
+              .execute()
+          ).length,
+          1,
+        );
+      },
+    );
 
     test('one row the database refuses fails alone; its neighbours in the same turn are stored', async () => {
       const before = await count();

@@ -28,47 +28,50 @@ for (const { dialect, skip } of await testDialects()) {
     });
     after(() => gw?.close());
 
-    test('many lookups at once: each gets its own row (merchant-scoped), missing keys get none, repeats agree', async () => {
-      const repo = gw.services.transactions;
-      const asked = [
-        ...paymentsA.map((p) => ({ merchant: a.merchantid, p })),
-        ...paymentsB.map((p) => ({ merchant: b.merchantid, p })),
-        { merchant: a.merchantid, p: paymentsA[0]! }, // the same key twice in one turn
-      ];
-      const [byTrackid, byId, byRedirectId] = await Promise.all([
-        Promise.all(asked.map(({ merchant, p }) => repo.findByTrackid(merchant, p.trackid))),
-        Promise.all(asked.map(({ merchant, p }) => repo.findById(merchant, p.transactionid))),
-        Promise.all(asked.map(({ p }) => repo.findByRedirectId(p.redirectId))),
-      ]);
-      asked.forEach(({ merchant, p }, i) => {
-        for (const found of [byTrackid[i], byId[i], byRedirectId[i]]) {
-          assert.equal(
-            found?.id,
-            p.transactionid,
-            `lookup ${i}: ${[byTrackid[i], byId[i], byRedirectId[i]].map((t) => t?.id).join(' ')}`,
-          );
-          assert.equal(found?.merchantId, merchant);
-          assert.equal(found?.trackid, p.trackid);
-          assert.equal(found?.redirectId, p.redirectId);
-        }
-      });
-      assert.equal(byTrackid[0]?.amountMinor, 1_000_000n, 'exact money through the batch too');
+    test(
+      'many lookups at once: each gets its own row ' + '(merchant-scoped), missing keys get none, repeats agree',
+      async () => {
+        const repo = gw.services.transactions;
+        const asked = [
+          ...paymentsA.map((p) => ({ merchant: a.merchantid, p })),
+          ...paymentsB.map((p) => ({ merchant: b.merchantid, p })),
+          { merchant: a.merchantid, p: paymentsA[0]! }, // the same key twice in one turn
+        ];
+        const [byTrackid, byId, byRedirectId] = await Promise.all([
+          Promise.all(asked.map(({ merchant, p }) => repo.findByTrackid(merchant, p.trackid))),
+          Promise.all(asked.map(({ merchant, p }) => repo.findById(merchant, p.transactionid))),
+          Promise.all(asked.map(({ p }) => repo.findByRedirectId(p.redirectId))),
+        ]);
+        asked.forEach(({ merchant, p }, i) => {
+          for (const found of [byTrackid[i], byId[i], byRedirectId[i]]) {
+            assert.equal(
+              found?.id,
+              p.transactionid,
+              `lookup ${i}: ${[byTrackid[i], byId[i], byRedirectId[i]].map((t) => t?.id).join(' ')}`,
+            );
+            assert.equal(found?.merchantId, merchant);
+            assert.equal(found?.trackid, p.trackid);
+            assert.equal(found?.redirectId, p.redirectId);
+          }
+        });
+        assert.equal(byTrackid[0]?.amountMinor, 1_000_000n, 'exact money through the batch too');
 
-      const missing = await Promise.all([
-        repo.findByTrackid(a.merchantid, 'no-such-trackid'),
-        repo.findByTrackid(a.merchantid, paymentsA[1]!.trackid),
-        repo.findById(b.merchantid, paymentsA[2]!.transactionid), // another merchant's transaction
-        repo.findById(a.merchantid, paymentsA[2]!.transactionid),
-        repo.findByRedirectId('AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'),
-        repo.findByRedirectId(paymentsB[3]!.redirectId),
-      ]);
-      assert.equal(missing[0], undefined);
-      assert.equal(missing[1]?.id, paymentsA[1]!.transactionid);
-      assert.equal(missing[2], undefined);
-      assert.equal(missing[3]?.id, paymentsA[2]!.transactionid);
-      assert.equal(missing[4], undefined);
-      assert.equal(missing[5]?.id, paymentsB[3]!.transactionid);
-    });
+        const missing = await Promise.all([
+          repo.findByTrackid(a.merchantid, 'no-such-trackid'),
+          repo.findByTrackid(a.merchantid, paymentsA[1]!.trackid),
+          repo.findById(b.merchantid, paymentsA[2]!.transactionid), // another merchant's transaction
+          repo.findById(a.merchantid, paymentsA[2]!.transactionid),
+          repo.findByRedirectId('AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'),
+          repo.findByRedirectId(paymentsB[3]!.redirectId),
+        ]);
+        assert.equal(missing[0], undefined);
+        assert.equal(missing[1]?.id, paymentsA[1]!.transactionid);
+        assert.equal(missing[2], undefined);
+        assert.equal(missing[3]?.id, paymentsA[2]!.transactionid);
+        assert.equal(missing[4], undefined);
+        assert.equal(missing[5]?.id, paymentsB[3]!.transactionid);
+      },
+    );
 
     test('a key the store refuses fails only its own lookup, not the others of its turn', async () => {
       const repo = gw.services.transactions;

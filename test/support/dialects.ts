@@ -43,7 +43,8 @@ export async function testDialects(): Promise<DialectCase[]> {
     const url = await postgresAdminUrl();
     if (!url && process.env.CI === 'true')
       throw new Error(
-        'CI=true but PostgreSQL is not reachable on 127.0.0.1:5432 (users postgres/root): the PostgreSQL suites must run in CI.',
+        'CI=true but PostgreSQL is not reachable on 127.0.0.1:5432 ' +
+          '(users postgres/root): the PostgreSQL suites must run in CI.',
       );
     cases.push({
       dialect: 'postgres',

@@ -92,7 +92,10 @@ export async function addMerchant(
 
 const FIXTURES = new URL('../fixtures/', import.meta.url);
 
-/** A request body from test/fixtures (copied from the clients' real requests) with real credentials substituted (raw text, as clients send it). */
+/**
+ * A request body from test/fixtures (copied from the clients' real requests) with real credentials substituted (raw
+ * text, as clients send it).
+ */
 export function fixture(name: string, creds: { merchantid: string; password: string }): string {
   return readFileSync(new URL(name, FIXTURES), 'utf8')
     .replaceAll('TEST001', creds.merchantid)

@@ -25,7 +25,9 @@ export type ClientOptions = {
   baseUrl: string;
   merchantId: string;
   password: string;
-  /** The operator's SERVICE_NAME: the balance path is `/<serviceName>InstaPay/QueryPayoutBalance`. Default `Gateway`. */
+  /**
+   * The operator's SERVICE_NAME: the balance path is `/<serviceName>InstaPay/QueryPayoutBalance`. Default `Gateway`.
+   */
   serviceName?: string;
   /** Per request; default 30 s. */
   timeoutMs?: number;
