@@ -35,7 +35,10 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addCheckConstraint('ledger_accounts_payout_not_negative', sql`kind <> 'merchant_payout' or balance_minor >= 0`)
     .addCheckConstraint(
       'ledger_accounts_owner_by_kind',
-      sql`(kind = 'merchant_payout' and merchant_id is not null) or (kind <> 'merchant_payout' and merchant_id is null)`,
+      sql.raw(
+        "(kind = 'merchant_payout' and merchant_id is not null) " +
+          "or (kind <> 'merchant_payout' and merchant_id is null)",
+      ),
     )
     .execute();
   await db.schema
@@ -57,8 +60,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addCheckConstraint(
       'journal_entries_reference_by_kind',
-      sql`(kind = 'payment' and transaction_id is not null and idempotency_key is null)
-          or (kind in ('credit', 'debit') and transaction_id is null and idempotency_key is not null and reason is not null)`,
+      sql.raw(
+        `(kind = 'payment' and transaction_id is not null and idempotency_key is null)
+          or (kind in ('credit', 'debit') and transaction_id is null ` +
+          'and idempotency_key is not null and reason is not null)',
+      ),
     )
     .execute();
   await db.schema

@@ -17,7 +17,9 @@ import { rebuildSqliteTable, replaceOnce } from './sqlite-rebuild.ts';
 
 const REFUND_ENTRY =
   'ledger: a refund entry needs its refund, must debit the payout and credit clearing by exactly its amount';
-const REFUNDED_RULE = sql`refunded_minor >= 0 and refunded_minor <= amount_minor and (refunded_minor = 0 or status = 'SUCCESS')`;
+const REFUNDED_RULE = sql.raw(
+  "refunded_minor >= 0 and refunded_minor <= amount_minor and (refunded_minor = 0 or status = 'SUCCESS')",
+);
 
 export async function up(db: Kysely<any>): Promise<void> {
   const sqlite = db.getExecutor().adapter instanceof SqliteAdapter;
@@ -146,15 +148,21 @@ async function addRefundEntryKindSqlite(db: Kysely<any>): Promise<void> {
 
 async function addRefundEntryKindPostgres(db: Kysely<any>): Promise<void> {
   await sql`alter table journal_entries drop constraint journal_entries_kind_check`.execute(db);
-  await sql`alter table journal_entries add constraint journal_entries_kind_check check (kind in ('payment', 'credit', 'debit', 'refund'))`.execute(
-    db,
-  );
+  await sql
+    .raw(
+      'alter table journal_entries add constraint journal_entries_kind_check ' +
+        "check (kind in ('payment', 'credit', 'debit', 'refund'))",
+    )
+    .execute(db);
   await sql`alter table journal_entries drop constraint journal_entries_reference_by_kind`.execute(db);
-  await sql`alter table journal_entries add constraint journal_entries_reference_by_kind check (
+  await sql
+    .raw(
+      `alter table journal_entries add constraint journal_entries_reference_by_kind check (
       (kind = 'payment' and transaction_id is not null and idempotency_key is null)
-      or (kind in ('credit', 'debit', 'refund') and transaction_id is null and idempotency_key is not null and reason is not null))`.execute(
-    db,
-  );
+      or (kind in ('credit', 'debit', 'refund') and transaction_id is null ` +
+        'and idempotency_key is not null and reason is not null))',
+    )
+    .execute(db);
   await sql
     .raw(
       `create function journal_entries_refund_check() returns trigger language plpgsql as $$
