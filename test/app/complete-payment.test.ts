@@ -7,7 +7,7 @@ import { GatewayError, isGatewayError } from '../../src/domain/errors.ts';
 import { decideCompletion, SANDBOX_SUCCESS_LIMIT_MINOR } from '../../src/domain/lifecycle.ts';
 import { testDialects } from '../support/dialects.ts';
 import { addMerchant, startTestGateway, type MerchantCredentials, type TestGateway } from '../support/test-gateway.ts';
-import { payoutBalance, snapshot, startPayment } from './lifecycle-support.ts';
+import { payoutBalance, snapshot, startPayment } from '../support/lifecycle.ts';
 
 describe('decideCompletion (pure)', () => {
   const base = { amountMinor: 1_000_000n, expiresAt: 1_000, now: 999 };

@@ -12,7 +12,7 @@ import { feeFor } from '../../src/domain/ledger.ts';
 import { LedgerOperations } from '../../src/app/ledger-operations.ts';
 import { testDialects } from '../support/dialects.ts';
 import { addMerchant, startTestGateway, type MerchantCredentials, type TestGateway } from '../support/test-gateway.ts';
-import { payoutBalance, snapshot, startPayment, type Started } from './lifecycle-support.ts';
+import { payoutBalance, snapshot, startPayment, type Started } from '../support/lifecycle.ts';
 
 const FEE_PPM = 25_000n; // 2.5 %: every SUCCESS entry has payout, fee and clearing lines
 

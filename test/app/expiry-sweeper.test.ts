@@ -12,7 +12,7 @@ import { createLogger } from '../../src/logger.ts';
 import { GatewayError } from '../../src/domain/errors.ts';
 import { testDialects } from '../support/dialects.ts';
 import { addMerchant, startTestGateway, type MerchantCredentials, type TestGateway } from '../support/test-gateway.ts';
-import { snapshot, startPayment } from './lifecycle-support.ts';
+import { snapshot, startPayment } from '../support/lifecycle.ts';
 
 function sweeperFor(services: Services, now: () => number, batchSize = 100): ExpirySweeper {
   return new ExpirySweeper({

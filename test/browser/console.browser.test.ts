@@ -20,7 +20,7 @@ import {
   startListeningGateway,
   type Browser,
   type ListeningGateway,
-} from './support.ts';
+} from '../support/browser.ts';
 
 const IMAGES =
   process.env.UPDATE_SCREENSHOTS === '1'

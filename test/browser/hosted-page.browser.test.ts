@@ -19,7 +19,7 @@ import {
   type Browser,
   type ListeningGateway,
   type MerchantSite,
-} from './support.ts';
+} from '../support/browser.ts';
 
 // UPDATE_SCREENSHOTS=1 refreshes the pictures in docs/images/; otherwise they go to a temp
 // directory, so an ordinary test run leaves the tracked images (and the work tree) alone.

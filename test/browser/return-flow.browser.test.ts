@@ -20,7 +20,7 @@ import {
   startListeningGateway,
   type Browser,
   type ListeningGateway,
-} from './support.ts';
+} from '../support/browser.ts';
 
 const skip = browserSkipReason();
 const SLOW_MS = 400;

@@ -13,7 +13,7 @@ import {
   type Browser,
   type ListeningGateway,
   type MerchantSite,
-} from './support.ts';
+} from '../support/browser.ts';
 
 const skip = browserSkipReason();
 

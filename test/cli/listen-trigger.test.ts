@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { signWebhook, verifyWebhook } from '../../src/domain/webhook-signature.ts';
 import { eventually, freePort, gatewayEnv, httpPost, runCliProcess } from '../support/gateway-process.ts';
 import { initiation, startRunningGateway, type RunningGateway } from '../support/running-gateway.ts';
-import { Receiver, sequence, answer } from '../e2e/delivery-helpers.ts';
+import { Receiver, sequence, answer } from '../support/delivery.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 

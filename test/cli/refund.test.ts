@@ -11,7 +11,7 @@ import {
   type MerchantCredentials,
   type TestGateway,
 } from '../support/test-gateway.ts';
-import { startPayment } from '../app/lifecycle-support.ts';
+import { startPayment } from '../support/lifecycle.ts';
 import { runCli } from '../../src/cli/run-cli.ts';
 
 type Run = { code: number; out: string; err: string };

@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { listenSocketCount, REUSE_PORT_SUPPORTED } from '../../src/http/edge/acceptor-pool.ts';
-import { startListeningGateway, type ListeningGateway } from '../browser/support.ts';
+import { startListeningGateway, type ListeningGateway } from '../support/browser.ts';
 import { addMerchant, initiationBody, LogCapture, testConfig } from '../support/test-gateway.ts';
 import { createTestStore } from '../support/test-store.ts';
 import { createLogger } from '../../src/logger.ts';

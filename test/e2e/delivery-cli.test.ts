@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { testDialects } from '../support/dialects.ts';
 import { TEST_SECRET_KEY_HEX, addMerchant, type MerchantCredentials } from '../support/test-gateway.ts';
 import { runCli } from '../../src/cli/run-cli.ts';
-import { Receiver, completePayment, eventOf, startDeliveryGateway, type DeliveryGateway } from './delivery-helpers.ts';
+import { Receiver, completePayment, eventOf, startDeliveryGateway, type DeliveryGateway } from '../support/delivery.ts';
 
 for (const { dialect, skip } of await testDialects()) {
   describe(`delivery CLI [${dialect}]`, { skip }, () => {

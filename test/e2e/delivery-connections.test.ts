@@ -16,7 +16,7 @@ import {
   signaturesOf,
   startDeliveryGateway,
   type DeliveryGateway,
-} from './delivery-helpers.ts';
+} from '../support/delivery.ts';
 
 /**
  * An endpoint that drops the second request on every connection unanswered, as a server closing an idle keep-alive

@@ -5,8 +5,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { testDialects } from '../support/dialects.ts';
 import { createTestDatabase } from '../support/test-store.ts';
-import { Receiver, type Behaviour } from './delivery-helpers.ts';
-import { cliJson, createMerchant, gatewayEnv, payThrough } from './delivery-process.ts';
+import { Receiver, type Behaviour } from '../support/delivery.ts';
+import { cliJson, createMerchant, gatewayEnv, payThrough } from '../support/delivery-process.ts';
 import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.ts';
 
 const PAYMENTS = 30;

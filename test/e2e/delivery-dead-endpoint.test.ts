@@ -19,7 +19,7 @@ import {
   startDeliveryGateway,
   type DeliveryGateway,
   type Payment,
-} from './delivery-helpers.ts';
+} from '../support/delivery.ts';
 
 const PER_HOST = 2;
 const DEAD_EVENTS = 16;

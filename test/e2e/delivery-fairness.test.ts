@@ -11,7 +11,7 @@ import {
   slow,
   startDeliveryGateway,
   type DeliveryGateway,
-} from './delivery-helpers.ts';
+} from '../support/delivery.ts';
 
 for (const { dialect, skip } of await testDialects()) {
   describe(`delivery fairness [${dialect}]`, { skip }, () => {

@@ -20,7 +20,7 @@ import {
   startDeliveryGateway,
   type Behaviour,
   type DeliveryGateway,
-} from './delivery-helpers.ts';
+} from '../support/delivery.ts';
 
 for (const { dialect, skip } of await testDialects()) {
   describe(`delivery lease-ahead [${dialect}]`, { skip }, () => {

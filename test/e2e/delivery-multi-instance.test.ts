@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import pg from 'pg';
 import { testDialects } from '../support/dialects.ts';
 import { createTestDatabase } from '../support/test-store.ts';
-import { Receiver, type Behaviour } from './delivery-helpers.ts';
-import { createMerchant, gatewayEnv, payThrough } from './delivery-process.ts';
+import { Receiver, type Behaviour } from '../support/delivery.ts';
+import { createMerchant, gatewayEnv, payThrough } from '../support/delivery-process.ts';
 import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.ts';
 
 const PAYMENTS = 300;

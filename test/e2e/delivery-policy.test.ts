@@ -20,7 +20,7 @@ import { createLogger } from '../../src/logger.ts';
 import { DeliveryWorker, type DeliveryWorkerOptions } from '../../src/delivery/delivery-worker.ts';
 import type { Resolver } from '../../src/delivery/guarded-lookup.ts';
 import { OutboxRepo } from '../../src/store/repos/outbox.repo.ts';
-import { FAST_DELIVERY_ENV, Receiver, answer, completePayment } from './delivery-helpers.ts';
+import { FAST_DELIVERY_ENV, Receiver, answer, completePayment } from '../support/delivery.ts';
 
 // Answers like an attacker's DNS zone: a harmless-looking name that points at loopback.
 const rebindingDns: Resolver = (_host, _opts, cb) =>

@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { testDialects } from '../support/dialects.ts';
 import { createTestDatabase } from '../support/test-store.ts';
-import { Receiver } from './delivery-helpers.ts';
-import { createMerchant, gatewayEnv, payThrough } from './delivery-process.ts';
+import { Receiver } from '../support/delivery.ts';
+import { createMerchant, gatewayEnv, payThrough } from '../support/delivery-process.ts';
 import {
   eventually,
   killLeftoverGateways,

@@ -15,7 +15,7 @@ import {
   slow,
   startDeliveryGateway,
   type DeliveryGateway,
-} from './delivery-helpers.ts';
+} from '../support/delivery.ts';
 
 for (const { dialect, skip } of await testDialects()) {
   describe(`delivery wake-ups and graceful stop [${dialect}]`, { skip }, () => {

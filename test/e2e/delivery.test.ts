@@ -19,7 +19,7 @@ import {
   signaturesOf,
   startDeliveryGateway,
   type DeliveryGateway,
-} from './delivery-helpers.ts';
+} from '../support/delivery.ts';
 
 const CONTRACT_FIELDS = [
   'type',

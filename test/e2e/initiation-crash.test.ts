@@ -9,7 +9,7 @@ import { testDialects } from '../support/dialects.ts';
 import { createTestDatabase } from '../support/test-store.ts';
 import { fixture } from '../support/test-gateway.ts';
 import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.ts';
-import { createMerchant, gatewayEnv } from './delivery-process.ts';
+import { createMerchant, gatewayEnv } from '../support/delivery-process.ts';
 
 const CLIENTS = 32;
 const KILL_AFTER = 300; // acknowledged initiations

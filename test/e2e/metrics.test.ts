@@ -17,7 +17,7 @@ import {
   type TestGateway,
 } from '../support/test-gateway.ts';
 import { assertErrorBody } from '../support/error-body.ts';
-import { completePayment, answer, Receiver, startDeliveryGateway, type DeliveryGateway } from './delivery-helpers.ts';
+import { completePayment, answer, Receiver, startDeliveryGateway, type DeliveryGateway } from '../support/delivery.ts';
 import { eventually, killLeftoverGateways, runCliProcess, startGatewayProcess } from '../support/gateway-process.ts';
 import { createTestDatabase } from '../support/test-store.ts';
 

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { testDialects } from '../support/dialects.ts';
+import { postgresCase } from '../support/dialects.ts';
 import { createTestDatabase } from '../support/test-store.ts';
 import { fixture } from '../support/test-gateway.ts';
 import { eventually, freePort, gatewayEnv, httpPost } from '../support/gateway-process.ts';
@@ -76,7 +76,7 @@ describe('npm start and SIGTERM', { skip: skipNoNpm }, () => {
   });
 });
 
-const postgres = (await testDialects()).find((d) => d.dialect === 'postgres');
+const postgres = await postgresCase();
 const readmeSkip = skipNoNpm || (postgres ? postgres.skip : 'TEST_DATABASE excludes PostgreSQL');
 
 describe("the README's PostgreSQL example, run as written", { skip: readmeSkip }, () => {

@@ -13,7 +13,7 @@ import {
   signaturesOf,
   startDeliveryGateway,
   type DeliveryGateway,
-} from './delivery-helpers.ts';
+} from '../support/delivery.ts';
 
 /** What a payment-only handler does with a notification (the plugin's checks). */
 function paymentOnlyHandler(body: Record<string, unknown>): 'complete' | 'fail' | 'ignore' {

@@ -14,8 +14,8 @@ import { openStore } from '../../src/store/open-store.ts';
 import { testDialects } from '../support/dialects.ts';
 import { addMerchant, LogCapture, post, testConfig, type MerchantCredentials } from '../support/test-gateway.ts';
 import { pressButton } from '../support/hosted-page-form.ts';
-import { startPayment } from '../app/lifecycle-support.ts';
-import { answer, hang, Receiver, slow, startDeliveryGateway, type DeliveryGateway } from './delivery-helpers.ts';
+import { startPayment } from '../support/lifecycle.ts';
+import { answer, hang, Receiver, slow, startDeliveryGateway, type DeliveryGateway } from '../support/delivery.ts';
 
 const SLOW_MS = 300;
 

@@ -3,7 +3,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startRunningGateway, type RunningGateway } from '../support/running-gateway.ts';
-import { packAndInstall, runScript, type Installed } from './client-package.ts';
+import { packAndInstall, runScript, type Installed } from '../support/client-package.ts';
 
 describe('@thaiqr-gateway/client refund, packed and installed (Node 24)', () => {
   let gw: RunningGateway;

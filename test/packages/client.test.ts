@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generateWebhookSecret } from '../../src/domain/webhook-signature.ts';
 import { startRunningGateway, type RunningGateway } from '../support/running-gateway.ts';
-import { node20, packAndInstall, runScript, type Installed } from './client-package.ts';
+import { node20, packAndInstall, runScript, type Installed } from '../support/client-package.ts';
 
 const NODE20 = node20();
 const node20Skip = NODE20

@@ -3,7 +3,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startRunningGateway, type RunningGateway } from '../support/running-gateway.ts';
-import { phpSkipReason, runPhp } from './php-support.ts';
+import { phpSkipReason, runPhp } from '../support/php.ts';
 
 const skip = phpSkipReason();
 

@@ -5,8 +5,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateWebhookSecret } from '../../src/domain/webhook-signature.ts';
 import { startRunningGateway, type RunningGateway } from '../support/running-gateway.ts';
-import { Receiver } from '../e2e/delivery-helpers.ts';
-import { phpSkipReason, runPhp } from './php-support.ts';
+import { Receiver } from '../support/delivery.ts';
+import { phpSkipReason, runPhp } from '../support/php.ts';
 
 const skip = phpSkipReason();
 

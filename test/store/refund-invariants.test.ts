@@ -17,7 +17,7 @@ import {
   type TestGateway,
 } from '../support/test-gateway.ts';
 import { createTestDatabase } from '../support/test-store.ts';
-import { startPayment } from '../app/lifecycle-support.ts';
+import { startPayment } from '../support/lifecycle.ts';
 import { openStoreEngine } from '../../src/store/engine.ts';
 import { migrateTo } from '../../src/store/migrations/index.ts';
 import { refundPostings } from '../../src/domain/ledger.ts';

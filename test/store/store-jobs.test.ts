@@ -10,7 +10,7 @@ import { createJobRunner, type JobRunner } from '../../src/store/job-runner.ts';
 import { storeJobs, TEST_STORE_JOBS_MODULE } from '../support/test-store-jobs.ts';
 import { testDialects } from '../support/dialects.ts';
 import { addMerchant, startTestGateway, type MerchantCredentials, type TestGateway } from '../support/test-gateway.ts';
-import { payoutBalance, startPayment } from '../app/lifecycle-support.ts';
+import { payoutBalance, startPayment } from '../support/lifecycle.ts';
 
 for (const { dialect, skip } of await testDialects()) {
   describe(`store jobs [${dialect}]`, { skip }, () => {

@@ -1,5 +1,5 @@
 // Every operation the OpenAPI document must name, in ONE place: add new operations here.
-// test/openapi/openapi.test.ts checks the document has exactly these, plus the webhooks.
+// test/http/openapi/openapi.test.ts checks the document has exactly these, plus the webhooks.
 export const EXPECTED_OPERATIONS: readonly { method: 'get' | 'post'; path: string; operationId: string }[] = [
   { method: 'post', path: '/transaction/s2s', operationId: 'initiatePayment' },
   { method: 'post', path: '/transaction/status', operationId: 'getTransactionStatus' },

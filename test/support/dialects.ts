@@ -55,3 +55,9 @@ export async function testDialects(): Promise<DialectCase[]> {
   }
   return cases;
 }
+
+/** The PostgreSQL case for a PostgreSQL-only test file; skipped, with the reason, when TEST_DATABASE leaves it out. */
+export async function postgresCase(): Promise<DialectCase> {
+  const found = (await testDialects()).find((d) => d.dialect === 'postgres');
+  return found ?? { dialect: 'postgres', skip: 'TEST_DATABASE selects SQLite only' };
+}

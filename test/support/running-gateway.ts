@@ -1,7 +1,7 @@
 // A gateway as a merchant's developer meets it: a separate `serve` process (sandbox, delivery
 // worker running) on a fresh store, with one merchant created through the operator CLI first.
 import type { Dialect } from '../../src/store/engine.ts';
-import { createMerchant, gatewayEnv, type Creds } from '../e2e/delivery-process.ts';
+import { createMerchant, gatewayEnv, type Creds } from './delivery-process.ts';
 import { runCliProcess, startGatewayProcess, type GatewayProcess } from './gateway-process.ts';
 import { createTestDatabase } from './test-store.ts';
 

@@ -1,7 +1,7 @@
 // The client's address for the failed-login counter, computed the way Fastify computes
 // `request.ip` from TRUST_PROXY (fastify/lib/request.js, with the same @fastify/proxy-addr),
 // for the requests the JSON fast lane answers without a Fastify request object.
-// test/http/json-fast-lane.test.ts checks both paths count failed logins per the same client.
+// test/http/edge/json-fast-lane.test.ts checks both paths count failed logins per the same client.
 import type { IncomingMessage } from 'node:http';
 import proxyAddr from '@fastify/proxy-addr';
 import type { TrustProxy } from '../../config.ts';

@@ -13,7 +13,7 @@
 // to the body limit, no Content-Encoding or Transfer-Encoding, a Host header, and not draining.
 // Anything else goes to Fastify, which answers it as it always has (415, 413, empty body,
 // shutting down, …). Over the in-flight limit the lane sheds with Fastify's exact 503 (`admit`).
-// test/http/json-fast-lane.test.ts sends the same requests both ways and compares the answers.
+// test/http/edge/json-fast-lane.test.ts sends the same requests both ways and compares the answers.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GatewayError } from '../../domain/errors.ts';
 import type { ClientAddress } from './client-address.ts';

@@ -2,7 +2,7 @@
 // route with a `schema` is in it (routes/*.ts declare theirs with schemas.ts#operation), so a new
 // operation appears without touching this file. Added here: the notification payloads as
 // `webhooks`, the error table (derived from the code and status tables) and examples recorded
-// from real responses (examples.json; test/openapi/openapi.test.ts re-records and compares them).
+// from real responses (examples.json; test/http/openapi/openapi.test.ts re-records and compares them).
 import { readFileSync } from 'node:fs';
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';

@@ -23,7 +23,7 @@
 //  - `fin` finds its rows by primary key only. Its status test is written `(…) is true`, which no
 //    index can serve: with a plain `status = 'PROCESSING'` and statistics that had seen few open
 //    payments, the planner read them through an index leading with status and walked every open
-//    payment for each set (test/store/pg-completion-plan.test.ts; docs/performance.md).
+//    payment for each set (test/store/postgres/completion-plan.test.ts; docs/performance.md).
 import type pg from 'pg';
 import { accountId, keepsRunningBalance, type AccountRef, type PostingLine } from '../../domain/ledger.ts';
 import { originOf } from '../../domain/url-origin.ts';

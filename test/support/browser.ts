@@ -1,0 +1,137 @@
+// Browser-test plumbing: Debian's Chromium through playwright-core (never a downloaded
+// browser), a really listening gateway whose PUBLIC_BASE_URL is its own address, and a
+// tiny merchant site on 127.0.0.1 that records where customers land.
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { createServer as createNetServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext } from 'playwright-core';
+import { startGateway, type RunningGateway } from '../../src/server.ts';
+import { createLogger } from '../../src/logger.ts';
+import { createTestStore, type TestStore } from './test-store.ts';
+import type { Dialect } from '../../src/store/engine.ts';
+import type { WorkerFactory } from '../../src/app/worker.ts';
+import { LogCapture, testConfig } from './test-gateway.ts';
+
+export const CHROMIUM = '/usr/bin/chromium';
+
+/** Why the browser tests cannot run here, or false. In CI a missing browser is a failure, not a skip. */
+export function browserSkipReason(): string | false {
+  if (existsSync(CHROMIUM)) return false;
+  if (process.env.CI === 'true')
+    throw new Error(
+      `CI=true but ${CHROMIUM} is missing: ` +
+        `install Debian's chromium (apt-get install -y chromium) so the browser tests run.`,
+    );
+  return `${CHROMIUM} is missing; install Debian's chromium (apt-get install -y chromium) to run the browser tests`;
+}
+
+export type Browser = { context: BrowserContext; close(): Promise<void> };
+
+export async function launchBrowser(): Promise<Browser> {
+  const profile = mkdtempSync(join(tmpdir(), 'gw-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+  return {
+    context,
+    async close() {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+export type MerchantSite = { url: string; landings: URL[]; close(): Promise<void> };
+
+/** The merchant's return page: answers every GET with a small page and remembers the URL. */
+export async function startMerchantSite(): Promise<MerchantSite> {
+  const landings: URL[] = [];
+  const server: Server = createServer((req, res) => {
+    landings.push(new URL(req.url ?? '/', 'http://127.0.0.1'));
+    req.resume();
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end('<!doctype html><title>Merchant</title><h1>Thank you for your order</h1>');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    landings,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+async function freePort(): Promise<number> {
+  const server = createNetServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+export type ListeningGateway = {
+  gateway: RunningGateway;
+  testStore: TestStore;
+  clock: { now: number };
+  close(): Promise<void>;
+};
+
+/**
+ * A gateway listening on 127.0.0.1 whose PUBLIC_BASE_URL is its real address, so the
+ * redirectUrl it hands out is one a browser can open. The port is found first (the URL must
+ * be configured before listening); if another test grabs it meanwhile, try again.
+ */
+export async function startListeningGateway(
+  env: Record<string, string> = {},
+  options: { dialect?: Dialect; workers?: WorkerFactory[] } = {},
+): Promise<ListeningGateway> {
+  const testStore = await createTestStore(options.dialect ?? 'sqlite');
+  const clock = { now: Date.now() };
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const config = testConfig({
+      DATABASE_URL: testStore.databaseUrl,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+      LOG_LEVEL: 'warn',
+      ...env,
+    });
+    try {
+      const gateway = await startGateway(config, {
+        logger: createLogger(config.logLevel, new LogCapture()),
+        store: testStore.store,
+        now: () => clock.now,
+        ...(options.workers && { workers: options.workers }),
+      });
+      return {
+        gateway,
+        testStore,
+        clock,
+        async close() {
+          await gateway.stop();
+          await testStore.cleanup();
+        },
+      };
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'EADDRINUSE' || attempt >= 5) {
+        await testStore.cleanup();
+        throw error;
+      }
+    }
+  }
+}
