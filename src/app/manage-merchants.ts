@@ -5,7 +5,7 @@ import { CURRENCY_CODE } from '../domain/money.ts';
 import { openSecret, sealSecret } from '../domain/secret-box.ts';
 import { generateWebhookSecret } from '../domain/webhook-signature.ts';
 import { randomToken } from '../domain/ids.ts';
-import type { MerchantStore } from './ports/store.ts';
+import type { MerchantChanges, MerchantStore } from './ports/store.ts';
 import type { MerchantRecord } from '../domain/merchant.ts';
 
 export type NewMerchant = {
@@ -136,7 +136,7 @@ export class ManageMerchants {
     return merchant;
   }
 
-  async #update(id: string, patch: Parameters<MerchantStore['update']>[1]): Promise<void> {
+  async #update(id: string, patch: MerchantChanges): Promise<void> {
     if (!(await this.#repo.update(id, patch, this.#now()))) {
       throw new GatewayError('NOT_FOUND', `No merchant with id '${id}'.`);
     }

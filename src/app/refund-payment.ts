@@ -50,38 +50,13 @@ export class RefundPayment {
   /** The stored key: `key:` + the merchant's key, or `content:` + a keyed hash of the normalised content. */
   idempotencyKeyOf(merchantId: string, input: NormalisedRefund): string {
     if (input.idempotencyKey !== null) return `key:${input.idempotencyKey}`;
-    return (
-      'content:' +
-      fingerprint(
-        this.#deps.key,
-        JSON.stringify([
-          'refund-key',
-          merchantId,
-          input.transactionId,
-          input.amountMinor.toString(),
-          input.currency,
-          input.reason,
-          input.reference,
-        ]),
-      )
-    );
+    return 'content:' + fingerprint(this.#deps.key, refundContent('refund-key', merchantId, input));
   }
 
   async execute(merchantId: string, input: NormalisedRefund): Promise<RefundOutcome> {
     const { payments, refunds, ledger, key } = this.#deps;
     const idempotencyKey = this.idempotencyKeyOf(merchantId, input);
-    const requestHash = fingerprint(
-      key,
-      JSON.stringify([
-        'refund',
-        merchantId,
-        input.transactionId,
-        input.amountMinor.toString(),
-        input.currency,
-        input.reason,
-        input.reference,
-      ]),
-    );
+    const requestHash = fingerprint(key, refundContent('refund', merchantId, input));
 
     const earlier = await refunds.findByKey(merchantId, idempotencyKey);
     if (earlier) return this.#replay(earlier, requestHash);
@@ -186,6 +161,23 @@ export class RefundPayment {
     if (!payment) throw new Error(`refund ${earlier.id} without its payment`);
     return { response: refundAccepted(earlier, payment.amountMinor), replayed: true, refund: earlier };
   }
+}
+
+/**
+ * The normalised content of a refund request, as hashed for its derived idempotency key
+ * (`purpose` 'refund-key') and for the stored request hash ('refund') that tells a replay from a
+ * different request under the same key.
+ */
+function refundContent(purpose: 'refund' | 'refund-key', merchantId: string, input: NormalisedRefund): string {
+  return JSON.stringify([
+    purpose,
+    merchantId,
+    input.transactionId,
+    input.amountMinor.toString(),
+    input.currency,
+    input.reason,
+    input.reference,
+  ]);
 }
 
 /** What a refund carries from its checks into its transaction. */

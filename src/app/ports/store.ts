@@ -56,22 +56,22 @@ export interface MerchantStore {
   count(): Promise<number>;
   /** Changes whenever any merchant row changes (the merchant directory polls it). */
   changeMarker(): Promise<string>;
-  update(
-    id: string,
-    changes: Partial<
-      Pick<
-        MerchantRecord,
-        | 'passwordHash'
-        | 'webhookSecretSealed'
-        | 'previousWebhookSecretSealed'
-        | 'previousWebhookSecretExpiresAt'
-        | 'status'
-        | 'feeRatePpm'
-      >
-    >,
-    updatedAt: number,
-  ): Promise<boolean>;
+  /** False when no merchant has the id; `updated_at` moves strictly forward (changeMarker). */
+  update(id: string, changes: MerchantChanges, updatedAt: number): Promise<boolean>;
 }
+
+/** What may change on a merchant after it is created. */
+export type MerchantChanges = Partial<
+  Pick<
+    MerchantRecord,
+    | 'passwordHash'
+    | 'webhookSecretSealed'
+    | 'previousWebhookSecretSealed'
+    | 'previousWebhookSecretExpiresAt'
+    | 'status'
+    | 'feeRatePpm'
+  >
+>;
 
 /** Ledger reads, and the whole-ledger checks behind `ledger verify`. */
 export interface LedgerReads {

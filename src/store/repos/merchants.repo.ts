@@ -1,4 +1,5 @@
 // Merchants: SQL only, no rules.
+import type { MerchantChanges } from '../../app/ports/store.ts';
 import { sql, type Selectable } from 'kysely';
 import type { MerchantsTable } from '../database.ts';
 import { toBigInt, toNumber, toNumberOrNull } from '../database.ts';
@@ -77,21 +78,7 @@ export class MerchantsRepo {
     return `${String(row.n)}:${String(row.latest ?? 0)}`;
   }
 
-  async update(
-    id: string,
-    patch: Partial<
-      Pick<
-        MerchantRecord,
-        | 'passwordHash'
-        | 'webhookSecretSealed'
-        | 'previousWebhookSecretSealed'
-        | 'previousWebhookSecretExpiresAt'
-        | 'status'
-        | 'feeRatePpm'
-      >
-    >,
-    updatedAt: number,
-  ): Promise<boolean> {
+  async update(id: string, patch: MerchantChanges, updatedAt: number): Promise<boolean> {
     const result = await this.#db
       .updateTable('merchants')
       .set({
