@@ -19,7 +19,10 @@ export async function openServices(config: Config, options: ServiceOptions): Pro
   return createServices(config, store, key, { logger: options.logger, ...(options.now && { now: options.now }) });
 }
 
-/** Loads every merchant, then keeps the copy current (webhook secrets sign notifications, credentials check requests). */
+/**
+ * Loads every merchant, then keeps the copy current (webhook secrets sign notifications, credentials check
+ * requests).
+ */
 export async function startDirectory(services: Services, logger: Logger): Promise<void> {
   await services.directory.refresh();
   services.directory.start((error) => logger.warn({ err: error }, 'merchant refresh failed'));

@@ -22,8 +22,11 @@ function filesUnder(dir: string, suffix: string): string[] {
 /** Paths like `src/x/y.ts`, `store/repos/z.ts` or `docs/api.md` in a text; relative to src/ when not rooted. */
 function referencedPaths(text: string): string[] {
   const found = new Set<string>();
-  const pattern =
-    /(?<![\w./-])((?:src|test|bench|docs|packages|app|domain|store|http|delivery|cli|connectors|dev)\/[\w./-]*\w\.(?:ts|md|mjs|php|json))/g;
+  const pattern = new RegExp(
+    '(?<![\\w./-])((?:src|test|bench|docs|packages|app|domain|store|http|delivery|cli|connectors|dev)' +
+      '\\/[\\w./-]*\\w\\.(?:ts|md|mjs|php|json))',
+    'g',
+  );
   for (const match of text.matchAll(pattern)) found.add(match[1]!);
   return [...found];
 }

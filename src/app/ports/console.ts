@@ -66,6 +66,9 @@ export interface ConsoleReads {
   search(search: PaymentSearch): Promise<TransactionRecord[]>;
   /** One payment, scoped to a merchant when `merchantId` is given. */
   find(id: string, merchantId: string | undefined): Promise<TransactionRecord | undefined>;
-  /** One account's postings, keyset-paged on its chain: newest first before `beforeSeq`, oldest first after `afterSeq`. */
+  /**
+   * One account's postings, keyset-paged on its chain: newest first before `beforeSeq`, oldest first after
+   * `afterSeq`.
+   */
   postings(accountId: string, options: { limit: number; beforeSeq?: bigint; afterSeq?: bigint }): Promise<PostingRow[]>;
 }

@@ -24,6 +24,9 @@ export type ProcessorConnector = {
   readonly name: string;
   /** True only for connectors that move real money. */
   readonly live: boolean;
-  /** Sends a refund to the processor; resolves when accepted, throws (a GatewayError to show the merchant) when refused. */
+  /**
+   * Sends a refund to the processor; resolves when accepted, throws (a GatewayError to show the merchant) when
+   * refused.
+   */
   refund(request: RefundRequest): Promise<RefundAccepted>;
 };

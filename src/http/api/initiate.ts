@@ -32,7 +32,8 @@ export function registerInitiateRoute(app: FastifyInstance, deps: InitiateRouteD
       tag: 'Payments',
       summary: 'Start a Thai QR debit payment',
       description:
-        'Answers a `redirectUrl` for the customer. Idempotent on `trackid`: the same content again answers the original response with `Idempotent-Replayed: true`.',
+        'Answers a `redirectUrl` for the customer. Idempotent on `trackid`: the same content again answers the ' +
+        'original response with `Idempotent-Replayed: true`.',
       body: InitiationRequestSchema,
     },
     InitiationResponseSchema,

@@ -24,7 +24,9 @@ export function registerRefundRoute(app: FastifyInstance, deps: RefundRouteDeps)
           tag: 'Payments',
           summary: 'Refund all or part of a successful payment',
           description:
-            'Several partial refunds per payment, never more than captured. Idempotent: on the `Idempotency-Key` header or `refund_reference`, else on the content; a replay answers the original refund with `Idempotent-Replayed: true`.',
+            'Several partial refunds per payment, never more than captured. Idempotent: on the `Idempotency-Key` ' +
+            'header or `refund_reference`, else on the content; a replay answers the original refund with ' +
+            '`Idempotent-Replayed: true`.',
           body: RefundRequestSchema,
         },
         RefundResponseSchema,

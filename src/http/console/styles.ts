@@ -1,10 +1,12 @@
 // The console's stylesheet, inlined in a <style nonce> like the hosted page's. Mobile-first:
 // from 360 px every table scrolls inside its own box and forms stack; wider screens get rows.
 // Contrast meets WCAG AA (text #1f2937 on white, white on #1d4ed8); focus is always visible.
-export const CONSOLE_CSS = `
+export const CONSOLE_CSS =
+  `
 *,*::before,*::after{box-sizing:border-box}
 html{-webkit-text-size-adjust:100%}
-body{margin:0;background:#eef2f7;color:#1f2937;font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans Thai","Noto Sans","Sarabun","Loma",sans-serif}
+body{margin:0;background:#eef2f7;color:#1f2937;` +
+  `font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans Thai","Noto Sans","Sarabun","Loma",sans-serif}
 a{color:#1d4ed8}
 :focus-visible{outline:3px solid #f59e0b;outline-offset:2px}
 header{background:#0b2545;color:#fff}
@@ -15,7 +17,8 @@ nav.main a{color:#dbeafe;text-decoration:none;padding:6px 10px;border-radius:8px
 nav.main a[aria-current=page]{background:#1d4ed8;color:#fff}
 .who{font-size:.85rem;color:#cbd5e1}
 .inline{display:inline}
-.linkish{background:none;border:1px solid #94a3b8;color:#fff;border-radius:8px;padding:5px 10px;font:inherit;cursor:pointer;min-height:36px}
+.linkish{background:none;border:1px solid #94a3b8;color:#fff;border-radius:8px;padding:5px 10px;font:inherit;` +
+  `cursor:pointer;min-height:36px}
 .lang{color:#fff;font-size:.9rem}
 main{max-width:1200px;margin:0 auto;padding:12px}
 h1{font-size:1.35rem;margin:8px 0 12px;color:#0b2545;overflow-wrap:anywhere}
@@ -33,8 +36,10 @@ dl.kv dd{margin:0;overflow-wrap:anywhere}
 form.filters{display:grid;grid-template-columns:1fr;gap:8px}
 @media (min-width:720px){form.filters{grid-template-columns:repeat(3,1fr)}form.filters .wide{grid-column:span 3}}
 label{display:block;font-size:.85rem;color:#374151}
-input,select{display:block;width:100%;font:inherit;padding:8px 10px;border:1px solid #94a3b8;border-radius:8px;background:#fff;min-height:40px}
-button,.button{display:inline-block;font:inherit;font-weight:600;padding:8px 14px;border-radius:8px;border:1px solid #1d4ed8;background:#1d4ed8;color:#fff;cursor:pointer;min-height:40px;text-decoration:none}
+input,select{display:block;width:100%;font:inherit;padding:8px 10px;border:1px solid #94a3b8;border-radius:8px;` +
+  `background:#fff;min-height:40px}
+button,.button{display:inline-block;font:inherit;font-weight:600;padding:8px 14px;border-radius:8px;` +
+  `border:1px solid #1d4ed8;background:#1d4ed8;color:#fff;cursor:pointer;min-height:40px;text-decoration:none}
 button.secondary,.button.secondary{background:#fff;color:#1d4ed8}
 button.danger{background:#b91c1c;border-color:#b91c1c}
 .actions{display:flex;flex-wrap:wrap;gap:6px;align-items:flex-end}
@@ -44,7 +49,8 @@ button.danger{background:#b91c1c;border-color:#b91c1c}
 .s-PROCESSING,.s-pending{background:#fef3c7;color:#92400e}
 .notice{border-left:4px solid #1d4ed8;background:#eff6ff;padding:10px 12px;border-radius:8px;margin:0 0 12px}
 .notice.error{border-color:#b91c1c;background:#fef2f2}
-.secret{font-family:ui-monospace,Menlo,Consolas,monospace;background:#0b2545;color:#fff;padding:8px 10px;border-radius:8px;overflow-wrap:anywhere;user-select:all}
+.secret{font-family:ui-monospace,Menlo,Consolas,monospace;background:#0b2545;color:#fff;padding:8px 10px;` +
+  `border-radius:8px;overflow-wrap:anywhere;user-select:all}
 .muted{color:#4b5563}
 .login{max-width:420px;margin:24px auto}
 .login form{display:grid;gap:10px}

@@ -13,9 +13,11 @@ const DIST = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/pac
 const DIST_VERSION = (JSON.parse(readFileSync(join(DIST, 'package.json'), 'utf8')) as { version: string }).version;
 
 // Our initialiser as a file, not an inline script: the CSP allows no inline code.
-const INIT_SCRIPT = `window.addEventListener('DOMContentLoaded', function () {
+const INIT_SCRIPT =
+  `window.addEventListener('DOMContentLoaded', function () {
   var root = document.getElementById('swagger-ui');
-  window.ui = SwaggerUIBundle({ url: root.getAttribute('data-url'), dom_id: '#swagger-ui', validatorUrl: null, deepLinking: true, defaultModelsExpandDepth: 0 });
+  window.ui = SwaggerUIBundle({ url: root.getAttribute('data-url'), dom_id: '#swagger-ui', validatorUrl: null, ` +
+  `deepLinking: true, defaultModelsExpandDepth: 0 });
 });
 `;
 

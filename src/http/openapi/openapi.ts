@@ -49,13 +49,17 @@ const SIGNATURE_HEADERS = [
 
 function description(): string {
   return [
-    'Thai QR debit payments, server to server. Every operation is a `POST` with a JSON body carrying `merchantid` and `password`; every answer has the same JSON shape whatever the HTTP status, so a client may read only the body.',
+    'Thai QR debit payments, server to server. Every operation is a `POST` with a JSON body carrying ' +
+      '`merchantid` and `password`; every answer has the same JSON shape whatever the HTTP status, ' +
+      'so a client may read only the body.',
     '',
-    'Result notifications are POSTed to the `serverUrl` of the payment, signed with Standard Webhooks (see `webhooks`).',
+    'Result notifications are POSTed to the `serverUrl` of the payment, signed with Standard Webhooks ' +
+      '(see `webhooks`).',
     '',
     '## Errors',
     '',
-    'On an error `type` is `"error"`, `responsecode` and `error_code_tag` come from this table, and `error_text` names the field and the rule.',
+    'On an error `type` is `"error"`, `responsecode` and `error_code_tag` come from this table, and `error_text` ' +
+      'names the field and the rule.',
     '',
     errorTableMarkdown(errorTable()),
   ].join('\n');
@@ -99,7 +103,9 @@ function webhooks(): Json {
         operationId: 'paymentResultNotification',
         summary: 'A payment reached its final state',
         description:
-          'POSTed to the payment’s `serverUrl` once it succeeds or fails, retried until a `2xx` answer. Verify the signature over the raw body before trusting it (the client package’s `verifyNotification`, or any Standard Webhooks library).',
+          'POSTed to the payment’s `serverUrl` once it succeeds or fails, retried until a `2xx` answer. Verify the ' +
+          'signature over the raw body before trusting it (the client package’s `verifyNotification`, or any ' +
+          'Standard Webhooks library).',
         parameters: SIGNATURE_HEADERS,
         requestBody: {
           required: true,
@@ -113,7 +119,9 @@ function webhooks(): Json {
         operationId: 'refundNotification',
         summary: 'A refund was made on a payment',
         description:
-          'POSTed to the payment’s `serverUrl` once per refund, through the same outbox, signing and retries as the result. It carries `event_type` `refund` and `result` `REFUNDED`, so a handler that only knows payment results (`CAPTURED` / `Not Successful`) ignores it.',
+          'POSTed to the payment’s `serverUrl` once per refund, through the same outbox, signing and retries as the ' +
+          'result. It carries `event_type` `refund` and `result` `REFUNDED`, so a handler that only knows payment ' +
+          'results (`CAPTURED` / `Not Successful`) ignores it.',
         parameters: SIGNATURE_HEADERS,
         requestBody: {
           required: true,

@@ -131,28 +131,32 @@ for (const { dialect, skip } of await testDialects()) {
       assert.deepEqual([res.body.balanceAmt, res.body.currency, res.body.maskedcard], [null, null, null]);
     });
 
-    test('a successful payment raises the THB payout balance by amount − half-even fee, and the fee account by the fee', async () => {
-      const shop = await addMerchant(gw, { feeRate: '0.025' });
-      // 100.01 × 2.5 % = 2.50025 → 2.5002 (half-even: tie goes to the even 2); 100.03 × 2.5 % = 2.50075 → 2.5008.
-      const feeBefore = await gw.services.ledger.balance({ kind: 'gateway_fee', merchantId: null, currency: 'THB' });
-      const first = await pay(gw, shop, 'fee-1', '100.01');
-      assert.equal(first.responsecode, '0');
-      assert.equal(await balanceOf(gw, shop), '97.5098');
-      await pay(gw, shop, 'fee-2', '100.03');
-      assert.equal(await balanceOf(gw, shop), '195.0390');
-      const feeAfter = await gw.services.ledger.balance({ kind: 'gateway_fee', merchantId: null, currency: 'THB' });
-      assert.equal(feeAfter - feeBefore, 25_002n + 25_008n);
-      const entry = await gw.services.ledger.findEntryByTransaction(first.transactionid);
-      assert.deepEqual(
-        entry?.postings.map((p) => [p.kind, p.amountMinor]),
-        [
-          ['merchant_payout', 975_098n],
-          ['gateway_fee', 25_002n],
-          ['gateway_clearing', -1_000_100n],
-        ],
-      );
-      assert.equal((await operations(gw).verify()).ok, true);
-    });
+    test(
+      'a successful payment raises the THB payout balance by ' +
+        'amount − half-even fee, and the fee account by the fee',
+      async () => {
+        const shop = await addMerchant(gw, { feeRate: '0.025' });
+        // 100.01 × 2.5 % = 2.50025 → 2.5002 (half-even: tie goes to the even 2); 100.03 × 2.5 % = 2.50075 → 2.5008.
+        const feeBefore = await gw.services.ledger.balance({ kind: 'gateway_fee', merchantId: null, currency: 'THB' });
+        const first = await pay(gw, shop, 'fee-1', '100.01');
+        assert.equal(first.responsecode, '0');
+        assert.equal(await balanceOf(gw, shop), '97.5098');
+        await pay(gw, shop, 'fee-2', '100.03');
+        assert.equal(await balanceOf(gw, shop), '195.0390');
+        const feeAfter = await gw.services.ledger.balance({ kind: 'gateway_fee', merchantId: null, currency: 'THB' });
+        assert.equal(feeAfter - feeBefore, 25_002n + 25_008n);
+        const entry = await gw.services.ledger.findEntryByTransaction(first.transactionid);
+        assert.deepEqual(
+          entry?.postings.map((p) => [p.kind, p.amountMinor]),
+          [
+            ['merchant_payout', 975_098n],
+            ['gateway_fee', 25_002n],
+            ['gateway_clearing', -1_000_100n],
+          ],
+        );
+        assert.equal((await operations(gw).verify()).ok, true);
+      },
+    );
 
     test('a failed, cancelled or declined payment posts nothing; completing twice posts once', async () => {
       const shop = await addMerchant(gw);
@@ -171,30 +175,33 @@ for (const { dialect, skip } of await testDialects()) {
       assert.equal(await gw.services.ledger.countEntries({ merchantId: shop.merchantid }), 1);
     });
 
-    test('a PHP payout merchant: THB payments raise its THB account, the query reports the PHP account (no FX)', async () => {
-      const shop = await addMerchant(gw, { payoutCurrency: 'PHP' });
-      await pay(gw, shop, 'php-1', '1000');
-      const res = await post(gw, PATH, { merchantid: shop.merchantid, password: shop.password });
-      assert.equal(res.body.balanceAmt, '0.0000');
-      assert.equal(res.body.currency, 'PHP');
-      assert.equal(await gw.services.ledger.balance(payoutAccount(shop.merchantid, 'THB')), 10_000_000n);
-      await operations(gw).adjust({
-        direction: 'credit',
-        merchantId: shop.merchantid,
-        amount: '12500.5',
-        currency: 'PHP',
-        reason: 'settlement of THB 1000 converted',
-        idempotencyKey: `php-topup-${shop.merchantid}`,
-      });
-      const after = await post(gw, PATH, { merchantid: shop.merchantid, password: shop.password });
-      assert.equal(after.body.balanceAmt, '12500.5000');
-      assert.equal(after.body.currency, 'PHP');
-      assert.equal(
-        await gw.services.ledger.balance(payoutAccount(shop.merchantid, 'THB')),
-        10_000_000n,
-        'the THB account is untouched',
-      );
-    });
+    test(
+      'a PHP payout merchant: THB payments raise its THB ' + 'account, the query reports the PHP account (no FX)',
+      async () => {
+        const shop = await addMerchant(gw, { payoutCurrency: 'PHP' });
+        await pay(gw, shop, 'php-1', '1000');
+        const res = await post(gw, PATH, { merchantid: shop.merchantid, password: shop.password });
+        assert.equal(res.body.balanceAmt, '0.0000');
+        assert.equal(res.body.currency, 'PHP');
+        assert.equal(await gw.services.ledger.balance(payoutAccount(shop.merchantid, 'THB')), 10_000_000n);
+        await operations(gw).adjust({
+          direction: 'credit',
+          merchantId: shop.merchantid,
+          amount: '12500.5',
+          currency: 'PHP',
+          reason: 'settlement of THB 1000 converted',
+          idempotencyKey: `php-topup-${shop.merchantid}`,
+        });
+        const after = await post(gw, PATH, { merchantid: shop.merchantid, password: shop.password });
+        assert.equal(after.body.balanceAmt, '12500.5000');
+        assert.equal(after.body.currency, 'PHP');
+        assert.equal(
+          await gw.services.ledger.balance(payoutAccount(shop.merchantid, 'THB')),
+          10_000_000n,
+          'the THB account is untouched',
+        );
+      },
+    );
 
     test('operator debits lower the reported balance; sub-satang balances print all four digits', async () => {
       const shop = await addMerchant(gw);

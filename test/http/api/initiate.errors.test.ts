@@ -186,64 +186,71 @@ for (const { dialect, skip } of await testDialects()) {
     });
 
     describe('1002 RATE_LIMITED (429)', () => {
-      test('too many failed logins from one client: refused even with the right password, until the window passes', async () => {
-        const limited = await startTestGateway(dialect, { FAILED_LOGIN_LIMIT: '3', FAILED_LOGIN_WINDOW: '1m' });
-        try {
-          const shop = await addMerchant(limited);
-          for (let i = 0; i < 3; i++) {
-            const res = await post(limited, '/transaction/s2s', body({ password: 'wrong' }, shop));
-            assertErrorBody(res, { status: 401, code: '1000', tag: 'INVALID_CREDENTIALS' });
+      test(
+        'too many failed logins from one client: refused even ' + 'with the right password, until the window passes',
+        async () => {
+          const limited = await startTestGateway(dialect, { FAILED_LOGIN_LIMIT: '3', FAILED_LOGIN_WINDOW: '1m' });
+          try {
+            const shop = await addMerchant(limited);
+            for (let i = 0; i < 3; i++) {
+              const res = await post(limited, '/transaction/s2s', body({ password: 'wrong' }, shop));
+              assertErrorBody(res, { status: 401, code: '1000', tag: 'INVALID_CREDENTIALS' });
+            }
+            const locked = await post(limited, '/transaction/s2s', body({}, shop));
+            assertErrorBody(locked, { status: 429, code: '1002', tag: 'RATE_LIMITED', merchantid: shop.merchantid });
+            assert.ok(Number(locked.headers['retry-after']) > 0);
+            assert.equal(await countRows(limited), 0);
+
+            // Another client address is not affected.
+            const elsewhere = await raw(limited.app, {
+              headers: { 'content-type': 'application/json' },
+              payload: JSON.stringify(body({}, shop)),
+              remoteAddress: '127.0.0.2',
+            });
+            assert.equal(elsewhere.status, 200, elsewhere.raw);
+
+            limited.clock.now += 60_000;
+            assert.equal((await post(limited, '/transaction/s2s', body({}, shop))).status, 200);
+          } finally {
+            await limited.close();
           }
-          const locked = await post(limited, '/transaction/s2s', body({}, shop));
-          assertErrorBody(locked, { status: 429, code: '1002', tag: 'RATE_LIMITED', merchantid: shop.merchantid });
-          assert.ok(Number(locked.headers['retry-after']) > 0);
-          assert.equal(await countRows(limited), 0);
+        },
+      );
 
-          // Another client address is not affected.
-          const elsewhere = await raw(limited.app, {
-            headers: { 'content-type': 'application/json' },
-            payload: JSON.stringify(body({}, shop)),
-            remoteAddress: '127.0.0.2',
-          });
-          assert.equal(elsewhere.status, 200, elsewhere.raw);
+      test(
+        'too many requests per merchant per second: refused over ' +
+          'the limit, other merchants unaffected, fine next second',
+        async () => {
+          const limited = await startTestGateway(dialect, { RATE_LIMIT_PER_MERCHANT_PER_SECOND: '3' });
+          try {
+            const busy = await addMerchant(limited);
+            const quiet = await addMerchant(limited);
+            for (let i = 0; i < 3; i++)
+              assert.equal((await post(limited, '/transaction/s2s', body({}, busy))).status, 200);
+            const over = await post(limited, '/transaction/s2s', body({}, busy));
+            assertErrorBody(over, {
+              status: 429,
+              code: '1002',
+              tag: 'RATE_LIMITED',
+              trackid: over.body.trackid,
+              merchantid: busy.merchantid,
+            });
+            assert.equal(await countRows(limited), 3);
+            const status = await post(limited, '/transaction/status', {
+              merchantid: busy.merchantid,
+              password: busy.password,
+              trackid: 'x',
+            });
+            assertErrorBody(status, { status: 429, code: '1002', tag: 'RATE_LIMITED', shape: 'status' });
 
-          limited.clock.now += 60_000;
-          assert.equal((await post(limited, '/transaction/s2s', body({}, shop))).status, 200);
-        } finally {
-          await limited.close();
-        }
-      });
-
-      test('too many requests per merchant per second: refused over the limit, other merchants unaffected, fine next second', async () => {
-        const limited = await startTestGateway(dialect, { RATE_LIMIT_PER_MERCHANT_PER_SECOND: '3' });
-        try {
-          const busy = await addMerchant(limited);
-          const quiet = await addMerchant(limited);
-          for (let i = 0; i < 3; i++)
+            assert.equal((await post(limited, '/transaction/s2s', body({}, quiet))).status, 200);
+            limited.clock.now += 1000;
             assert.equal((await post(limited, '/transaction/s2s', body({}, busy))).status, 200);
-          const over = await post(limited, '/transaction/s2s', body({}, busy));
-          assertErrorBody(over, {
-            status: 429,
-            code: '1002',
-            tag: 'RATE_LIMITED',
-            trackid: over.body.trackid,
-            merchantid: busy.merchantid,
-          });
-          assert.equal(await countRows(limited), 3);
-          const status = await post(limited, '/transaction/status', {
-            merchantid: busy.merchantid,
-            password: busy.password,
-            trackid: 'x',
-          });
-          assertErrorBody(status, { status: 429, code: '1002', tag: 'RATE_LIMITED', shape: 'status' });
-
-          assert.equal((await post(limited, '/transaction/s2s', body({}, quiet))).status, 200);
-          limited.clock.now += 1000;
-          assert.equal((await post(limited, '/transaction/s2s', body({}, busy))).status, 200);
-        } finally {
-          await limited.close();
-        }
-      });
+          } finally {
+            await limited.close();
+          }
+        },
+      );
     });
 
     describe('2000 MALFORMED_REQUEST', () => {
@@ -593,33 +600,37 @@ for (const { dialect, skip } of await testDialects()) {
           assert.equal(pool.totalCount, 0, 'the pool dropped its dead connections');
         }
 
-        test('PostgreSQL unreachable gives 503 on initiation and status, /readyz says so, and service resumes when it is back', async () => {
-          const g = await gatewayBehindRelay();
-          try {
-            const ok = await post(g, '/transaction/s2s', body({}, g.shop));
-            assert.equal(ok.status, 200, ok.raw);
+        test(
+          'PostgreSQL unreachable gives 503 on initiation and status, ' +
+            '/readyz says so, and service resumes when it is back',
+          async () => {
+            const g = await gatewayBehindRelay();
+            try {
+              const ok = await post(g, '/transaction/s2s', body({}, g.shop));
+              assert.equal(ok.status, 200, ok.raw);
 
-            await g.cut();
-            await poolNoticed(g.pool);
-            const down = await post(g, '/transaction/s2s', body({ trackid: 'while-down' }, g.shop));
-            assertErrorBody(down, { status: 503, code: '5003', tag: 'SERVICE_UNAVAILABLE', trackid: 'while-down' });
-            assert.ok(Number(down.headers['retry-after']) > 0);
-            const status = await post(g, '/transaction/status', {
-              merchantid: g.shop.merchantid,
-              password: g.shop.password,
-              transactionid: ok.body.transactionid,
-            });
-            assertErrorBody(status, { status: 503, code: '5003', tag: 'SERVICE_UNAVAILABLE', shape: 'status' });
-            assert.equal((await g.app.inject({ method: 'GET', url: '/readyz' })).statusCode, 503);
-            assert.doesNotMatch(g.logs.text, /unexpected error/, 'an unreachable store is not logged as a bug');
+              await g.cut();
+              await poolNoticed(g.pool);
+              const down = await post(g, '/transaction/s2s', body({ trackid: 'while-down' }, g.shop));
+              assertErrorBody(down, { status: 503, code: '5003', tag: 'SERVICE_UNAVAILABLE', trackid: 'while-down' });
+              assert.ok(Number(down.headers['retry-after']) > 0);
+              const status = await post(g, '/transaction/status', {
+                merchantid: g.shop.merchantid,
+                password: g.shop.password,
+                transactionid: ok.body.transactionid,
+              });
+              assertErrorBody(status, { status: 503, code: '5003', tag: 'SERVICE_UNAVAILABLE', shape: 'status' });
+              assert.equal((await g.app.inject({ method: 'GET', url: '/readyz' })).statusCode, 503);
+              assert.doesNotMatch(g.logs.text, /unexpected error/, 'an unreachable store is not logged as a bug');
 
-            await g.restore();
-            const back = await post(g, '/transaction/s2s', body({ trackid: 'while-down' }, g.shop));
-            assert.equal(back.status, 200, back.raw);
-          } finally {
-            await g.close();
-          }
-        });
+              await g.restore();
+              const back = await post(g, '/transaction/s2s', body({ trackid: 'while-down' }, g.shop));
+              assert.equal(back.status, 200, back.raw);
+            } finally {
+              await g.close();
+            }
+          },
+        );
 
         test('a connection cut while a request holds it gives 503, not a process crash', async () => {
           const g = await gatewayBehindRelay();

@@ -45,16 +45,19 @@ for (const { dialect, skip } of await testDialects()) {
       assert.equal(stored?.lang, 'en');
     });
 
-    test('the string-amount fixture is accepted and normalised (country upper-case, bank short name → code)', async () => {
-      const res = await post(gw, '/transaction/s2s', fixture('string-amount.json', creds));
-      assert.equal(res.status, 200);
-      assert.equal(res.body.responsecode, '9');
-      const stored = await gw.services.transactions.findById(creds.merchantid, res.body.transactionid);
-      assert.equal(stored?.amountMinor, 99_999_900n);
-      assert.equal(stored?.billCountry, 'TH');
-      assert.equal(stored?.payerBankCode, '004');
-      assert.equal(stored?.billCustomerIp, '2001:db8::42');
-    });
+    test(
+      'the string-amount fixture is accepted and normalised ' + '(country upper-case, bank short name → code)',
+      async () => {
+        const res = await post(gw, '/transaction/s2s', fixture('string-amount.json', creds));
+        assert.equal(res.status, 200);
+        assert.equal(res.body.responsecode, '9');
+        const stored = await gw.services.transactions.findById(creds.merchantid, res.body.transactionid);
+        assert.equal(stored?.amountMinor, 99_999_900n);
+        assert.equal(stored?.billCountry, 'TH');
+        assert.equal(stored?.payerBankCode, '004');
+        assert.equal(stored?.billCustomerIp, '2001:db8::42');
+      },
+    );
 
     test('the docs sample (amount 1) is refused with AMOUNT_TOO_LOW', async () => {
       const res = await post(gw, '/transaction/s2s', fixture('docs-sample.json', creds));
@@ -82,49 +85,56 @@ for (const { dialect, skip } of await testDialects()) {
       assert.equal(again.raw, first.raw);
     });
 
-    test('same content in another spelling (number vs string amount, lower-case country, bank name) is the same request', async () => {
-      const first = await post(
-        gw,
-        '/transaction/s2s',
-        initiationBody(creds, {
-          trackid: 'idem-2',
-          bill_amount: '150.50',
-          bill_country: 'th',
-          payer_bank_code: 'KBANK',
-          lang: 'xx',
-        }),
-      );
-      const again = await post(
-        gw,
-        '/transaction/s2s',
-        initiationBody(creds, {
-          trackid: 'idem-2',
-          bill_amount: 150.5,
-          bill_country: 'TH',
-          payer_bank_code: '004',
-          extra: 'ignored',
-        }),
-      );
-      assert.equal(again.status, 200);
-      assert.equal(again.headers['idempotent-replayed'], 'true');
-      assert.equal(again.body.transactionid, first.body.transactionid);
-    });
+    test(
+      'same content in another spelling (number vs string ' +
+        'amount, lower-case country, bank name) is the same request',
+      async () => {
+        const first = await post(
+          gw,
+          '/transaction/s2s',
+          initiationBody(creds, {
+            trackid: 'idem-2',
+            bill_amount: '150.50',
+            bill_country: 'th',
+            payer_bank_code: 'KBANK',
+            lang: 'xx',
+          }),
+        );
+        const again = await post(
+          gw,
+          '/transaction/s2s',
+          initiationBody(creds, {
+            trackid: 'idem-2',
+            bill_amount: 150.5,
+            bill_country: 'TH',
+            payer_bank_code: '004',
+            extra: 'ignored',
+          }),
+        );
+        assert.equal(again.status, 200);
+        assert.equal(again.headers['idempotent-replayed'], 'true');
+        assert.equal(again.body.transactionid, first.body.transactionid);
+      },
+    );
 
-    test('the same trackid with different content is refused with 409 DUPLICATE_TRACKID and changes nothing', async () => {
-      const first = await post(gw, '/transaction/s2s', initiationBody(creds, { trackid: 'idem-3' }));
-      const clash = await post(
-        gw,
-        '/transaction/s2s',
-        initiationBody(creds, { trackid: 'idem-3', bill_amount: '200' }),
-      );
-      assert.equal(clash.status, 409);
-      assert.equal(clash.body.responsecode, '3000');
-      assert.equal(clash.body.error_code_tag, 'DUPLICATE_TRACKID');
-      assert.match(clash.body.error_text, /trackid/);
-      const stored = await gw.services.transactions.findByTrackid(creds.merchantid, 'idem-3');
-      assert.equal(stored?.id, first.body.transactionid);
-      assert.equal(stored?.amountMinor, 99_999_900n);
-    });
+    test(
+      'the same trackid with different content is refused ' + 'with 409 DUPLICATE_TRACKID and changes nothing',
+      async () => {
+        const first = await post(gw, '/transaction/s2s', initiationBody(creds, { trackid: 'idem-3' }));
+        const clash = await post(
+          gw,
+          '/transaction/s2s',
+          initiationBody(creds, { trackid: 'idem-3', bill_amount: '200' }),
+        );
+        assert.equal(clash.status, 409);
+        assert.equal(clash.body.responsecode, '3000');
+        assert.equal(clash.body.error_code_tag, 'DUPLICATE_TRACKID');
+        assert.match(clash.body.error_text, /trackid/);
+        const stored = await gw.services.transactions.findByTrackid(creds.merchantid, 'idem-3');
+        assert.equal(stored?.id, first.body.transactionid);
+        assert.equal(stored?.amountMinor, 99_999_900n);
+      },
+    );
 
     test('the same trackid at another merchant is a different transaction', async () => {
       const other = await addMerchant(gw);

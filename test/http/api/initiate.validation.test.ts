@@ -180,14 +180,17 @@ for (const { dialect, skip } of await testDialects()) {
       }
     });
 
-    test('credentials are checked before the fields: a wrong password with broken fields is INVALID_CREDENTIALS', async () => {
-      await rejected(body({ password: 'wrong', bill_amount: '1' }), {
-        status: 401,
-        code: '1000',
-        tag: 'INVALID_CREDENTIALS',
-        field: 'password',
-      });
-    });
+    test(
+      'credentials are checked before the fields: a wrong ' + 'password with broken fields is INVALID_CREDENTIALS',
+      async () => {
+        await rejected(body({ password: 'wrong', bill_amount: '1' }), {
+          status: 401,
+          code: '1000',
+          tag: 'INVALID_CREDENTIALS',
+          field: 'password',
+        });
+      },
+    );
 
     describe('payment_method.type', () => {
       test('THAI_DEBIT is accepted', async () => {

@@ -28,32 +28,35 @@ for (const { dialect, skip } of await testDialects()) {
 
     const get = (url: string) => gw.app.inject({ method: 'GET', url });
 
-    test('an open payment: a PNG attachment that decodes to its Thai QR payload, no payer data, not cacheable', async () => {
-      const p = await startPayment(gw, creds, { bill_amount: '1234.50' });
-      const res = await get(`/transaction/Redirect/qr.png?ID=${p.redirectId}`);
-      assert.equal(res.statusCode, 200);
-      assert.equal(res.headers['content-type'], 'image/png');
-      assert.equal(res.headers['content-disposition'], 'attachment; filename="thai-qr-payment.png"');
-      assert.equal(res.headers['cache-control'], 'no-store');
-      assert.equal(res.headers['x-content-type-options'], 'nosniff');
-      assert.equal(res.headers['referrer-policy'], 'no-referrer');
+    test(
+      'an open payment: a PNG attachment that decodes to ' + 'its Thai QR payload, no payer data, not cacheable',
+      async () => {
+        const p = await startPayment(gw, creds, { bill_amount: '1234.50' });
+        const res = await get(`/transaction/Redirect/qr.png?ID=${p.redirectId}`);
+        assert.equal(res.statusCode, 200);
+        assert.equal(res.headers['content-type'], 'image/png');
+        assert.equal(res.headers['content-disposition'], 'attachment; filename="thai-qr-payment.png"');
+        assert.equal(res.headers['cache-control'], 'no-store');
+        assert.equal(res.headers['x-content-type-options'], 'nosniff');
+        assert.equal(res.headers['referrer-policy'], 'no-referrer');
 
-      const decoded = decodeQrPng(res.rawPayload);
-      assert.deepEqual([decoded.width, decoded.height], [640, 640]);
-      assert.ok(decoded.text, 'the PNG holds a readable QR code');
-      const qr = verifyThaiQrPayload(decoded.text);
-      assert.deepEqual(qr.errors, []);
-      assert.equal(qr.fields['54'], '1234.50', 'the amount');
-      assert.equal(qr.billPayment['02'], thaiQrReferenceFor(p.transactionid), 'reference 1 is this transaction');
-      for (const pii of ['Malee', 'Srisuk', '0987654321', 'buyer@example.com', '2001:db8::42'])
-        assert.ok(!decoded.text.includes(pii), pii);
+        const decoded = decodeQrPng(res.rawPayload);
+        assert.deepEqual([decoded.width, decoded.height], [640, 640]);
+        assert.ok(decoded.text, 'the PNG holds a readable QR code');
+        const qr = verifyThaiQrPayload(decoded.text);
+        assert.deepEqual(qr.errors, []);
+        assert.equal(qr.fields['54'], '1234.50', 'the amount');
+        assert.equal(qr.billPayment['02'], thaiQrReferenceFor(p.transactionid), 'reference 1 is this transaction');
+        for (const pii of ['Malee', 'Srisuk', '0987654321', 'buyer@example.com', '2001:db8::42'])
+          assert.ok(!decoded.text.includes(pii), pii);
 
-      // The page's inline SVG encodes the same payload (its path data comes from the same text).
-      const page = await get(p.redirectUrl.replace('http://127.0.0.1:8080', ''));
-      assert.match(page.body, new RegExp(`href="/transaction/Redirect/qr\\.png\\?ID=${p.redirectId}" download`));
-      const again = await get(`/transaction/Redirect/qr.png?ID=${p.redirectId}`);
-      assert.ok(again.rawPayload.equals(res.rawPayload), 'the same bytes again (cached render)');
-    });
+        // The page's inline SVG encodes the same payload (its path data comes from the same text).
+        const page = await get(p.redirectUrl.replace('http://127.0.0.1:8080', ''));
+        assert.match(page.body, new RegExp(`href="/transaction/Redirect/qr\\.png\\?ID=${p.redirectId}" download`));
+        const again = await get(`/transaction/Redirect/qr.png?ID=${p.redirectId}`);
+        assert.ok(again.rawPayload.equals(res.rawPayload), 'the same bytes again (cached render)');
+      },
+    );
 
     test('404 for unknown or malformed IDs, a final payment, and a payment past its deadline', async () => {
       assert.equal((await get('/transaction/Redirect/qr.png?ID=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA')).statusCode, 404);

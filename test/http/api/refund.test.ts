@@ -90,48 +90,51 @@ for (const { dialect, skip } of await testDialects()) {
       if (field) assert.match(res.body.error_text, new RegExp(`'${field}'`), res.body.error_text);
     }
 
-    test("the WooCommerce plugin's refund request (fixture) refunds the whole order; what the plugin checks holds", async () => {
-      const init = await post(
-        gw,
-        '/transaction/s2s',
-        fixture('woocommerce-thai-debit.json', creds).replace('4711_1763700000', `4711_${dialect}`),
-      );
-      assert.equal(init.body.responsecode, '9', init.raw);
-      const txid = init.body.transactionid as string;
-      await post(gw, '/sandbox/transaction/complete', { ...auth(), transactionid: txid });
-      const payoutBefore = await payout();
-      const clearingBefore = await clearing();
+    test(
+      "the WooCommerce plugin's refund request (fixture) " + 'refunds the whole order; what the plugin checks holds',
+      async () => {
+        const init = await post(
+          gw,
+          '/transaction/s2s',
+          fixture('woocommerce-thai-debit.json', creds).replace('4711_1763700000', `4711_${dialect}`),
+        );
+        assert.equal(init.body.responsecode, '9', init.raw);
+        const txid = init.body.transactionid as string;
+        await post(gw, '/sandbox/transaction/complete', { ...auth(), transactionid: txid });
+        const payoutBefore = await payout();
+        const clearingBefore = await clearing();
 
-      const res = await post(
-        gw,
-        '/transaction/refund',
-        fixture('woocommerce-refund.json', creds).replaceAll('TRANSACTION_ID', txid),
-      );
-      assert.equal(res.status, 200, res.raw);
-      assert.deepEqual(Object.keys(res.body).sort(), REFUND_KEYS);
-      // The plugin: type "valid" and (result CAPTURED/Success or responsecode "0").
-      assert.equal(res.body.type, 'valid');
-      assert.equal(res.body.result, 'Success');
-      assert.equal(res.body.responsecode, '0');
-      assert.equal(res.body.transactionid, txid);
-      assert.equal(res.body.trackid, 'somchai@example.co.th', 'the request trackid is echoed, not matched');
-      assert.match(res.body.refundid, /^rfd_[A-Za-z0-9_-]{26}$/);
-      assert.equal(res.body.bill_amount, '150.00');
-      assert.equal(res.body.bill_currencycode, 'THB');
-      assert.equal(res.body.refunded_amount, '150.00');
-      assert.equal(res.body.refundable_amount, '0.00');
-      assert.equal(res.body.error_code_tag, null);
+        const res = await post(
+          gw,
+          '/transaction/refund',
+          fixture('woocommerce-refund.json', creds).replaceAll('TRANSACTION_ID', txid),
+        );
+        assert.equal(res.status, 200, res.raw);
+        assert.deepEqual(Object.keys(res.body).sort(), REFUND_KEYS);
+        // The plugin: type "valid" and (result CAPTURED/Success or responsecode "0").
+        assert.equal(res.body.type, 'valid');
+        assert.equal(res.body.result, 'Success');
+        assert.equal(res.body.responsecode, '0');
+        assert.equal(res.body.transactionid, txid);
+        assert.equal(res.body.trackid, 'somchai@example.co.th', 'the request trackid is echoed, not matched');
+        assert.match(res.body.refundid, /^rfd_[A-Za-z0-9_-]{26}$/);
+        assert.equal(res.body.bill_amount, '150.00');
+        assert.equal(res.body.bill_currencycode, 'THB');
+        assert.equal(res.body.refunded_amount, '150.00');
+        assert.equal(res.body.refundable_amount, '0.00');
+        assert.equal(res.body.error_code_tag, null);
 
-      // Ledger: payout − 150, clearing + 150, in 1/10,000 units.
-      assert.equal(await payout(), payoutBefore - 1_500_000n);
-      assert.equal(await clearing(), clearingBefore + 1_500_000n);
-      const s = await status(txid);
-      assert.equal(s.body.refunded_amount, '150.00');
-      assert.equal(s.body.responsecode, '0', 'the payment itself stays a captured payment');
-      const stored = await refundRows(txid);
-      assert.equal(stored.length, 1);
-      assert.equal(stored[0]!.reason, 'Refund for order #4711: customer returned the item');
-    });
+        // Ledger: payout − 150, clearing + 150, in 1/10,000 units.
+        assert.equal(await payout(), payoutBefore - 1_500_000n);
+        assert.equal(await clearing(), clearingBefore + 1_500_000n);
+        const s = await status(txid);
+        assert.equal(s.body.refunded_amount, '150.00');
+        assert.equal(s.body.responsecode, '0', 'the payment itself stays a captured payment');
+        const stored = await refundRows(txid);
+        assert.equal(stored.length, 1);
+        assert.equal(stored[0]!.reason, 'Refund for order #4711: customer returned the item');
+      },
+    );
 
     test('partial refunds add up exactly; one cent more than captured is refused and changes nothing', async () => {
       const txid = await paid('100.00');
@@ -166,54 +169,68 @@ for (const { dialect, skip } of await testDialects()) {
       assert.match(res.body.error_text, /100\.01 THB.*100\.00 THB still refundable/);
     });
 
-    test('the same request twice refunds once (derived key); the replay answers the same body with Idempotent-Replayed', async () => {
-      const txid = await paid('200');
-      const body = {
-        transactionid: txid,
-        tranid: txid,
-        bill_amount: '50',
-        reason: 'damaged',
-        trackid: 'buyer@example.com',
-      };
-      const first = await refund(body);
-      const again = await refund(body);
-      assert.equal(first.status, 200);
-      assert.equal(again.status, 200);
-      assert.equal(first.headers['idempotent-replayed'], undefined);
-      assert.equal(again.headers['idempotent-replayed'], 'true');
-      assert.deepEqual(again.body, first.body);
-      assert.equal((await refundRows(txid)).length, 1);
-      // Different content (another reason) is another refund.
-      const other = await refund({ ...body, reason: 'second item' });
-      assert.equal(other.status, 200);
-      assert.equal(other.body.refunded_amount, '100.00');
-    });
+    test(
+      'the same request twice refunds once (derived key); the ' +
+        'replay answers the same body with Idempotent-Replayed',
+      async () => {
+        const txid = await paid('200');
+        const body = {
+          transactionid: txid,
+          tranid: txid,
+          bill_amount: '50',
+          reason: 'damaged',
+          trackid: 'buyer@example.com',
+        };
+        const first = await refund(body);
+        const again = await refund(body);
+        assert.equal(first.status, 200);
+        assert.equal(again.status, 200);
+        assert.equal(first.headers['idempotent-replayed'], undefined);
+        assert.equal(again.headers['idempotent-replayed'], 'true');
+        assert.deepEqual(again.body, first.body);
+        assert.equal((await refundRows(txid)).length, 1);
+        // Different content (another reason) is another refund.
+        const other = await refund({ ...body, reason: 'second item' });
+        assert.equal(other.status, 200);
+        assert.equal(other.body.refunded_amount, '100.00');
+      },
+    );
 
-    test('an explicit Idempotency-Key (header or refund_reference) decides; the same key with different content → 409 3000', async () => {
-      const txid = await paid('300');
-      const first = await refund({ transactionid: txid, bill_amount: '10' }, { 'idempotency-key': `rk-${dialect}-1` });
-      const sameKeyInBody = await refund({
-        transactionid: txid,
-        bill_amount: '10',
-        refund_reference: `rk-${dialect}-1`,
-      });
-      assert.equal(sameKeyInBody.headers['idempotent-replayed'], 'true');
-      assert.equal(sameKeyInBody.body.refundid, first.body.refundid);
-      const changed = await refund(
-        { transactionid: txid, bill_amount: '11' },
-        { 'idempotency-key': `rk-${dialect}-1` },
-      );
-      assertError(changed, 409, '3000', 'IDEMPOTENCY_KEY_REUSED');
-      // Two identical bodies with two keys are two refunds.
-      const second = await refund({ transactionid: txid, bill_amount: '10' }, { 'idempotency-key': `rk-${dialect}-2` });
-      assert.equal(second.body.refunded_amount, '20.00');
-      assert.equal((await refundRows(txid)).length, 2);
-      const mismatch = await refund(
-        { transactionid: txid, bill_amount: '10', refund_reference: 'a' },
-        { 'idempotency-key': 'b' },
-      );
-      assertError(mismatch, 400, '2002', 'INVALID_FIELD', 'refund_reference');
-    });
+    test(
+      'an explicit Idempotency-Key (header or refund_reference) ' +
+        'decides; the same key with different content → 409 3000',
+      async () => {
+        const txid = await paid('300');
+        const first = await refund(
+          { transactionid: txid, bill_amount: '10' },
+          { 'idempotency-key': `rk-${dialect}-1` },
+        );
+        const sameKeyInBody = await refund({
+          transactionid: txid,
+          bill_amount: '10',
+          refund_reference: `rk-${dialect}-1`,
+        });
+        assert.equal(sameKeyInBody.headers['idempotent-replayed'], 'true');
+        assert.equal(sameKeyInBody.body.refundid, first.body.refundid);
+        const changed = await refund(
+          { transactionid: txid, bill_amount: '11' },
+          { 'idempotency-key': `rk-${dialect}-1` },
+        );
+        assertError(changed, 409, '3000', 'IDEMPOTENCY_KEY_REUSED');
+        // Two identical bodies with two keys are two refunds.
+        const second = await refund(
+          { transactionid: txid, bill_amount: '10' },
+          { 'idempotency-key': `rk-${dialect}-2` },
+        );
+        assert.equal(second.body.refunded_amount, '20.00');
+        assert.equal((await refundRows(txid)).length, 2);
+        const mismatch = await refund(
+          { transactionid: txid, bill_amount: '10', refund_reference: 'a' },
+          { 'idempotency-key': 'b' },
+        );
+        assertError(mismatch, 400, '2002', 'INVALID_FIELD', 'refund_reference');
+      },
+    );
 
     test('only SUCCESS payments: processing, declined, cancelled → 409 3003, nothing written', async () => {
       const processing = await startPayment(gw, creds, { bill_amount: '100' });
@@ -370,60 +387,63 @@ for (const { dialect, skip } of await testDialects()) {
       assert.equal((await status(txid)).body.refunded_amount, '65.00');
     });
 
-    test('a refund writes a signed-later refund notification to the payment serverUrl, distinct from the result', async () => {
-      const txid = await paid('250');
-      const res = await refund({ transactionid: txid, bill_amount: '20.5', reason: 'shipping', trackid: 'RMA-9' });
-      const events = await gw.testStore.db
-        .selectFrom('outbox_events')
-        .selectAll()
-        .where('transaction_id', '=', txid)
-        .orderBy('created_at')
-        .orderBy('id')
-        .execute();
-      assert.equal(events.length, 2, 'the payment result and the refund');
-      const result = events.find((e) => e.refund_id === null)!;
-      const refundEvent = events.find((e) => e.refund_id === res.body.refundid)!;
-      assert.ok(refundEvent, 'the refund event references its refund');
-      assert.equal(refundEvent.target_url, result.target_url);
-      const body = JSON.parse(refundEvent.payload);
-      const payment = JSON.parse(result.payload);
-      assert.equal(body.event_type, 'refund');
-      assert.equal(payment.event_type, undefined, 'payment results keep their documented body');
-      // A handler that only looks at result/responsecode cannot take it for a payment result.
-      assert.notEqual(body.result, 'CAPTURED');
-      assert.notEqual(body.result, 'Not Successful');
-      assert.notEqual(body.result, 'Processing');
-      assert.ok(!['0', '6', '9'].includes(body.responsecode));
-      assert.notEqual(Number(body.responsecode), 0, "PHP's loose == 0 is false too");
-      assert.deepEqual(
-        {
-          trackid: body.trackid,
-          transactionid: body.transactionid,
-          refundid: body.refundid,
-          bill_amount: body.bill_amount,
-          payment_amount: body.payment_amount,
-          refunded_amount: body.refunded_amount,
-          refundable_amount: body.refundable_amount,
-          reason: body.reason,
-          reference: body.reference,
-          token: body.token,
-          event_id: body.event_id,
-        },
-        {
-          trackid: payment.trackid,
-          transactionid: txid,
-          refundid: res.body.refundid,
-          bill_amount: '20.50',
-          payment_amount: '250.00',
-          refunded_amount: '20.50',
-          refundable_amount: '229.50',
-          reason: 'shipping',
-          reference: 'RMA-9',
-          token: payment.token,
-          event_id: refundEvent.id,
-        },
-      );
-    });
+    test(
+      'a refund writes a signed-later refund notification ' + 'to the payment serverUrl, distinct from the result',
+      async () => {
+        const txid = await paid('250');
+        const res = await refund({ transactionid: txid, bill_amount: '20.5', reason: 'shipping', trackid: 'RMA-9' });
+        const events = await gw.testStore.db
+          .selectFrom('outbox_events')
+          .selectAll()
+          .where('transaction_id', '=', txid)
+          .orderBy('created_at')
+          .orderBy('id')
+          .execute();
+        assert.equal(events.length, 2, 'the payment result and the refund');
+        const result = events.find((e) => e.refund_id === null)!;
+        const refundEvent = events.find((e) => e.refund_id === res.body.refundid)!;
+        assert.ok(refundEvent, 'the refund event references its refund');
+        assert.equal(refundEvent.target_url, result.target_url);
+        const body = JSON.parse(refundEvent.payload);
+        const payment = JSON.parse(result.payload);
+        assert.equal(body.event_type, 'refund');
+        assert.equal(payment.event_type, undefined, 'payment results keep their documented body');
+        // A handler that only looks at result/responsecode cannot take it for a payment result.
+        assert.notEqual(body.result, 'CAPTURED');
+        assert.notEqual(body.result, 'Not Successful');
+        assert.notEqual(body.result, 'Processing');
+        assert.ok(!['0', '6', '9'].includes(body.responsecode));
+        assert.notEqual(Number(body.responsecode), 0, "PHP's loose == 0 is false too");
+        assert.deepEqual(
+          {
+            trackid: body.trackid,
+            transactionid: body.transactionid,
+            refundid: body.refundid,
+            bill_amount: body.bill_amount,
+            payment_amount: body.payment_amount,
+            refunded_amount: body.refunded_amount,
+            refundable_amount: body.refundable_amount,
+            reason: body.reason,
+            reference: body.reference,
+            token: body.token,
+            event_id: body.event_id,
+          },
+          {
+            trackid: payment.trackid,
+            transactionid: txid,
+            refundid: res.body.refundid,
+            bill_amount: '20.50',
+            payment_amount: '250.00',
+            refunded_amount: '20.50',
+            refundable_amount: '229.50',
+            reason: 'shipping',
+            reference: 'RMA-9',
+            token: payment.token,
+            event_id: refundEvent.id,
+          },
+        );
+      },
+    );
 
     test('the hosted page of a refunded payment says so, in English and Thai (partial, then full)', async () => {
       const p = await startPayment(gw, creds, { bill_amount: '100' });
@@ -444,21 +464,24 @@ for (const { dialect, skip } of await testDialects()) {
       assert.match(await page('th'), /คืนเงินการชำระเงินนี้เต็มจำนวน ฿100\.00/);
     });
 
-    test('status shows refunded_amount "0.00" without refunds; the ledger verifies after all of the above', async () => {
-      const txid = await paid('100');
-      assert.equal((await status(txid)).body.refunded_amount, '0.00');
-      const ops = new LedgerOperations({
-        store: gw.services.store,
-        ledger: gw.services.ledger,
-        merchants: gw.services.merchants,
-        now: () => gw.clock.now,
-      });
-      const check = await ops.verify();
-      assert.equal(
-        check.ok,
-        true,
-        JSON.stringify(check, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)),
-      );
-    });
+    test(
+      'status shows refunded_amount "0.00" without ' + 'refunds; the ledger verifies after all of the above',
+      async () => {
+        const txid = await paid('100');
+        assert.equal((await status(txid)).body.refunded_amount, '0.00');
+        const ops = new LedgerOperations({
+          store: gw.services.store,
+          ledger: gw.services.ledger,
+          merchants: gw.services.merchants,
+          now: () => gw.clock.now,
+        });
+        const check = await ops.verify();
+        assert.equal(
+          check.ok,
+          true,
+          JSON.stringify(check, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)),
+        );
+      },
+    );
   });
 }

@@ -82,20 +82,23 @@ for (const { dialect, skip } of await testDialects()) {
       );
     });
 
-    test('a declined Confirm (above the sandbox limit) → returnUrl_on_failure; a successful one → returnUrl', async () => {
-      const declined = await withFailureUrl({ bill_amount: '15000' });
-      const res = await pressButton(gw, declined.redirectId, 'confirm');
-      assert.ok(
-        String(res.headers.location).startsWith(`${FAILURE_URL}&result=Not%20Successful`),
-        String(res.headers.location),
-      );
-      const ok = await withFailureUrl({ bill_amount: '150' });
-      const success = await pressButton(gw, ok.redirectId, 'confirm');
-      assert.ok(
-        String(success.headers.location).startsWith('https://merchant.example/return?order=187&result=CAPTURED'),
-        String(success.headers.location),
-      );
-    });
+    test(
+      'a declined Confirm (above the sandbox limit) → ' + 'returnUrl_on_failure; a successful one → returnUrl',
+      async () => {
+        const declined = await withFailureUrl({ bill_amount: '15000' });
+        const res = await pressButton(gw, declined.redirectId, 'confirm');
+        assert.ok(
+          String(res.headers.location).startsWith(`${FAILURE_URL}&result=Not%20Successful`),
+          String(res.headers.location),
+        );
+        const ok = await withFailureUrl({ bill_amount: '150' });
+        const success = await pressButton(gw, ok.redirectId, 'confirm');
+        assert.ok(
+          String(success.headers.location).startsWith('https://merchant.example/return?order=187&result=CAPTURED'),
+          String(success.headers.location),
+        );
+      },
+    );
 
     test('expired: the status poll and the result page send the customer to returnUrl_on_failure', async () => {
       const p = await withFailureUrl();
@@ -109,7 +112,10 @@ for (const { dialect, skip } of await testDialects()) {
         const page = await get(gw, `/transaction/Redirect?ID=${p.redirectId}&lang=en`);
         assert.match(
           page.body,
-          /id="return" href="https:\/\/shop\.example\.co\.th\/checkout\/order-pay\/4711\/\?pay_for_order=true&amp;k2p-status=failed&amp;result=Not%20Successful/,
+          new RegExp(
+            'id="return" href="https:\\/\\/shop\\.example\\.co\\.th\\/checkout\\/order-pay\\/4711\\/' +
+              '\\?pay_for_order=true&amp;k2p-status=failed&amp;result=Not%20Successful',
+          ),
         );
       } finally {
         gw.clock.now -= 16 * 60_000;
@@ -124,23 +130,27 @@ for (const { dialect, skip } of await testDialects()) {
       );
     });
 
-    test('idempotency: part of the content when given (another failure URL → 409); absent hashes as before the field existed', async () => {
-      const p = await withFailureUrl();
-      const replay = await post(
-        gw,
-        '/transaction/s2s',
-        initiationBody(creds, { trackid: p.trackid, returnUrl_on_failure: FAILURE_URL }),
-      );
-      assert.equal(replay.headers['idempotent-replayed'], 'true');
-      const changed = await post(
-        gw,
-        '/transaction/s2s',
-        initiationBody(creds, { trackid: p.trackid, returnUrl_on_failure: 'https://shop.example.co.th/other' }),
-      );
-      assertErrorBody(changed, { status: 409, code: '3000', tag: 'DUPLICATE_TRACKID' });
-      const input = { trackid: 't', amountMinor: 1n, returnUrlOnFailure: null } as unknown as NormalisedInitiation;
-      assert.doesNotMatch(canonicalRequest('m', input), /returnUrlOnFailure/);
-      assert.match(canonicalRequest('m', { ...input, returnUrlOnFailure: FAILURE_URL }), /returnUrlOnFailure/);
-    });
+    test(
+      'idempotency: part of the content when given (another failure ' +
+        'URL → 409); absent hashes as before the field existed',
+      async () => {
+        const p = await withFailureUrl();
+        const replay = await post(
+          gw,
+          '/transaction/s2s',
+          initiationBody(creds, { trackid: p.trackid, returnUrl_on_failure: FAILURE_URL }),
+        );
+        assert.equal(replay.headers['idempotent-replayed'], 'true');
+        const changed = await post(
+          gw,
+          '/transaction/s2s',
+          initiationBody(creds, { trackid: p.trackid, returnUrl_on_failure: 'https://shop.example.co.th/other' }),
+        );
+        assertErrorBody(changed, { status: 409, code: '3000', tag: 'DUPLICATE_TRACKID' });
+        const input = { trackid: 't', amountMinor: 1n, returnUrlOnFailure: null } as unknown as NormalisedInitiation;
+        assert.doesNotMatch(canonicalRequest('m', input), /returnUrlOnFailure/);
+        assert.match(canonicalRequest('m', { ...input, returnUrlOnFailure: FAILURE_URL }), /returnUrlOnFailure/);
+      },
+    );
   });
 }

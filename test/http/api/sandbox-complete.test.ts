@@ -122,38 +122,41 @@ for (const { dialect, skip } of await testDialects()) {
       assert.equal(s.outbox.length, 1);
     });
 
-    test('errors: unknown id 404, another merchant 404, bad outcome 400, missing id 400, bad password 401', async () => {
-      const p = await startPayment(gw, creds, { bill_amount: '100' });
-      const unknown = await complete({ transactionid: '01900000-0000-7000-8000-000000000000' });
-      assert.equal(unknown.status, 404);
-      assert.equal(unknown.body.error_code_tag, 'NOT_FOUND');
-      assert.equal(unknown.body.responsecode, '3001');
+    test(
+      'errors: unknown id 404, another merchant 404, ' + 'bad outcome 400, missing id 400, bad password 401',
+      async () => {
+        const p = await startPayment(gw, creds, { bill_amount: '100' });
+        const unknown = await complete({ transactionid: '01900000-0000-7000-8000-000000000000' });
+        assert.equal(unknown.status, 404);
+        assert.equal(unknown.body.error_code_tag, 'NOT_FOUND');
+        assert.equal(unknown.body.responsecode, '3001');
 
-      const other = await addMerchant(gw);
-      const foreign = await post(gw, '/sandbox/transaction/complete', {
-        merchantid: other.merchantid,
-        password: other.password,
-        transactionid: p.transactionid,
-      });
-      assert.equal(foreign.status, 404);
+        const other = await addMerchant(gw);
+        const foreign = await post(gw, '/sandbox/transaction/complete', {
+          merchantid: other.merchantid,
+          password: other.password,
+          transactionid: p.transactionid,
+        });
+        assert.equal(foreign.status, 404);
 
-      const badOutcome = await complete({ transactionid: p.transactionid, outcome: 'maybe' });
-      assert.equal(badOutcome.status, 400);
-      assert.equal(badOutcome.body.error_code_tag, 'INVALID_FIELD');
-      assert.match(badOutcome.body.error_text, /outcome/);
+        const badOutcome = await complete({ transactionid: p.transactionid, outcome: 'maybe' });
+        assert.equal(badOutcome.status, 400);
+        assert.equal(badOutcome.body.error_code_tag, 'INVALID_FIELD');
+        assert.match(badOutcome.body.error_text, /outcome/);
 
-      const missing = await complete({});
-      assert.equal(missing.status, 400);
-      assert.equal(missing.body.error_code_tag, 'MISSING_FIELD');
+        const missing = await complete({});
+        assert.equal(missing.status, 400);
+        assert.equal(missing.body.error_code_tag, 'MISSING_FIELD');
 
-      const badPassword = await post(gw, '/sandbox/transaction/complete', {
-        merchantid: creds.merchantid,
-        password: 'wrong',
-        transactionid: p.transactionid,
-      });
-      assert.equal(badPassword.status, 401);
-      assert.equal((await snapshot(gw, p.transactionid)).status, 'PROCESSING', 'no failed call changed anything');
-    });
+        const badPassword = await post(gw, '/sandbox/transaction/complete', {
+          merchantid: creds.merchantid,
+          password: 'wrong',
+          transactionid: p.transactionid,
+        });
+        assert.equal(badPassword.status, 401);
+        assert.equal((await snapshot(gw, p.transactionid)).status, 'PROCESSING', 'no failed call changed anything');
+      },
+    );
 
     test('after the TTL a completion without override ends as EXPIRED', async () => {
       const p = await startPayment(gw, creds, { bill_amount: '100' });

@@ -49,142 +49,167 @@ for (const { dialect, skip } of await testDialects()) {
     });
     after(() => gw?.close());
 
-    test('pages need a session: a GET goes to the login form (and comes back after login), a POST changes nothing', async () => {
-      const anon = new ConsoleClient(gw.app);
-      const page = await anon.get('/console/payments?state=FAILED');
-      assert.equal(page.status, 303);
-      assert.equal(
-        page.location,
-        `/console/login?next=${encodeURIComponent('/console/payments?state=FAILED')}`,
-        'a first visit is not told its session ended',
-      );
-      await anon.get(page.location!);
-      assert.doesNotMatch(anon.last!.body, /เซสชันหมดอายุ/, 'no "session ended" notice on a first visit');
-      const next = /name="next" value="([^"]*)"/.exec(anon.last!.body)![1];
-      assert.equal(next, '/console/payments?state=FAILED');
-      const login = await anon.post('/console/login', {
-        csrf: anon.csrf(),
-        role: 'operator',
-        username: 'op',
-        password: OPERATOR_PASSWORD,
-        next: next!,
-      });
-      assert.equal(login.location, '/console/payments?state=FAILED');
-      const forged = await new ConsoleClient(gw.app).post(`/console/payments/${paymentB}/resend`, { csrf: 'x' });
-      assert.equal(forged.status, 303);
-      assert.match(forged.location!, /^\/console\/login/);
-    });
+    test(
+      'pages need a session: a GET goes to the login form ' + '(and comes back after login), a POST changes nothing',
+      async () => {
+        const anon = new ConsoleClient(gw.app);
+        const page = await anon.get('/console/payments?state=FAILED');
+        assert.equal(page.status, 303);
+        assert.equal(
+          page.location,
+          `/console/login?next=${encodeURIComponent('/console/payments?state=FAILED')}`,
+          'a first visit is not told its session ended',
+        );
+        await anon.get(page.location!);
+        assert.doesNotMatch(anon.last!.body, /เซสชันหมดอายุ/, 'no "session ended" notice on a first visit');
+        const next = /name="next" value="([^"]*)"/.exec(anon.last!.body)![1];
+        assert.equal(next, '/console/payments?state=FAILED');
+        const login = await anon.post('/console/login', {
+          csrf: anon.csrf(),
+          role: 'operator',
+          username: 'op',
+          password: OPERATOR_PASSWORD,
+          next: next!,
+        });
+        assert.equal(login.location, '/console/payments?state=FAILED');
+        const forged = await new ConsoleClient(gw.app).post(`/console/payments/${paymentB}/resend`, { csrf: 'x' });
+        assert.equal(forged.status, 303);
+        assert.match(forged.location!, /^\/console\/login/);
+      },
+    );
 
-    test('login sets an HttpOnly SameSite=Strict session cookie scoped to /console; pages carry a nonce CSP and no-store', async () => {
-      const b = new ConsoleClient(gw.app);
-      const login = await b.login('operator', 'op', OPERATOR_PASSWORD);
-      assert.equal(login.status, 303);
-      const cookie = [login.headers['set-cookie']].flat().find((c) => String(c).startsWith('gw_console='));
-      assert.match(
-        String(cookie),
-        /; Path=\/console; SameSite=Strict; HttpOnly$/,
-        'no Secure flag in sandbox over http',
-      );
-      const page = await b.get('/console/payments');
-      assert.equal(page.status, 200);
-      const csp = String(page.headers['content-security-policy']);
-      assert.match(csp, /default-src 'none'/);
-      const nonce = /style-src 'nonce-([^']+)'/.exec(csp)![1];
-      assert.ok(page.body.includes(`<style nonce="${nonce}">`));
-      assert.equal(page.headers['cache-control'], 'no-store');
-      assert.equal(page.headers['x-frame-options'], 'DENY');
-      assert.ok(!/<script/i.test(page.body), 'the console runs no script at all');
-    });
+    test(
+      'login sets an HttpOnly SameSite=Strict session cookie ' +
+        'scoped to /console; pages carry a nonce CSP and no-store',
+      async () => {
+        const b = new ConsoleClient(gw.app);
+        const login = await b.login('operator', 'op', OPERATOR_PASSWORD);
+        assert.equal(login.status, 303);
+        const cookie = [login.headers['set-cookie']].flat().find((c) => String(c).startsWith('gw_console='));
+        assert.match(
+          String(cookie),
+          /; Path=\/console; SameSite=Strict; HttpOnly$/,
+          'no Secure flag in sandbox over http',
+        );
+        const page = await b.get('/console/payments');
+        assert.equal(page.status, 200);
+        const csp = String(page.headers['content-security-policy']);
+        assert.match(csp, /default-src 'none'/);
+        const nonce = /style-src 'nonce-([^']+)'/.exec(csp)![1];
+        assert.ok(page.body.includes(`<style nonce="${nonce}">`));
+        assert.equal(page.headers['cache-control'], 'no-store');
+        assert.equal(page.headers['x-frame-options'], 'DENY');
+        assert.ok(!/<script/i.test(page.body), 'the console runs no script at all');
+      },
+    );
 
-    test('failed logins are throttled per client address and per account (429 before any hashing); the window ends it', async () => {
-      const fromA = new ConsoleClient(gw.app, { 'x-forwarded-for': '192.0.2.9' });
-      for (let i = 0; i < 3; i++)
-        assert.equal((await fromA.login('operator', 'op-throttle', 'wrong password 123')).status, 401);
-      const locked = await fromA.login('operator', 'op-throttle', 'wrong password 123');
-      assert.equal(locked.status, 429);
-      assert.equal(locked.headers['retry-after'], '60');
-      // The same account from another address: locked (per account).
-      assert.equal(
-        (
-          await new ConsoleClient(gw.app, { 'x-forwarded-for': '192.0.2.10' }).login(
-            'operator',
-            'op-throttle',
-            'anything at all',
-          )
-        ).status,
-        429,
-      );
-      // Another account from the same address: locked (per address), even with the right password.
-      assert.equal(
-        (await new ConsoleClient(gw.app, { 'x-forwarded-for': '192.0.2.9' }).login('operator', 'op', OPERATOR_PASSWORD))
-          .status,
-        429,
-      );
-      // Anyone else is unaffected.
-      assert.equal(
-        (
-          await new ConsoleClient(gw.app, { 'x-forwarded-for': '192.0.2.11' }).login(
-            'operator',
-            'op',
-            OPERATOR_PASSWORD,
-          )
-        ).status,
-        303,
-      );
-      gw.clock.now += 15 * 60_000;
-      assert.equal(
-        (await new ConsoleClient(gw.app, { 'x-forwarded-for': '192.0.2.9' }).login('operator', 'op', OPERATOR_PASSWORD))
-          .status,
-        303,
-        'the window passed',
-      );
-      const audit = await gw.services.store.consoleAccounts.listAudit({ limit: 50, action: 'login.failed' });
-      const failures = audit.filter((e) => e.target === 'operator:op-throttle');
-      assert.equal(failures.length, 3, 'each failure audited once; throttled attempts are not');
-      assert.ok(failures.every((e) => e.actorRole === 'anonymous' && e.remoteAddr === '192.0.2.9'));
-      assert.ok(
-        audit.every((e) => !JSON.stringify(e).includes('wrong password')),
-        'no password in the audit log',
-      );
-    });
+    test(
+      'failed logins are throttled per client address and per ' +
+        'account (429 before any hashing); the window ends it',
+      async () => {
+        const fromA = new ConsoleClient(gw.app, { 'x-forwarded-for': '192.0.2.9' });
+        for (let i = 0; i < 3; i++)
+          assert.equal((await fromA.login('operator', 'op-throttle', 'wrong password 123')).status, 401);
+        const locked = await fromA.login('operator', 'op-throttle', 'wrong password 123');
+        assert.equal(locked.status, 429);
+        assert.equal(locked.headers['retry-after'], '60');
+        // The same account from another address: locked (per account).
+        assert.equal(
+          (
+            await new ConsoleClient(gw.app, { 'x-forwarded-for': '192.0.2.10' }).login(
+              'operator',
+              'op-throttle',
+              'anything at all',
+            )
+          ).status,
+          429,
+        );
+        // Another account from the same address: locked (per address), even with the right password.
+        assert.equal(
+          (
+            await new ConsoleClient(gw.app, { 'x-forwarded-for': '192.0.2.9' }).login(
+              'operator',
+              'op',
+              OPERATOR_PASSWORD,
+            )
+          ).status,
+          429,
+        );
+        // Anyone else is unaffected.
+        assert.equal(
+          (
+            await new ConsoleClient(gw.app, { 'x-forwarded-for': '192.0.2.11' }).login(
+              'operator',
+              'op',
+              OPERATOR_PASSWORD,
+            )
+          ).status,
+          303,
+        );
+        gw.clock.now += 15 * 60_000;
+        assert.equal(
+          (
+            await new ConsoleClient(gw.app, { 'x-forwarded-for': '192.0.2.9' }).login(
+              'operator',
+              'op',
+              OPERATOR_PASSWORD,
+            )
+          ).status,
+          303,
+          'the window passed',
+        );
+        const audit = await gw.services.store.consoleAccounts.listAudit({ limit: 50, action: 'login.failed' });
+        const failures = audit.filter((e) => e.target === 'operator:op-throttle');
+        assert.equal(failures.length, 3, 'each failure audited once; throttled attempts are not');
+        assert.ok(failures.every((e) => e.actorRole === 'anonymous' && e.remoteAddr === '192.0.2.9'));
+        assert.ok(
+          audit.every((e) => !JSON.stringify(e).includes('wrong password')),
+          'no password in the audit log',
+        );
+      },
+    );
 
-    test('CSRF: a login or action without the token, with a token of another session, or cross-site is refused (403) and changes nothing', async () => {
-      const b = new ConsoleClient(gw.app);
-      await b.get('/console/login');
-      assert.equal(
-        (await b.post('/console/login', { role: 'operator', username: 'op', password: OPERATOR_PASSWORD })).status,
-        403,
-      );
-      await b.login('operator', 'op', OPERATOR_PASSWORD);
-      const eve = new ConsoleClient(gw.app);
-      await eve.login('operator', 'op', OPERATOR_PASSWORD);
-      await eve.get(`/console/payments/${paymentB}`);
-      const evesToken = eve.csrf();
-      await b.get(`/console/payments/${paymentB}`);
-      const own = b.csrf();
-      const before = await gw.services.store.consoleAccounts.listAudit({ limit: 100, action: 'payment.complete' });
-      assert.equal((await b.post(`/console/payments/${paymentB}/complete`, { outcome: 'success' })).status, 403);
-      assert.equal(
-        (await b.post(`/console/payments/${paymentB}/complete`, { outcome: 'success', csrf: evesToken })).status,
-        403,
-      );
-      assert.equal(
-        (
-          await b.post(
-            `/console/payments/${paymentB}/complete`,
-            { outcome: 'success', csrf: own },
-            { 'sec-fetch-site': 'cross-site' },
-          )
-        ).status,
-        403,
-      );
-      const tx = await gw.services.transactions.findById(shopB.merchantid, paymentB);
-      assert.equal(tx?.status, 'PROCESSING', 'nothing changed');
-      assert.equal(
-        (await gw.services.store.consoleAccounts.listAudit({ limit: 100, action: 'payment.complete' })).length,
-        before.length,
-      );
-    });
+    test(
+      'CSRF: a login or action without the token, with a token of another ' +
+        'session, or cross-site is refused (403) and changes nothing',
+      async () => {
+        const b = new ConsoleClient(gw.app);
+        await b.get('/console/login');
+        assert.equal(
+          (await b.post('/console/login', { role: 'operator', username: 'op', password: OPERATOR_PASSWORD })).status,
+          403,
+        );
+        await b.login('operator', 'op', OPERATOR_PASSWORD);
+        const eve = new ConsoleClient(gw.app);
+        await eve.login('operator', 'op', OPERATOR_PASSWORD);
+        await eve.get(`/console/payments/${paymentB}`);
+        const evesToken = eve.csrf();
+        await b.get(`/console/payments/${paymentB}`);
+        const own = b.csrf();
+        const before = await gw.services.store.consoleAccounts.listAudit({ limit: 100, action: 'payment.complete' });
+        assert.equal((await b.post(`/console/payments/${paymentB}/complete`, { outcome: 'success' })).status, 403);
+        assert.equal(
+          (await b.post(`/console/payments/${paymentB}/complete`, { outcome: 'success', csrf: evesToken })).status,
+          403,
+        );
+        assert.equal(
+          (
+            await b.post(
+              `/console/payments/${paymentB}/complete`,
+              { outcome: 'success', csrf: own },
+              { 'sec-fetch-site': 'cross-site' },
+            )
+          ).status,
+          403,
+        );
+        const tx = await gw.services.transactions.findById(shopB.merchantid, paymentB);
+        assert.equal(tx?.status, 'PROCESSING', 'nothing changed');
+        assert.equal(
+          (await gw.services.store.consoleAccounts.listAudit({ limit: 100, action: 'payment.complete' })).length,
+          before.length,
+        );
+      },
+    );
 
     test('sessions end after CONSOLE_IDLE_TIMEOUT without a request, and at logout', async () => {
       const b = new ConsoleClient(gw.app);
@@ -224,76 +249,87 @@ for (const { dialect, skip } of await testDialects()) {
       );
     });
 
-    test("a merchant sees only its own payments: another merchant's payment is the same 404 as an unknown one, in lists and actions", async () => {
-      const mine = await pay(shopA, { bill_email: 'Someone@Example.com' });
-      const b = new ConsoleClient(gw.app);
-      assert.equal((await b.login('merchant', 'shop-a', shopAConsole)).status, 303);
-      const own = await b.get(`/console/payments/${mine}`);
-      assert.equal(own.status, 200);
-      const foreign = await b.get(`/console/payments/${paymentB}`);
-      const unknown = await b.get('/console/payments/01900000-0000-7000-8000-000000000000');
-      assert.equal(foreign.status, 404);
-      assert.equal(unknown.status, 404);
-      const strip = (s: string) => s.replace(/nonce-[^']+'|nonce="[^"]+"|value="[^"]+"/g, '');
-      assert.equal(strip(foreign.body), strip(unknown.body), 'indistinguishable');
-      assert.ok(!foreign.body.includes(paymentB));
-      await b.get(`/console/payments/${mine}`);
-      const csrf = b.csrf();
-      assert.equal((await b.post(`/console/payments/${paymentB}/resend`, { csrf })).status, 404);
-      assert.equal((await b.post(`/console/payments/${paymentB}/complete`, { csrf, outcome: 'success' })).status, 404);
-      assert.equal((await gw.services.transactions.findById(shopB.merchantid, paymentB))?.status, 'PROCESSING');
-      // The same e-mail is on both shops' payments; the merchant's search finds only its own.
-      const list = await b.get('/console/payments?q=someone%40example.com');
-      assert.ok(list.body.includes(mine));
-      assert.ok(!list.body.includes(paymentB));
-      // ...even when it names the other merchant in the URL.
-      const forced = await b.get('/console/payments?merchant=shop-b');
-      assert.ok(!forced.body.includes(paymentB));
-      assert.equal((await b.get('/console/merchants')).status, 404, 'operator pages do not exist for merchants');
-      assert.equal((await b.get('/console/audit')).status, 404);
-    });
-
-    test('search: by trackid, transactionid, e-mail (any case), amount, state and date; keyset pages neither skip nor repeat', async () => {
-      const shop = await addMerchant(gw, { id: 'shop-search' });
-      const ids: string[] = [];
-      for (let i = 0; i < 55; i++) {
-        gw.clock.now += 1000;
-        ids.push(
-          await pay(shop, {
-            trackid: `s-${String(i).padStart(3, '0')}`,
-            bill_amount: i === 7 ? '123.45' : '100.00',
-            bill_email: i === 9 ? 'Find.Me@Example.com' : 'buyer@example.com',
-          }),
+    test(
+      "a merchant sees only its own payments: another merchant's " +
+        'payment is the same 404 as an unknown one, in lists and actions',
+      async () => {
+        const mine = await pay(shopA, { bill_email: 'Someone@Example.com' });
+        const b = new ConsoleClient(gw.app);
+        assert.equal((await b.login('merchant', 'shop-a', shopAConsole)).status, 303);
+        const own = await b.get(`/console/payments/${mine}`);
+        assert.equal(own.status, 200);
+        const foreign = await b.get(`/console/payments/${paymentB}`);
+        const unknown = await b.get('/console/payments/01900000-0000-7000-8000-000000000000');
+        assert.equal(foreign.status, 404);
+        assert.equal(unknown.status, 404);
+        const strip = (s: string) => s.replace(/nonce-[^']+'|nonce="[^"]+"|value="[^"]+"/g, '');
+        assert.equal(strip(foreign.body), strip(unknown.body), 'indistinguishable');
+        assert.ok(!foreign.body.includes(paymentB));
+        await b.get(`/console/payments/${mine}`);
+        const csrf = b.csrf();
+        assert.equal((await b.post(`/console/payments/${paymentB}/resend`, { csrf })).status, 404);
+        assert.equal(
+          (await b.post(`/console/payments/${paymentB}/complete`, { csrf, outcome: 'success' })).status,
+          404,
         );
-      }
-      const b = new ConsoleClient(gw.app);
-      await b.login('operator', 'op', OPERATOR_PASSWORD);
-      const idsOn = (body: string) =>
-        [...body.matchAll(/href="\/console\/payments\/([0-9a-f-]{36})">[0-9a-f-]{36}</g)].map((m) => m[1]!);
-      const first = await b.get('/console/payments?merchant=shop-search');
-      const page1 = idsOn(first.body);
-      assert.equal(page1.length, 50);
-      assert.deepEqual(page1, ids.slice(-50).reverse(), 'newest first');
-      const nextHref = /rel="next" href="([^"]+)"/.exec(first.body)![1]!.replaceAll('&amp;', '&');
-      const page2 = idsOn((await b.get(nextHref)).body);
-      assert.deepEqual(page2, ids.slice(0, 5).reverse());
-      assert.ok(!/rel="next"/.test(b.last!.body), 'no page after the last');
+        assert.equal((await gw.services.transactions.findById(shopB.merchantid, paymentB))?.status, 'PROCESSING');
+        // The same e-mail is on both shops' payments; the merchant's search finds only its own.
+        const list = await b.get('/console/payments?q=someone%40example.com');
+        assert.ok(list.body.includes(mine));
+        assert.ok(!list.body.includes(paymentB));
+        // ...even when it names the other merchant in the URL.
+        const forced = await b.get('/console/payments?merchant=shop-b');
+        assert.ok(!forced.body.includes(paymentB));
+        assert.equal((await b.get('/console/merchants')).status, 404, 'operator pages do not exist for merchants');
+        assert.equal((await b.get('/console/audit')).status, 404);
+      },
+    );
 
-      assert.deepEqual(idsOn((await b.get('/console/payments?q=s-012')).body), [ids[12]]);
-      assert.deepEqual(idsOn((await b.get(`/console/payments?q=${ids[30]}`)).body), [ids[30]]);
-      assert.deepEqual(idsOn((await b.get('/console/payments?q=find.me%40EXAMPLE.com')).body), [ids[9]]);
-      assert.deepEqual(idsOn((await b.get('/console/payments?merchant=shop-search&amount=123.45')).body), [ids[7]]);
-      assert.equal(idsOn((await b.get('/console/payments?merchant=shop-search&state=SUCCESS')).body).length, 0);
-      const today = new Date(gw.clock.now + 7 * 3_600_000).toISOString().slice(0, 10);
-      assert.equal(
-        idsOn((await b.get(`/console/payments?merchant=shop-search&from=${today}&to=${today}`)).body).length,
-        50,
-      );
-      assert.equal(idsOn((await b.get('/console/payments?merchant=shop-search&to=2000-01-01')).body).length, 0);
-      const bad = await b.get('/console/payments?amount=12.345&from=2026-02-30');
-      assert.equal(bad.status, 400);
-      assert.match(bad.body, /role="alert"/);
-    });
+    test(
+      'search: by trackid, transactionid, e-mail (any case), ' +
+        'amount, state and date; keyset pages neither skip nor repeat',
+      async () => {
+        const shop = await addMerchant(gw, { id: 'shop-search' });
+        const ids: string[] = [];
+        for (let i = 0; i < 55; i++) {
+          gw.clock.now += 1000;
+          ids.push(
+            await pay(shop, {
+              trackid: `s-${String(i).padStart(3, '0')}`,
+              bill_amount: i === 7 ? '123.45' : '100.00',
+              bill_email: i === 9 ? 'Find.Me@Example.com' : 'buyer@example.com',
+            }),
+          );
+        }
+        const b = new ConsoleClient(gw.app);
+        await b.login('operator', 'op', OPERATOR_PASSWORD);
+        const idsOn = (body: string) =>
+          [...body.matchAll(/href="\/console\/payments\/([0-9a-f-]{36})">[0-9a-f-]{36}</g)].map((m) => m[1]!);
+        const first = await b.get('/console/payments?merchant=shop-search');
+        const page1 = idsOn(first.body);
+        assert.equal(page1.length, 50);
+        assert.deepEqual(page1, ids.slice(-50).reverse(), 'newest first');
+        const nextHref = /rel="next" href="([^"]+)"/.exec(first.body)![1]!.replaceAll('&amp;', '&');
+        const page2 = idsOn((await b.get(nextHref)).body);
+        assert.deepEqual(page2, ids.slice(0, 5).reverse());
+        assert.ok(!/rel="next"/.test(b.last!.body), 'no page after the last');
+
+        assert.deepEqual(idsOn((await b.get('/console/payments?q=s-012')).body), [ids[12]]);
+        assert.deepEqual(idsOn((await b.get(`/console/payments?q=${ids[30]}`)).body), [ids[30]]);
+        assert.deepEqual(idsOn((await b.get('/console/payments?q=find.me%40EXAMPLE.com')).body), [ids[9]]);
+        assert.deepEqual(idsOn((await b.get('/console/payments?merchant=shop-search&amount=123.45')).body), [ids[7]]);
+        assert.equal(idsOn((await b.get('/console/payments?merchant=shop-search&state=SUCCESS')).body).length, 0);
+        const today = new Date(gw.clock.now + 7 * 3_600_000).toISOString().slice(0, 10);
+        assert.equal(
+          idsOn((await b.get(`/console/payments?merchant=shop-search&from=${today}&to=${today}`)).body).length,
+          50,
+        );
+        assert.equal(idsOn((await b.get('/console/payments?merchant=shop-search&to=2000-01-01')).body).length, 0);
+        const bad = await b.get('/console/payments?amount=12.345&from=2026-02-30');
+        assert.equal(bad.status, 400);
+        assert.match(bad.body, /role="alert"/);
+      },
+    );
 
     test('resend: a failed notification goes out again through the outbox (new series), audited', async () => {
       const id = await pay(shopB);

@@ -76,152 +76,163 @@ for (const { dialect, skip } of await testDialects()) {
       );
     });
 
-    test('balances: exact amounts; CSV export has every posting, exact, oldest first; a merchant cannot read another ledger', async () => {
-      const before = await merchantA.get('/console/balances');
-      assert.equal(before.status, 200);
-      await paid(shopA, '1000.00');
-      await paid(shopA, '333.33');
-      // Fee 1.75 %: 1000.00 → 17.5000 fee; 333.33 → 5.833275 → half-even at 4 decimals = 5.8333.
-      const csv = await merchantA.get('/console/balances/postings.csv');
-      assert.equal(csv.status, 200);
-      assert.match(String(csv.headers['content-type']), /^text\/csv/);
-      assert.match(
-        String(csv.headers['content-disposition']),
-        /^attachment; filename="merchant_payout_shop-a_THB-\d{4}-\d{2}-\d{2}\.csv"$/,
-      );
-      const lines = csv.body.trimEnd().split('\r\n');
-      assert.equal(lines[0], 'account_seq,created_at,entry_id,kind,transactionid,reason,currency,amount,balance_after');
-      const rows = lines.slice(1).map((l) => l.split(','));
-      assert.deepEqual(
-        rows.map((r) => r[0]),
-        rows.map((_, i) => String(i + 1)),
-        'every posting, oldest first',
-      );
-      const [last, prev] = [rows.at(-1)!, rows.at(-2)!];
-      assert.equal(prev[7], '982.5000');
-      assert.equal(last[7], '327.4967');
-      // The balance column is the running sum of the amount column, to the 1/10,000.
-      let running = 0n;
-      for (const r of rows) {
-        running += BigInt(r[7]!.replace('.', ''));
-        assert.equal(BigInt(r[8]!.replace('.', '')), running);
-      }
-      const page = await merchantA.get('/console/balances');
-      assert.ok(
-        page.body.includes(
-          `${Number(running / 10_000n).toLocaleString('en-US')}.${String(running % 10_000n).padStart(4, '0')} THB`,
-        ),
-      );
-      // Naming another merchant or its account changes nothing for a merchant.
-      const forced = await merchantA.get(
-        '/console/balances/postings.csv?merchant=shop-b&account=merchant_payout:shop-b:THB',
-      );
-      assert.equal(
-        forced.body,
-        (await merchantA.get('/console/balances/postings.csv')).body,
-        "still the merchant's own postings",
-      );
-      assert.ok(!forced.body.includes('shop-b'));
-      assert.match(String(forced.headers['content-disposition']), /shop-a/);
-      const [entry] = await gw.services.store.consoleAccounts.listAudit({ limit: 1, action: 'ledger.export_csv' });
-      assert.equal(entry?.actorId, 'shop-a');
-      assert.equal(entry?.target, 'merchant_payout:shop-a:THB');
-    });
+    test(
+      'balances: exact amounts; CSV export has every posting, ' +
+        'exact, oldest first; a merchant cannot read another ledger',
+      async () => {
+        const before = await merchantA.get('/console/balances');
+        assert.equal(before.status, 200);
+        await paid(shopA, '1000.00');
+        await paid(shopA, '333.33');
+        // Fee 1.75 %: 1000.00 → 17.5000 fee; 333.33 → 5.833275 → half-even at 4 decimals = 5.8333.
+        const csv = await merchantA.get('/console/balances/postings.csv');
+        assert.equal(csv.status, 200);
+        assert.match(String(csv.headers['content-type']), /^text\/csv/);
+        assert.match(
+          String(csv.headers['content-disposition']),
+          /^attachment; filename="merchant_payout_shop-a_THB-\d{4}-\d{2}-\d{2}\.csv"$/,
+        );
+        const lines = csv.body.trimEnd().split('\r\n');
+        assert.equal(
+          lines[0],
+          'account_seq,created_at,entry_id,kind,transactionid,reason,currency,amount,balance_after',
+        );
+        const rows = lines.slice(1).map((l) => l.split(','));
+        assert.deepEqual(
+          rows.map((r) => r[0]),
+          rows.map((_, i) => String(i + 1)),
+          'every posting, oldest first',
+        );
+        const [last, prev] = [rows.at(-1)!, rows.at(-2)!];
+        assert.equal(prev[7], '982.5000');
+        assert.equal(last[7], '327.4967');
+        // The balance column is the running sum of the amount column, to the 1/10,000.
+        let running = 0n;
+        for (const r of rows) {
+          running += BigInt(r[7]!.replace('.', ''));
+          assert.equal(BigInt(r[8]!.replace('.', '')), running);
+        }
+        const page = await merchantA.get('/console/balances');
+        assert.ok(
+          page.body.includes(
+            `${Number(running / 10_000n).toLocaleString('en-US')}.${String(running % 10_000n).padStart(4, '0')} THB`,
+          ),
+        );
+        // Naming another merchant or its account changes nothing for a merchant.
+        const forced = await merchantA.get(
+          '/console/balances/postings.csv?merchant=shop-b&account=merchant_payout:shop-b:THB',
+        );
+        assert.equal(
+          forced.body,
+          (await merchantA.get('/console/balances/postings.csv')).body,
+          "still the merchant's own postings",
+        );
+        assert.ok(!forced.body.includes('shop-b'));
+        assert.match(String(forced.headers['content-disposition']), /shop-a/);
+        const [entry] = await gw.services.store.consoleAccounts.listAudit({ limit: 1, action: 'ledger.export_csv' });
+        assert.equal(entry?.actorId, 'shop-a');
+        assert.equal(entry?.target, 'merchant_payout:shop-a:THB');
+      },
+    );
 
-    test('refunds: through the refund use case, shown with their notification and ledger entry; a double submit refunds once; over-refunds are refused', async () => {
-      const id = await paid(shopA, '1000.00');
-      const other = await paid(shopB, '500.00');
-      const page = await merchantA.get(`/console/payments/${id}`);
-      assert.match(page.body, /<input id="refund_amount" name="amount"[^>]*value="1000\.00"/);
-      const csrf = merchantA.csrf();
-      const key = /name="refund_key" value="([^"]+)"/.exec(page.body)![1]!;
-      const done = await merchantA.post(`/console/payments/${id}/refund`, {
-        csrf,
-        refund_key: key,
-        amount: '300.00',
-        reason: 'one bag arrived damaged',
-      });
-      assert.equal(done.status, 303);
-      const refundId = /refund=(rfd_[A-Za-z0-9_-]+)/.exec(done.location!)![1]!;
-      const again = await merchantA.post(`/console/payments/${id}/refund`, {
-        csrf,
-        refund_key: key,
-        amount: '300.00',
-        reason: 'one bag arrived damaged',
-      });
-      assert.equal(
-        /refund=(rfd_[A-Za-z0-9_-]+)/.exec(again.location!)![1],
-        refundId,
-        'the same form twice is one refund',
-      );
-      const refunds = await gw.services.refunds.ofTransaction(id);
-      assert.equal(refunds.length, 1);
-      assert.equal(refunds[0]!.amountMinor, 3_000_000n);
-      const detail = await merchantA.get(done.location!);
-      assert.ok(detail.body.includes(refundId));
-      assert.match(detail.body, /one bag arrived damaged/);
-      assert.match(detail.body, /฿300\.00/);
-      assert.match(detail.body, /value="700\.00"/, 'the form offers what is left');
-      assert.match(detail.body, / · refund · /, 'the refund ledger entry is listed');
-      assert.match(detail.body, /-300\.0000 THB/);
+    test(
+      'refunds: through the refund use case, shown with their notification and ' +
+        'ledger entry; a double submit refunds once; over-refunds are refused',
+      async () => {
+        const id = await paid(shopA, '1000.00');
+        const other = await paid(shopB, '500.00');
+        const page = await merchantA.get(`/console/payments/${id}`);
+        assert.match(page.body, /<input id="refund_amount" name="amount"[^>]*value="1000\.00"/);
+        const csrf = merchantA.csrf();
+        const key = /name="refund_key" value="([^"]+)"/.exec(page.body)![1]!;
+        const done = await merchantA.post(`/console/payments/${id}/refund`, {
+          csrf,
+          refund_key: key,
+          amount: '300.00',
+          reason: 'one bag arrived damaged',
+        });
+        assert.equal(done.status, 303);
+        const refundId = /refund=(rfd_[A-Za-z0-9_-]+)/.exec(done.location!)![1]!;
+        const again = await merchantA.post(`/console/payments/${id}/refund`, {
+          csrf,
+          refund_key: key,
+          amount: '300.00',
+          reason: 'one bag arrived damaged',
+        });
+        assert.equal(
+          /refund=(rfd_[A-Za-z0-9_-]+)/.exec(again.location!)![1],
+          refundId,
+          'the same form twice is one refund',
+        );
+        const refunds = await gw.services.refunds.ofTransaction(id);
+        assert.equal(refunds.length, 1);
+        assert.equal(refunds[0]!.amountMinor, 3_000_000n);
+        const detail = await merchantA.get(done.location!);
+        assert.ok(detail.body.includes(refundId));
+        assert.match(detail.body, /one bag arrived damaged/);
+        assert.match(detail.body, /฿300\.00/);
+        assert.match(detail.body, /value="700\.00"/, 'the form offers what is left');
+        assert.match(detail.body, / · refund · /, 'the refund ledger entry is listed');
+        assert.match(detail.body, /-300\.0000 THB/);
 
-      const tooMuch = await merchantA.post(`/console/payments/${id}/refund`, {
-        csrf: merchantA.csrf(),
-        refund_key: 'console-other',
-        amount: '700.01',
-      });
-      assert.equal(tooMuch.status, 409);
-      assert.match(tooMuch.body, /more than the 700\.00 THB still refundable/);
-      assert.ok(tooMuch.body.includes(`href="/console/payments/${id}"`), 'leads back to the payment');
-      assert.equal((await gw.services.refunds.ofTransaction(id)).length, 1, 'nothing changed');
-      assert.equal(
-        (await merchantA.post(`/console/payments/${id}/refund`, { refund_key: 'console-x', amount: '1.00' })).status,
-        403,
-        'no CSRF token',
-      );
-      await merchantA.get(`/console/payments/${id}`);
-      assert.equal(
-        (
-          await merchantA.post(`/console/payments/${other}/refund`, {
-            csrf: merchantA.csrf(),
-            refund_key: 'console-y',
-            amount: '1.00',
-          })
-        ).status,
-        404,
-        "another merchant's payment",
-      );
-      assert.equal((await gw.services.refunds.ofTransaction(other)).length, 0);
+        const tooMuch = await merchantA.post(`/console/payments/${id}/refund`, {
+          csrf: merchantA.csrf(),
+          refund_key: 'console-other',
+          amount: '700.01',
+        });
+        assert.equal(tooMuch.status, 409);
+        assert.match(tooMuch.body, /more than the 700\.00 THB still refundable/);
+        assert.ok(tooMuch.body.includes(`href="/console/payments/${id}"`), 'leads back to the payment');
+        assert.equal((await gw.services.refunds.ofTransaction(id)).length, 1, 'nothing changed');
+        assert.equal(
+          (await merchantA.post(`/console/payments/${id}/refund`, { refund_key: 'console-x', amount: '1.00' })).status,
+          403,
+          'no CSRF token',
+        );
+        await merchantA.get(`/console/payments/${id}`);
+        assert.equal(
+          (
+            await merchantA.post(`/console/payments/${other}/refund`, {
+              csrf: merchantA.csrf(),
+              refund_key: 'console-y',
+              amount: '1.00',
+            })
+          ).status,
+          404,
+          "another merchant's payment",
+        );
+        assert.equal((await gw.services.refunds.ofTransaction(other)).length, 0);
 
-      // The refund's notification can be resent from the payment page; another payment's event cannot.
-      const outbox = gw.services.store.outbox;
-      const refundEvent = (await outbox.findByRefund(refundId))!;
-      await merchantA.get(`/console/payments/${id}`);
-      const resent = await merchantA.post(`/console/payments/${id}/resend`, {
-        csrf: merchantA.csrf(),
-        event: refundEvent.id,
-      });
-      assert.equal(resent.location, `/console/payments/${id}?done=resent&series=2#refunds`);
-      assert.equal((await outbox.findById(refundEvent.id))!.series, 2);
-      const foreignEvent = (await outbox.findByTransaction(other))!;
-      await merchantA.get(`/console/payments/${id}`);
-      assert.equal(
-        (await merchantA.post(`/console/payments/${id}/resend`, { csrf: merchantA.csrf(), event: foreignEvent.id }))
-          .status,
-        404,
-      );
-      assert.equal((await outbox.findById(foreignEvent.id))!.series, 1);
+        // The refund's notification can be resent from the payment page; another payment's event cannot.
+        const outbox = gw.services.store.outbox;
+        const refundEvent = (await outbox.findByRefund(refundId))!;
+        await merchantA.get(`/console/payments/${id}`);
+        const resent = await merchantA.post(`/console/payments/${id}/resend`, {
+          csrf: merchantA.csrf(),
+          event: refundEvent.id,
+        });
+        assert.equal(resent.location, `/console/payments/${id}?done=resent&series=2#refunds`);
+        assert.equal((await outbox.findById(refundEvent.id))!.series, 2);
+        const foreignEvent = (await outbox.findByTransaction(other))!;
+        await merchantA.get(`/console/payments/${id}`);
+        assert.equal(
+          (await merchantA.post(`/console/payments/${id}/resend`, { csrf: merchantA.csrf(), event: foreignEvent.id }))
+            .status,
+          404,
+        );
+        assert.equal((await outbox.findById(foreignEvent.id))!.series, 1);
 
-      const [entry] = await gw.services.store.consoleAccounts.listAudit({ limit: 1, action: 'payment.refund' });
-      assert.equal(entry?.target, id);
-      assert.equal(entry?.actorId, 'shop-a');
-      assert.deepEqual(entry?.details, {
-        refundid: refundId,
-        amount: '300.00',
-        currency: 'THB',
-        reason: 'one bag arrived damaged',
-      });
-    });
+        const [entry] = await gw.services.store.consoleAccounts.listAudit({ limit: 1, action: 'payment.refund' });
+        assert.equal(entry?.target, id);
+        assert.equal(entry?.actorId, 'shop-a');
+        assert.deepEqual(entry?.details, {
+          refundid: refundId,
+          amount: '300.00',
+          currency: 'THB',
+          reason: 'one bag arrived damaged',
+        });
+      },
+    );
 
     test('operators pick a merchant for balances; an unknown merchant is a 404', async () => {
       const picker = await operator.get('/console/balances');
@@ -265,62 +276,68 @@ for (const { dialect, skip } of await testDialects()) {
       assert.match(bad.body, /payout-account/);
     });
 
-    test('rotate API password and webhook secret, issue a console password, disable: each through the use case, audited', async () => {
-      await operator.get('/console/merchants');
-      const rotated = await operator.post('/console/merchants/shop-b/rotate-password', { csrf: operator.csrf() });
-      const password = /<div class="secret">(pw_[^<]+)</.exec(rotated.body)![1]!;
-      assert.equal(
-        (await post(gw, '/transaction/s2s', initiationBody({ merchantid: 'shop-b', password }))).body.responsecode,
-        '9',
-      );
-      assert.equal(
-        (await post(gw, '/transaction/s2s', initiationBody(shopB))).status,
-        401,
-        'the old password stops working',
-      );
+    test(
+      'rotate API password and webhook secret, issue a console ' +
+        'password, disable: each through the use case, audited',
+      async () => {
+        await operator.get('/console/merchants');
+        const rotated = await operator.post('/console/merchants/shop-b/rotate-password', { csrf: operator.csrf() });
+        const password = /<div class="secret">(pw_[^<]+)</.exec(rotated.body)![1]!;
+        assert.equal(
+          (await post(gw, '/transaction/s2s', initiationBody({ merchantid: 'shop-b', password }))).body.responsecode,
+          '9',
+        );
+        assert.equal(
+          (await post(gw, '/transaction/s2s', initiationBody(shopB))).status,
+          401,
+          'the old password stops working',
+        );
 
-      await operator.get('/console/merchants');
-      const webhook = await operator.post('/console/merchants/shop-b/rotate-webhook-secret', { csrf: operator.csrf() });
-      assert.match(webhook.body, /<div class="secret">whsec_/);
-      assert.notEqual(
-        (await gw.services.merchants.findById('shop-b'))!.previousWebhookSecretSealed,
-        null,
-        'the old secret keeps signing for the overlap',
-      );
+        await operator.get('/console/merchants');
+        const webhook = await operator.post('/console/merchants/shop-b/rotate-webhook-secret', {
+          csrf: operator.csrf(),
+        });
+        assert.match(webhook.body, /<div class="secret">whsec_/);
+        assert.notEqual(
+          (await gw.services.merchants.findById('shop-b'))!.previousWebhookSecretSealed,
+          null,
+          'the old secret keeps signing for the overlap',
+        );
 
-      await operator.get('/console/merchants');
-      const issued = await operator.post('/console/merchants/shop-b/console-password', { csrf: operator.csrf() });
-      const consolePassword = /<dt>password<\/dt><dd><div class="secret">([^<]+)</.exec(issued.body)![1]!;
-      const shopBConsole = new ConsoleClient(gw.app);
-      assert.equal((await shopBConsole.login('merchant', 'shop-b', consolePassword)).status, 303);
+        await operator.get('/console/merchants');
+        const issued = await operator.post('/console/merchants/shop-b/console-password', { csrf: operator.csrf() });
+        const consolePassword = /<dt>password<\/dt><dd><div class="secret">([^<]+)</.exec(issued.body)![1]!;
+        const shopBConsole = new ConsoleClient(gw.app);
+        assert.equal((await shopBConsole.login('merchant', 'shop-b', consolePassword)).status, 303);
 
-      await operator.get('/console/merchants');
-      const disabled = await operator.post('/console/merchants/shop-b/disable', { csrf: operator.csrf() });
-      assert.equal(disabled.status, 200);
-      assert.equal((await gw.services.merchants.findById('shop-b'))!.status, 'disabled');
-      assert.equal((await shopBConsole.get('/console/payments')).status, 303, "the merchant's console session ended");
-      assert.equal(
-        (await post(gw, '/transaction/s2s', initiationBody({ merchantid: 'shop-b', password }))).status,
-        403,
-      );
+        await operator.get('/console/merchants');
+        const disabled = await operator.post('/console/merchants/shop-b/disable', { csrf: operator.csrf() });
+        assert.equal(disabled.status, 200);
+        assert.equal((await gw.services.merchants.findById('shop-b'))!.status, 'disabled');
+        assert.equal((await shopBConsole.get('/console/payments')).status, 303, "the merchant's console session ended");
+        assert.equal(
+          (await post(gw, '/transaction/s2s', initiationBody({ merchantid: 'shop-b', password }))).status,
+          403,
+        );
 
-      const actions = (await gw.services.store.consoleAccounts.listAudit({ limit: 20 }))
-        .filter((e) => e.target === 'shop-b')
-        .map((e) => e.action);
-      for (const a of [
-        'merchant.rotate_password',
-        'merchant.rotate_webhook_secret',
-        'merchant.console_password',
-        'merchant.disable',
-      ])
-        assert.ok(actions.includes(a), a);
-      assert.equal((await operator.post('/console/merchants/shop-b/enable', { csrf: 'forged' })).status, 403);
-      assert.equal(
-        (await gw.services.merchants.findById('shop-b'))!.status,
-        'disabled',
-        'a forged form changes nothing',
-      );
-    });
+        const actions = (await gw.services.store.consoleAccounts.listAudit({ limit: 20 }))
+          .filter((e) => e.target === 'shop-b')
+          .map((e) => e.action);
+        for (const a of [
+          'merchant.rotate_password',
+          'merchant.rotate_webhook_secret',
+          'merchant.console_password',
+          'merchant.disable',
+        ])
+          assert.ok(actions.includes(a), a);
+        assert.equal((await operator.post('/console/merchants/shop-b/enable', { csrf: 'forged' })).status, 403);
+        assert.equal(
+          (await gw.services.merchants.findById('shop-b'))!.status,
+          'disabled',
+          'a forged form changes nothing',
+        );
+      },
+    );
 
     test('the audit log page lists who did what from where; merchants cannot open it', async () => {
       const page = await operator.get('/console/audit');

@@ -25,7 +25,10 @@ const COMPARED_HEADERS = ['content-type', 'idempotent-replayed', 'retry-after', 
 
 type Answer = { status: number; headers: Record<string, string | undefined>; body: string };
 
-/** A raw HTTP/1.1 request on a real socket, headers exactly as given (plus Host and Content-Length unless overridden). */
+/**
+ * A raw HTTP/1.1 request on a real socket, headers exactly as given (plus Host and Content-Length unless
+ * overridden).
+ */
 function send(port: number, path: string, body: string, headers: Record<string, string> = {}): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(
@@ -92,24 +95,28 @@ for (const { dialect, skip } of await testDialects()) {
     });
     after(() => gw?.close());
 
-    test('a new initiation through the lane, replayed through Fastify (and the other way round): identical bytes, both flagged as replays', async () => {
-      const a = body({ trackid: 'lane-first' });
-      const created = await send(port, '/transaction/s2s', a);
-      assert.equal(created.status, 200, created.body);
-      assert.equal(created.headers['idempotent-replayed'], undefined);
-      const replayed = await inject(gw, '/transaction/s2s', a);
-      assert.equal(replayed.headers['idempotent-replayed'], 'true');
-      assert.equal(replayed.body, created.body);
+    test(
+      'a new initiation through the lane, replayed through Fastify (and ' +
+        'the other way round): identical bytes, both flagged as replays',
+      async () => {
+        const a = body({ trackid: 'lane-first' });
+        const created = await send(port, '/transaction/s2s', a);
+        assert.equal(created.status, 200, created.body);
+        assert.equal(created.headers['idempotent-replayed'], undefined);
+        const replayed = await inject(gw, '/transaction/s2s', a);
+        assert.equal(replayed.headers['idempotent-replayed'], 'true');
+        assert.equal(replayed.body, created.body);
 
-      const b = body({ trackid: 'fastify-first' });
-      const viaFastify = await inject(gw, '/transaction/s2s', b);
-      assert.equal(viaFastify.status, 200);
-      const viaLane = await send(port, '/transaction/s2s', b);
-      assert.equal(viaLane.headers['idempotent-replayed'], 'true');
-      assert.equal(viaLane.body, viaFastify.body);
-      assertSameAnswer(viaLane, await inject(gw, '/transaction/s2s', b), 'replay');
-      assert.equal(JSON.parse(viaLane.body).trackid, 'fastify-first');
-    });
+        const b = body({ trackid: 'fastify-first' });
+        const viaFastify = await inject(gw, '/transaction/s2s', b);
+        assert.equal(viaFastify.status, 200);
+        const viaLane = await send(port, '/transaction/s2s', b);
+        assert.equal(viaLane.headers['idempotent-replayed'], 'true');
+        assert.equal(viaLane.body, viaFastify.body);
+        assertSameAnswer(viaLane, await inject(gw, '/transaction/s2s', b), 'replay');
+        assert.equal(JSON.parse(viaLane.body).trackid, 'fastify-first');
+      },
+    );
 
     test('every kind of refusal: same status, body and headers both ways', async () => {
       await inject(gw, '/transaction/s2s', body({ trackid: 'taken', bill_amount: '10.00' }));
@@ -203,7 +210,8 @@ for (const { dialect, skip } of await testDialects()) {
       assert.equal((await send(port, '/transaction/s2s', wrongOther)).status, 401);
       assert.equal((await inject(gw, '/transaction/s2s', wrongOther)).status, 401);
       assert.equal((await send(port, '/transaction/s2s', wrongOther)).status, 401);
-      // The fourth failure for (127.0.0.1, merchant) is over FAILED_LOGIN_LIMIT=3, whichever path counted the first three.
+      // The fourth failure for (127.0.0.1, merchant) is over FAILED_LOGIN_LIMIT=3, whichever path counted the first
+      // three.
       const limited = await send(port, '/transaction/s2s', wrongOther);
       assert.equal(limited.status, 429);
       assert.equal(limited.headers['retry-after'], '1');
@@ -292,52 +300,58 @@ describe('JSON fast lane behind a proxy (TRUST_PROXY=127.0.0.1, FAILED_LOGIN_LIM
   });
   after(() => gw?.close());
 
-  test('the client is the X-Forwarded-For address on both paths: its failures lock it out, not the next client', async () => {
-    const creds = await addMerchant(gw);
-    const wrong = JSON.stringify(initiationBody(creds, { trackid: 'xff', password: 'wrong' }));
-    const from = (address: string) => ({ 'x-forwarded-for': address });
-    assert.equal((await send(port, '/transaction/s2s', wrong, from('203.0.113.9'))).status, 401);
-    assert.equal((await inject(gw, '/transaction/s2s', wrong, from('203.0.113.9'))).status, 401);
-    const limited = await send(port, '/transaction/s2s', wrong, from('203.0.113.9'));
-    assert.equal(limited.status, 429);
-    assertSameAnswer(limited, await inject(gw, '/transaction/s2s', wrong, from('203.0.113.9')), 'locked out client');
-    assert.equal(
-      (await send(port, '/transaction/s2s', wrong, from('203.0.113.10'))).status,
-      401,
-      'another client behind the same proxy',
-    );
-  });
+  test(
+    'the client is the X-Forwarded-For address on both ' + 'paths: its failures lock it out, not the next client',
+    async () => {
+      const creds = await addMerchant(gw);
+      const wrong = JSON.stringify(initiationBody(creds, { trackid: 'xff', password: 'wrong' }));
+      const from = (address: string) => ({ 'x-forwarded-for': address });
+      assert.equal((await send(port, '/transaction/s2s', wrong, from('203.0.113.9'))).status, 401);
+      assert.equal((await inject(gw, '/transaction/s2s', wrong, from('203.0.113.9'))).status, 401);
+      const limited = await send(port, '/transaction/s2s', wrong, from('203.0.113.9'));
+      assert.equal(limited.status, 429);
+      assertSameAnswer(limited, await inject(gw, '/transaction/s2s', wrong, from('203.0.113.9')), 'locked out client');
+      assert.equal(
+        (await send(port, '/transaction/s2s', wrong, from('203.0.113.10'))).status,
+        401,
+        'another client behind the same proxy',
+      );
+    },
+  );
 });
 
-test("an answer the lane cannot serialise is a 500 in the operation's shape, and the process keeps serving", async () => {
-  const inFlight = { current: 0, shed: 0, held: 0 };
-  const lane = createJsonFastLane({
-    operations: [{ path: '/op', errorShape: 'status', handle: async () => ({ body: { amount: 1n } }) }],
-    bodyLimit: 100,
-    shedding: { inFlight, maxInFlight: 10, shed: () => 'x', hold: (answer) => answer() },
-    draining: () => false,
-    clientAddress: (request) => request.socket.remoteAddress,
-    logger: createLogger('silent'),
-    isStoreUnavailable: () => false,
-    onStoreUnavailable: () => {},
-  });
-  const server = createServer((request, response) => {
-    if (!lane(request, response)) response.writeHead(404).end();
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  try {
-    const port = (server.address() as AddressInfo).port;
-    for (let i = 0; i < 2; i++) {
-      const answer = await send(port, '/op', '{"trackid":"t-1"}');
-      assert.equal(answer.status, 500);
-      assert.equal(JSON.parse(answer.body).error_code_tag, 'INTERNAL_ERROR');
-      assert.equal(JSON.parse(answer.body).trackid, 't-1');
+test(
+  'an answer the lane cannot serialise is a 500 in the ' + "operation's shape, and the process keeps serving",
+  async () => {
+    const inFlight = { current: 0, shed: 0, held: 0 };
+    const lane = createJsonFastLane({
+      operations: [{ path: '/op', errorShape: 'status', handle: async () => ({ body: { amount: 1n } }) }],
+      bodyLimit: 100,
+      shedding: { inFlight, maxInFlight: 10, shed: () => 'x', hold: (answer) => answer() },
+      draining: () => false,
+      clientAddress: (request) => request.socket.remoteAddress,
+      logger: createLogger('silent'),
+      isStoreUnavailable: () => false,
+      onStoreUnavailable: () => {},
+    });
+    const server = createServer((request, response) => {
+      if (!lane(request, response)) response.writeHead(404).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (server.address() as AddressInfo).port;
+      for (let i = 0; i < 2; i++) {
+        const answer = await send(port, '/op', '{"trackid":"t-1"}');
+        assert.equal(answer.status, 500);
+        assert.equal(JSON.parse(answer.body).error_code_tag, 'INTERNAL_ERROR');
+        assert.equal(JSON.parse(answer.body).trackid, 't-1');
+      }
+      assert.equal(inFlight.current, 0);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
     }
-    assert.equal(inFlight.current, 0);
-  } finally {
-    await new Promise((resolve) => server.close(resolve));
-  }
-});
+  },
+);
 
 describe('JSON fast lane: over the in-flight limit (MAX_IN_FLIGHT=1)', () => {
   let gw: TestGateway;
@@ -349,27 +363,31 @@ describe('JSON fast lane: over the in-flight limit (MAX_IN_FLIGHT=1)', () => {
   });
   after(() => gw?.close());
 
-  test('it sheds with the same 503 as Fastify, counted in the same metrics, and serves again once the slot is free', async () => {
-    const creds = await addMerchant(gw);
-    const payload = JSON.stringify(initiationBody(creds, { trackid: 'shed' }));
-    // A request whose body has not all arrived holds the one slot.
-    const holder = net.connect(port, '127.0.0.1');
-    await new Promise((resolve) => holder.once('connect', resolve));
-    holder.write(
-      `POST /transaction/s2s HTTP/1.1\r\nHost: gw\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(payload)}\r\n\r\n{`,
-    );
-    try {
+  test(
+    'it sheds with the same 503 as Fastify, counted in the ' + 'same metrics, and serves again once the slot is free',
+    async () => {
+      const creds = await addMerchant(gw);
+      const payload = JSON.stringify(initiationBody(creds, { trackid: 'shed' }));
+      // A request whose body has not all arrived holds the one slot.
+      const holder = net.connect(port, '127.0.0.1');
+      await new Promise((resolve) => holder.once('connect', resolve));
+      holder.write(
+        `POST /transaction/s2s HTTP/1.1\r\nHost: gw\r\nContent-Type: application/json\r\n` +
+          `Content-Length: ${Buffer.byteLength(payload)}\r\n\r\n{`,
+      );
+      try {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        const lane = await send(port, '/transaction/s2s', payload);
+        assert.equal(lane.status, 503);
+        assertSameAnswer(lane, await inject(gw, '/transaction/s2s', payload), 'shed');
+        assert.equal(JSON.parse(lane.body).error_text, 'The gateway is at capacity; retry shortly.');
+        const metrics = await gw.app.inject({ method: 'GET', url: '/metrics' });
+        assert.match(metrics.body, /gateway_http_requests_shed_total 2\b/);
+      } finally {
+        holder.destroy();
+      }
       await new Promise((resolve) => setTimeout(resolve, 100));
-      const lane = await send(port, '/transaction/s2s', payload);
-      assert.equal(lane.status, 503);
-      assertSameAnswer(lane, await inject(gw, '/transaction/s2s', payload), 'shed');
-      assert.equal(JSON.parse(lane.body).error_text, 'The gateway is at capacity; retry shortly.');
-      const metrics = await gw.app.inject({ method: 'GET', url: '/metrics' });
-      assert.match(metrics.body, /gateway_http_requests_shed_total 2\b/);
-    } finally {
-      holder.destroy();
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    assert.equal((await send(port, '/transaction/s2s', payload)).status, 200);
-  });
+      assert.equal((await send(port, '/transaction/s2s', payload)).status, 200);
+    },
+  );
 });

@@ -102,37 +102,41 @@ for (const { dialect, skip } of await testDialects()) {
       assert.equal(own.status, 303);
     });
 
-    test('a page seen while open is not shown once the payment succeeded, then was refunded in part and in full', async () => {
-      const p = await startPayment(gw, creds, { bill_amount: '100', lang: 'en' });
-      for (const lang of ['en', 'th']) assert.match((await get(gw, pageUrl(p, `&lang=${lang}`))).body, /id="confirm"/);
-      const done = await post(gw, '/sandbox/transaction/complete', {
-        merchantid: creds.merchantid,
-        password: creds.password,
-        transactionid: p.transactionid,
-        outcome: 'success',
-      });
-      assert.equal(done.status, 200, done.raw);
-      const success = await get(gw, pageUrl(p));
-      assert.doesNotMatch(success.body, /id="confirm"|id="qr"/);
-      assert.match(success.body, /id="return"/);
-      assert.doesNotMatch(success.body, /refunded/i);
-      assert.equal(success.headers['set-cookie'], undefined, 'the result page has no forms and sets no CSRF cookie');
-      assertOneNonce(success);
-      assert.doesNotMatch((await get(gw, pageUrl(p, '&lang=th'))).body, /id="confirm"/);
-
-      const refund = (amount: string) =>
-        post(gw, '/transaction/refund', {
+    test(
+      'a page seen while open is not shown once the payment ' + 'succeeded, then was refunded in part and in full',
+      async () => {
+        const p = await startPayment(gw, creds, { bill_amount: '100', lang: 'en' });
+        for (const lang of ['en', 'th'])
+          assert.match((await get(gw, pageUrl(p, `&lang=${lang}`))).body, /id="confirm"/);
+        const done = await post(gw, '/sandbox/transaction/complete', {
           merchantid: creds.merchantid,
           password: creds.password,
           transactionid: p.transactionid,
-          bill_amount: amount,
-          bill_currencycode: 'THB',
+          outcome: 'success',
         });
-      assert.equal((await refund('20')).status, 200);
-      assert.match((await get(gw, pageUrl(p))).body, /The merchant refunded ฿20\.00 of this ฿100\.00 payment\./);
-      assert.equal((await refund('80')).status, 200);
-      assert.match((await get(gw, pageUrl(p))).body, /refunded this payment in full \(฿100\.00\)/);
-    });
+        assert.equal(done.status, 200, done.raw);
+        const success = await get(gw, pageUrl(p));
+        assert.doesNotMatch(success.body, /id="confirm"|id="qr"/);
+        assert.match(success.body, /id="return"/);
+        assert.doesNotMatch(success.body, /refunded/i);
+        assert.equal(success.headers['set-cookie'], undefined, 'the result page has no forms and sets no CSRF cookie');
+        assertOneNonce(success);
+        assert.doesNotMatch((await get(gw, pageUrl(p, '&lang=th'))).body, /id="confirm"/);
+
+        const refund = (amount: string) =>
+          post(gw, '/transaction/refund', {
+            merchantid: creds.merchantid,
+            password: creds.password,
+            transactionid: p.transactionid,
+            bill_amount: amount,
+            bill_currencycode: 'THB',
+          });
+        assert.equal((await refund('20')).status, 200);
+        assert.match((await get(gw, pageUrl(p))).body, /The merchant refunded ฿20\.00 of this ฿100\.00 payment\./);
+        assert.equal((await refund('80')).status, 200);
+        assert.match((await get(gw, pageUrl(p))).body, /refunded this payment in full \(฿100\.00\)/);
+      },
+    );
 
     test('a page seen while open is not shown after a cancel or after the deadline', async () => {
       const cancelled = await startPayment(gw, creds, { bill_amount: '100', lang: 'en' });

@@ -54,7 +54,8 @@ test('returnUrlFor keeps the existing query byte for byte and the fragment at th
   };
   assert.equal(
     returnUrlFor('https://shop.example/r?order=187&note=a%20b+c', t),
-    'https://shop.example/r?order=187&note=a%20b+c&result=Not%20Successful&responsecode=6&trackid=T%201%262&transactionid=tx-1&responsedescription=The%20customer%20cancelled%20the%20payment.',
+    'https://shop.example/r?order=187&note=a%20b+c&result=Not%20Successful&responsecode=6&trackid=T%201%262' +
+      '&transactionid=tx-1&responsedescription=The%20customer%20cancelled%20the%20payment.',
   );
   assert.equal(returnUrlFor('https://shop.example/r', t).split('?')[1]?.split('&')[0], 'result=Not%20Successful');
   assert.match(returnUrlFor('https://shop.example/r?', t), /\/r\?result=/);
@@ -78,31 +79,34 @@ for (const { dialect, skip } of await testDialects()) {
     });
     after(() => gw?.close());
 
-    test('English page: merchant, amount, trackid, bank, masked account, countdown, sandbox buttons, no PII', async () => {
-      const p = await startPayment(gw, creds, {
-        bill_amount: '1000',
-        lang: 'en',
-        payer_account_no: '4455669012',
-        payer_bank_code: 'SCB',
-        productdesc: 'Order <b>#7</b>',
-      });
-      const page = await get(gw, pageUrl(p));
-      assert.equal(page.status, 200);
-      assert.match(String(page.headers['content-type']), /^text\/html; charset=utf-8/);
-      assertPageHeaders(page);
-      assert.match(page.body, /<html lang="en">/);
-      assert.match(page.body, /Test Shop/);
-      assert.match(page.body, /<p class="amount" id="amount">฿1,000\.00<\/p>/);
-      assert.match(page.body, new RegExp(`>${p.trackid}<`));
-      assert.match(page.body, /Siam Commercial Bank/);
-      assert.match(page.body, /•••• 9012/);
-      assert.match(page.body, /Order &lt;b&gt;#7&lt;\/b&gt;/, 'merchant text is escaped');
-      assert.match(page.body, /<strong id="countdown">15:00<\/strong>/);
-      assert.match(page.body, /id="confirm"/);
-      assert.match(page.body, /id="cancel"/);
-      for (const pii of ['4455669012', 'Malee', 'buyer@example.com', '2001:db8::42'])
-        assert.ok(!page.body.includes(pii), `no ${pii} on the page`);
-    });
+    test(
+      'English page: merchant, amount, trackid, bank, ' + 'masked account, countdown, sandbox buttons, no PII',
+      async () => {
+        const p = await startPayment(gw, creds, {
+          bill_amount: '1000',
+          lang: 'en',
+          payer_account_no: '4455669012',
+          payer_bank_code: 'SCB',
+          productdesc: 'Order <b>#7</b>',
+        });
+        const page = await get(gw, pageUrl(p));
+        assert.equal(page.status, 200);
+        assert.match(String(page.headers['content-type']), /^text\/html; charset=utf-8/);
+        assertPageHeaders(page);
+        assert.match(page.body, /<html lang="en">/);
+        assert.match(page.body, /Test Shop/);
+        assert.match(page.body, /<p class="amount" id="amount">฿1,000\.00<\/p>/);
+        assert.match(page.body, new RegExp(`>${p.trackid}<`));
+        assert.match(page.body, /Siam Commercial Bank/);
+        assert.match(page.body, /•••• 9012/);
+        assert.match(page.body, /Order &lt;b&gt;#7&lt;\/b&gt;/, 'merchant text is escaped');
+        assert.match(page.body, /<strong id="countdown">15:00<\/strong>/);
+        assert.match(page.body, /id="confirm"/);
+        assert.match(page.body, /id="cancel"/);
+        for (const pii of ['4455669012', 'Malee', 'buyer@example.com', '2001:db8::42'])
+          assert.ok(!page.body.includes(pii), `no ${pii} on the page`);
+      },
+    );
 
     test('Thai by the transaction lang, switchable with ?lang=; default Thai', async () => {
       const p = await startPayment(gw, creds, { bill_amount: '1000', lang: 'th' });
@@ -205,49 +209,52 @@ for (const { dialect, skip } of await testDialects()) {
       assert.equal((await snapshot(gw, p.transactionid)).transitions[0]?.cause, 'cancel');
     });
 
-    test('CSRF: no cookie, wrong token, a token for another payment, a cross-site post → 403 page, nothing changes', async () => {
-      const p = await startPayment(gw, creds, { bill_amount: '100' });
-      const other = await startPayment(gw, creds, { bill_amount: '100' });
-      const { cookie, csrf } = formSecrets(await get(gw, pageUrl(p)));
-      const otherSecrets = formSecrets(await get(gw, pageUrl(other)));
-      const attempts = [
-        await postForm(gw, '/transaction/Redirect/confirm', { ID: p.redirectId, csrf }),
-        await postForm(
-          gw,
-          '/transaction/Redirect/confirm',
-          { ID: p.redirectId, csrf: csrf.slice(0, -2) + 'AA' },
-          { cookie },
-        ),
-        await postForm(gw, '/transaction/Redirect/confirm', { ID: p.redirectId }, { cookie }),
-        await postForm(
-          gw,
-          '/transaction/Redirect/confirm',
-          { ID: p.redirectId, csrf: otherSecrets.csrf },
-          { cookie: otherSecrets.cookie },
-        ),
-        await postForm(
-          gw,
-          '/transaction/Redirect/confirm',
-          { ID: p.redirectId, csrf },
-          { cookie: otherSecrets.cookie },
-        ),
-        await postForm(
-          gw,
-          '/transaction/Redirect/cancel',
-          { ID: p.redirectId, csrf },
-          { cookie, 'sec-fetch-site': 'cross-site' },
-        ),
-      ];
-      for (const res of attempts) {
-        assert.equal(res.status, 403);
-        assert.match(String(res.headers['content-type']), /^text\/html/);
-        assert.match(res.body, /did not come from the payment page/);
-        assert.match(String(res.headers['content-security-policy']), /frame-ancestors 'none'/);
-      }
-      const s = await snapshot(gw, p.transactionid);
-      assert.equal(s.status, 'PROCESSING');
-      assert.equal(s.transitions.length, 0);
-    });
+    test(
+      'CSRF: no cookie, wrong token, a token for another ' + 'payment, a cross-site post → 403 page, nothing changes',
+      async () => {
+        const p = await startPayment(gw, creds, { bill_amount: '100' });
+        const other = await startPayment(gw, creds, { bill_amount: '100' });
+        const { cookie, csrf } = formSecrets(await get(gw, pageUrl(p)));
+        const otherSecrets = formSecrets(await get(gw, pageUrl(other)));
+        const attempts = [
+          await postForm(gw, '/transaction/Redirect/confirm', { ID: p.redirectId, csrf }),
+          await postForm(
+            gw,
+            '/transaction/Redirect/confirm',
+            { ID: p.redirectId, csrf: csrf.slice(0, -2) + 'AA' },
+            { cookie },
+          ),
+          await postForm(gw, '/transaction/Redirect/confirm', { ID: p.redirectId }, { cookie }),
+          await postForm(
+            gw,
+            '/transaction/Redirect/confirm',
+            { ID: p.redirectId, csrf: otherSecrets.csrf },
+            { cookie: otherSecrets.cookie },
+          ),
+          await postForm(
+            gw,
+            '/transaction/Redirect/confirm',
+            { ID: p.redirectId, csrf },
+            { cookie: otherSecrets.cookie },
+          ),
+          await postForm(
+            gw,
+            '/transaction/Redirect/cancel',
+            { ID: p.redirectId, csrf },
+            { cookie, 'sec-fetch-site': 'cross-site' },
+          ),
+        ];
+        for (const res of attempts) {
+          assert.equal(res.status, 403);
+          assert.match(String(res.headers['content-type']), /^text\/html/);
+          assert.match(res.body, /did not come from the payment page/);
+          assert.match(String(res.headers['content-security-policy']), /frame-ancestors 'none'/);
+        }
+        const s = await snapshot(gw, p.transactionid);
+        assert.equal(s.status, 'PROCESSING');
+        assert.equal(s.transitions.length, 0);
+      },
+    );
 
     test('the CSRF cookie is HttpOnly and SameSite=Strict, and is reused rather than replaced', async () => {
       const p = await startPayment(gw, creds, { bill_amount: '100' });
@@ -261,37 +268,40 @@ for (const { dialect, skip } of await testDialects()) {
       assert.equal(second.headers['set-cookie'], undefined);
     });
 
-    test('a final transaction: the page shows the result with the way back; posting again → 303 to the page', async () => {
-      const p = await startPayment(gw, creds, { bill_amount: '15000', lang: 'en' });
-      const { cookie, csrf } = formSecrets(await get(gw, pageUrl(p)));
-      await post(gw, '/sandbox/transaction/complete', {
-        merchantid: creds.merchantid,
-        password: creds.password,
-        transactionid: p.transactionid,
-      });
-      const page = await get(gw, pageUrl(p));
-      assert.equal(page.status, 200);
-      assertPageHeaders(page);
-      assert.match(page.body, /Payment not successful/);
-      assert.match(page.body, /declined/);
-      assert.doesNotMatch(page.body, /id="confirm"/);
-      const href = /id="return" href="([^"]+)"/.exec(page.body)?.[1]?.replaceAll('&amp;', '&');
-      assert.ok(
-        href?.startsWith('https://merchant.example/return?order=187&result=Not%20Successful&responsecode=6&'),
-        href,
-      );
+    test(
+      'a final transaction: the page shows the result ' + 'with the way back; posting again → 303 to the page',
+      async () => {
+        const p = await startPayment(gw, creds, { bill_amount: '15000', lang: 'en' });
+        const { cookie, csrf } = formSecrets(await get(gw, pageUrl(p)));
+        await post(gw, '/sandbox/transaction/complete', {
+          merchantid: creds.merchantid,
+          password: creds.password,
+          transactionid: p.transactionid,
+        });
+        const page = await get(gw, pageUrl(p));
+        assert.equal(page.status, 200);
+        assertPageHeaders(page);
+        assert.match(page.body, /Payment not successful/);
+        assert.match(page.body, /declined/);
+        assert.doesNotMatch(page.body, /id="confirm"/);
+        const href = /id="return" href="([^"]+)"/.exec(page.body)?.[1]?.replaceAll('&amp;', '&');
+        assert.ok(
+          href?.startsWith('https://merchant.example/return?order=187&result=Not%20Successful&responsecode=6&'),
+          href,
+        );
 
-      const before = await snapshot(gw, p.transactionid);
-      const again = await postForm(
-        gw,
-        '/transaction/Redirect/confirm',
-        { ID: p.redirectId, csrf, lang: 'en' },
-        { cookie },
-      );
-      assert.equal(again.status, 303);
-      assert.equal(again.headers.location, `/transaction/Redirect?ID=${p.redirectId}&lang=en`);
-      assert.deepEqual(await snapshot(gw, p.transactionid), before);
-    });
+        const before = await snapshot(gw, p.transactionid);
+        const again = await postForm(
+          gw,
+          '/transaction/Redirect/confirm',
+          { ID: p.redirectId, csrf, lang: 'en' },
+          { cookie },
+        );
+        assert.equal(again.status, 303);
+        assert.equal(again.headers.location, `/transaction/Redirect?ID=${p.redirectId}&lang=en`);
+        assert.deepEqual(await snapshot(gw, p.transactionid), before);
+      },
+    );
 
     test('status route: only state and return URL, no-store', async () => {
       const p = await startPayment(gw, creds, { bill_amount: '100' });
@@ -307,22 +317,25 @@ for (const { dialect, skip } of await testDialects()) {
       assert.equal(new URL(final.returnUrl).searchParams.get('order'), '187');
     });
 
-    test('past the TTL the page and the status route show the payment as expired (finalised through the use case)', async () => {
-      const p = await startPayment(gw, creds, { bill_amount: '100', lang: 'en' });
-      gw.clock.now += gw.config.transactionTtlMs - 61_000;
-      assert.match((await get(gw, pageUrl(p))).body, /<strong id="countdown">1:01<\/strong>/);
-      gw.clock.now += 61_000;
-      const status = JSON.parse((await get(gw, `/transaction/Redirect/status?ID=${p.redirectId}`)).body);
-      assert.equal(status.state, 'FAILED');
-      const page = await get(gw, pageUrl(p));
-      assert.match(page.body, /not completed before the code expired/);
-      const s = await snapshot(gw, p.transactionid);
-      assert.deepEqual(
-        s.transitions.map((t) => [t.cause, t.errorCodeTag]),
-        [['expire', 'EXPIRED']],
-      );
-      assert.equal(s.outbox.length, 1);
-    });
+    test(
+      'past the TTL the page and the status route show the ' + 'payment as expired (finalised through the use case)',
+      async () => {
+        const p = await startPayment(gw, creds, { bill_amount: '100', lang: 'en' });
+        gw.clock.now += gw.config.transactionTtlMs - 61_000;
+        assert.match((await get(gw, pageUrl(p))).body, /<strong id="countdown">1:01<\/strong>/);
+        gw.clock.now += 61_000;
+        const status = JSON.parse((await get(gw, `/transaction/Redirect/status?ID=${p.redirectId}`)).body);
+        assert.equal(status.state, 'FAILED');
+        const page = await get(gw, pageUrl(p));
+        assert.match(page.body, /not completed before the code expired/);
+        const s = await snapshot(gw, p.transactionid);
+        assert.deepEqual(
+          s.transitions.map((t) => [t.cause, t.errorCodeTag]),
+          [['expire', 'EXPIRED']],
+        );
+        assert.equal(s.outbox.length, 1);
+      },
+    );
 
     test('the JSON API still refuses form-encoded bodies with its own error shape (415)', async () => {
       const res = await gw.app.inject({

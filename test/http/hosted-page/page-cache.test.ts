@@ -8,7 +8,8 @@ const m = SLOT_MARKERS;
 
 test('fill puts each value into every one of its holes, as UTF-8, and nothing of the markers remains', () => {
   const text = new SlottedText(
-    `<style nonce="${m.nonce}">฿</style><p data-ms="${m.remainingMs}">${m.remainingText}</p><i>${m.csrf}</i><script nonce="${m.nonce}"></script>`,
+    `<style nonce="${m.nonce}">฿</style><p data-ms="${m.remainingMs}">${m.remainingText}</p>` +
+      `<i>${m.csrf}</i><script nonce="${m.nonce}"></script>`,
   );
   assert.deepEqual(text.slots, ['nonce', 'remainingMs', 'remainingText', 'csrf', 'nonce']);
   const out = text.fill({ nonce: 'NONCE+/=', csrf: 'tok-én', remainingMs: '123', remainingText: '0:01' });

@@ -38,16 +38,19 @@ test('another language or another transaction is its own entry', async () => {
   assert.equal(cache.size, 3);
 });
 
-test('a changed payload or label (e.g. the merchant renamed) renders again instead of serving the old image', async () => {
-  const { calls, render } = countingRenderer();
-  const cache = new QrSvgCache(10, render);
-  await cache.svgFor('tx-1', 'en', 'PAYLOAD-OLD', 'Old Shop');
-  const renamed = await cache.svgFor('tx-1', 'en', 'PAYLOAD-NEW', 'New Shop');
-  assert.match(renamed, /aria-label="New Shop"/);
-  assert.equal(renamed, await renderQrSvg('PAYLOAD-NEW', 'New Shop'));
-  assert.equal(calls.length, 2);
-  assert.equal(cache.size, 1, 'the replaced entry is not kept beside the new one');
-});
+test(
+  'a changed payload or label (e.g. the merchant renamed) ' + 'renders again instead of serving the old image',
+  async () => {
+    const { calls, render } = countingRenderer();
+    const cache = new QrSvgCache(10, render);
+    await cache.svgFor('tx-1', 'en', 'PAYLOAD-OLD', 'Old Shop');
+    const renamed = await cache.svgFor('tx-1', 'en', 'PAYLOAD-NEW', 'New Shop');
+    assert.match(renamed, /aria-label="New Shop"/);
+    assert.equal(renamed, await renderQrSvg('PAYLOAD-NEW', 'New Shop'));
+    assert.equal(calls.length, 2);
+    assert.equal(cache.size, 1, 'the replaced entry is not kept beside the new one');
+  },
+);
 
 test('concurrent requests for the same page share one render', async () => {
   const { calls, render } = countingRenderer();
