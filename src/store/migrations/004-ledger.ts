@@ -14,6 +14,14 @@ import { sql, SqliteAdapter, type Kysely } from 'kysely';
 import { sqlIn } from './sql-in.ts';
 
 export async function up(db: Kysely<any>): Promise<void> {
+  await createAccounts(db);
+  await createEntries(db);
+  await createPostings(db);
+  if (db.getExecutor().adapter instanceof SqliteAdapter) await sqliteTriggers(db);
+  else await postgresTriggers(db);
+}
+
+async function createAccounts(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('ledger_accounts')
     .addColumn('id', 'text', (c) => c.primaryKey())
@@ -46,7 +54,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .on('ledger_accounts')
     .columns(['merchant_id', 'currency'])
     .execute();
+}
 
+async function createEntries(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('journal_entries')
     .addColumn('id', 'text', (c) => c.primaryKey())
@@ -72,7 +82,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .on('journal_entries')
     .columns(['merchant_id', 'created_at'])
     .execute();
+}
 
+async function createPostings(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('postings')
     .addColumn('entry_id', 'text', (c) => c.notNull())
@@ -90,9 +102,6 @@ export async function up(db: Kysely<any>): Promise<void> {
     )
     .addUniqueConstraint('postings_account_chain', ['account_id', 'account_seq'])
     .execute();
-
-  if (db.getExecutor().adapter instanceof SqliteAdapter) await sqliteTriggers(db);
-  else await postgresTriggers(db);
 }
 
 const MSG = {
