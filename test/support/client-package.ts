@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const CLIENT_DIR = fileURLToPath(new URL('../../packages/client', import.meta.url));
-const FIXTURES = fileURLToPath(new URL('../packages/fixtures', import.meta.url));
+export const CLIENT_DIR = fileURLToPath(new URL('../../packages/client/', import.meta.url));
+const FIXTURES = fileURLToPath(new URL('../packages/fixtures/', import.meta.url));
 
 export type Installed = { dir: string; tarball: string; files: string[]; cleanup(): void };
 

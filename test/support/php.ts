@@ -4,7 +4,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 export const PHP_CLIENT = fileURLToPath(new URL('../../packages/php/ThaiQrGateway.php', import.meta.url));
-const FIXTURES = fileURLToPath(new URL('../packages/fixtures', import.meta.url));
+const FIXTURES = fileURLToPath(new URL('../packages/fixtures/', import.meta.url));
 
 /** Why the PHP tests cannot run here, or false. Throws in CI. */
 export function phpSkipReason(): string | false {
