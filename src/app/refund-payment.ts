@@ -22,6 +22,7 @@ import type { RefundResponse } from '../domain/wire/refund.ts';
 import type { RefundRecord } from '../domain/refund.ts';
 import type { TransactionRecord } from '../domain/transaction.ts';
 import type { LedgerReads, PaymentStore, RefundReads, Store, UnitOfWork } from './ports/store.ts';
+import type { ProcessorAttemptStore } from './ports/processor-store.ts';
 import type { ProcessorConnector, RefundAccepted } from './ports/processor.ts';
 
 export type RefundPaymentDeps = {
@@ -29,6 +30,8 @@ export type RefundPaymentDeps = {
   payments: Pick<PaymentStore, 'findById'>;
   refunds: Pick<RefundReads, 'findByKey'>;
   ledger: Pick<LedgerReads, 'balance'>;
+  /** The payment's attempts at its processor (the paid QR a void refers to). */
+  attempts: Pick<ProcessorAttemptStore, 'latest'>;
   key: SecretKey;
   connector: () => ProcessorConnector;
   now: () => number;
@@ -69,6 +72,7 @@ export class RefundPayment {
 
     // Stable across retries of the same request, so a live processor can deduplicate on it.
     const refundId = `rfd_${fingerprint(key, JSON.stringify(['refund-id', merchantId, idempotencyKey])).slice(0, 26)}`;
+    const paidAttempt = await this.#deps.attempts.latest(payment.id, 'qr');
     const accepted = await this.#deps.connector().refund({
       refundId,
       transactionId: payment.id,
@@ -76,6 +80,10 @@ export class RefundPayment {
       amountMinor: input.amountMinor,
       currency: payment.currency,
       reason: input.reason,
+      paymentAmountMinor: payment.amountMinor,
+      refundedMinor: payment.refundedMinor,
+      paidAt: paidAttempt?.paidAt ?? payment.completedAt,
+      paymentReference: paidAttempt?.state === 'paid' ? paidAttempt.reference : null,
     });
 
     const eventId = newEventId();

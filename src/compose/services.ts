@@ -82,6 +82,7 @@ export function createServices(
       payments: store.payments,
       refunds: store.refunds,
       ledger: store.ledger,
+      attempts: store.processorAttempts,
       key,
       connector: () => (connector ??= connectorFor(config.mode)),
       now,

@@ -9,7 +9,7 @@ const CONNECTORS: Record<string, ProcessorConnector> = { sandbox: sandboxConnect
 export function connectorFor(mode: 'sandbox' | 'live', name = 'sandbox'): ProcessorConnector {
   const connector = CONNECTORS[name];
   if (!connector) throw new Error(`Unknown processor connector '${name}'.`);
-  if (mode === 'live' && !connector.live) {
+  if (mode === 'live' && !connector.capabilities.live) {
     throw new Error(
       'GATEWAY_MODE=live needs a live processor connector, ' +
         `but this build ships only the '${connector.name}' connector. ` +

@@ -155,6 +155,57 @@ export interface GatewayMetaTable {
   created_at: Int64;
 }
 
+/** One processor request that creates a QR or moves money back (migration 015). */
+export interface ProcessorAttemptsTable {
+  reference: string;
+  transaction_id: string;
+  connector: string;
+  kind: 'qr' | 'void';
+  attempt: number;
+  state: string;
+  state_at: Int64;
+  qr_payload: string | null;
+  expires_at: Int64 | null;
+  account_name: string | null;
+  issuer: string | null;
+  processor_txn_no: string | null;
+  paid_amount_minor: Int64 | null;
+  paid_at: Int64 | null;
+  refund_id: string | null;
+  last_error: string | null;
+  next_check_at: Int64 | null;
+  checks: number;
+  lease_owner: string | null;
+  lease_expires_at: Int64 | null;
+  created_at: Int64;
+}
+
+export interface ProcessorNotificationsTable {
+  id: string;
+  connector: string;
+  received_at: Int64;
+  source_ip: string | null;
+  body: string;
+  reference: string | null;
+  processor_txn_no: string | null;
+  transaction_id: string | null;
+  outcome: string;
+  dedupe_key: string | null;
+}
+
+export interface AttentionItemsTable {
+  id: string;
+  transaction_id: string;
+  kind: string;
+  detail: string;
+  amount_minor: Int64 | null;
+  reference: string | null;
+  created_at: Int64;
+  resolved_at: Int64 | null;
+  resolved_by: string | null;
+  resolution: string | null;
+}
+
 export interface Database {
   gateway_meta: GatewayMetaTable;
   merchants: MerchantsTable;
@@ -166,6 +217,9 @@ export interface Database {
   ledger_accounts: LedgerAccountsTable;
   journal_entries: JournalEntriesTable;
   postings: PostingsTable;
+  processor_attempts: ProcessorAttemptsTable;
+  processor_notifications: ProcessorNotificationsTable;
+  attention_items: AttentionItemsTable;
 }
 
 export function toBigInt(value: Int64): bigint {

@@ -14,6 +14,8 @@ import { LedgerRepo } from './repos/ledger.repo.ts';
 import { MerchantsRepo } from './repos/merchants.repo.ts';
 import { OutboxClaimsRepo } from './repos/outbox-claims.repo.ts';
 import { OutboxRepo } from './repos/outbox.repo.ts';
+import { ProcessorAttemptsRepo } from './repos/processor-attempts.repo.ts';
+import { AttentionRepo, ProcessorNotificationsRepo } from './repos/processor-notifications.repo.ts';
 import { RefundsRepo } from './repos/refunds.repo.ts';
 import { TransactionsRepo } from './repos/transactions.repo.ts';
 import { unitOfWorkIn } from './repos/unit-of-work.ts';
@@ -68,6 +70,9 @@ export function storeOver(engine: StoreEngine): Store {
     consoleAccounts: new ConsoleRepo(engine),
     consoleReads: new ConsolePaymentsRepo(db),
     meta: new GatewayMetaRepo(db),
+    processorAttempts: new ProcessorAttemptsRepo(db),
+    processorNotifications: new ProcessorNotificationsRepo(db),
+    attention: new AttentionRepo(db),
     unitOfWork: (work) =>
       engine.transaction((trx) => work(unitOfWorkIn(trx, dialect, { transactions, refunds, ledger, ledgerReads }))),
     ping: () => engine.ping(),

@@ -18,13 +18,32 @@ import type { ProcessorConnector, RefundRequest } from '../../src/app/ports/proc
 /** A processor double: records every refund asked for; refuses while `refuse` is set. */
 class RecordingProcessor implements ProcessorConnector {
   readonly name = 'recording-bank';
-  readonly live = true;
+  readonly capabilities = {
+    live: true,
+    qr: 'gateway',
+    cancel: false,
+    refunds: 'partial',
+    notifications: false,
+  } as const;
   readonly asked: RefundRequest[] = [];
   refuse: GatewayError | undefined;
   async refund(request: RefundRequest) {
     this.asked.push(request);
     if (this.refuse) throw this.refuse;
     return { reference: `bank-${this.asked.length}` };
+  }
+  // Refunds are all this double answers; a test that reached these would be testing the wrong thing.
+  createPayment(): never {
+    throw new Error('not used by the refund tests');
+  }
+  queryPayment(): never {
+    throw new Error('not used by the refund tests');
+  }
+  async cancelPayment() {
+    return 'cancelled' as const;
+  }
+  parseNotification() {
+    return { ok: false as const, reason: 'not used by the refund tests' };
   }
 }
 
@@ -117,6 +136,10 @@ for (const { dialect, skip } of await testDialects()) {
             amountMinor: 1_000_000n,
             currency: 'THB',
             reason: null,
+            paymentAmountMinor: 3_000_000n,
+            refundedMinor: 0n,
+            paidAt: (await services.transactions.findById(creds.merchantid, txid))!.completedAt,
+            paymentReference: null,
           },
         );
         const [stored] = await services.refunds.ofTransaction(txid);

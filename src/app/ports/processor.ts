@@ -1,11 +1,76 @@
-// The processor connector's port: where a live payment's money moves (the sandbox moves none).
-// Implementations live in connectors/ (docs/architecture.md "Connectors").
+// The processor connector's port: where a payment's money moves (docs/architecture.md
+// "Connectors"). Implementations live in connectors/ — one folder each (sandbox/, kbank/) — and
+// declare what they can do; the use cases read those capabilities instead of asking which
+// connector they hold.
 //
-// Refunds go through `refund`, called by app/refund-payment.ts after every check that needs no
-// money movement (payment SUCCESS, amount still refundable, merchant balance covers it) and
-// BEFORE the refund is committed, outside any database transaction. A live connector must treat
-// `refundId` as its idempotency key at the processor: if the commit afterwards fails, the
-// merchant's retry (same idempotency key → same refundId) must not send the money twice.
+// Every call goes out OUTSIDE any database transaction. A call whose outcome is unknown (a
+// timeout, a 5xx) throws ProcessorUnavailable; the caller settles it later by `queryPayment`,
+// never by repeating a money-moving call blindly.
+
+export type ProcessorCapabilities = {
+  /** True only for connectors that move real money (live mode refuses to start without one). */
+  live: boolean;
+  /**
+   * Who builds the QR the customer scans: the gateway from its own biller id (the sandbox), or
+   * the processor, created once per payment at the first view of the hosted page (a bank).
+   */
+  qr: 'gateway' | 'processor';
+  /** The processor can cancel an unpaid QR, so expiry and the customer's Cancel close it first. */
+  cancel: boolean;
+  /**
+   * Refunds through the API: 'partial' (any amount up to what is left), 'void' (the full amount
+   * of a payment, inside a window the connector checks), or 'none'.
+   */
+  refunds: 'partial' | 'void' | 'none';
+  /** The processor sends notifications of payments (hints: an inquiry confirms them). */
+  notifications: boolean;
+};
+
+/** What the processor needs to create the QR of one payment. */
+export type CreatePaymentRequest = {
+  transactionId: string;
+  merchantId: string;
+  amountMinor: bigint;
+  currency: string;
+  /** Our reference in the processor's records (no personal data). */
+  reference1: string;
+  /** A new, unique id for this attempt, at most 15 characters (the processor's request id). */
+  attemptId: string;
+};
+
+/** A QR the processor created: its reference, the payload to show verbatim, and when it dies. */
+export type ProcessorQr = {
+  /** The processor's handle on this payment attempt (KBank: our partnerTxnUid). */
+  reference: string;
+  /** The EMV payload, verified (CRC, currency, amount) by the connector before it is returned. */
+  qrPayload: string;
+  expiresAt: number;
+  /** The payee's account name as the processor shows it, when it says. */
+  accountName: string | null;
+  /** Who issued the QR, for the page ("KBank"). */
+  issuer: string;
+};
+
+export type ProcessorPaymentState = 'requested' | 'paid' | 'cancelled' | 'expired' | 'voided' | 'not_found';
+
+/** The processor's truth about one attempt, checked against our own ids by the connector. */
+export type ProcessorPaymentStatus = {
+  state: ProcessorPaymentState;
+  /** The processor's payment number, once paid. */
+  processorTxnNo: string | null;
+  /** What was paid, exactly, once paid (already compared with nothing: the caller compares). */
+  paidAmountMinor: bigint | null;
+  currency: string | null;
+  /** The processor's merchant id on the answer (the caller compares it with its own). */
+  processorMerchantId: string | null;
+};
+
+/** What a cancel found: closed now, already paid (the caller confirms by query), or final otherwise. */
+export type CancelOutcome = 'cancelled' | 'paid' | 'final';
+
+/** An inbound notification as a hint: the attempt it names, or why it was not understood. */
+export type NotificationHint =
+  { ok: true; reference: string; processorTxnNo: string | null } | { ok: false; reason: string };
 
 export type RefundRequest = {
   /** Our refund id, stable across the merchant's retries of the same request: the processor's idempotency key. */
@@ -15,6 +80,13 @@ export type RefundRequest = {
   amountMinor: bigint;
   currency: string;
   reason: string | null;
+  /** The payment's captured amount and what was refunded before this request. */
+  paymentAmountMinor: bigint;
+  refundedMinor: bigint;
+  /** When the payment was completed (a void window is counted from it). */
+  paidAt: number | null;
+  /** The processor's reference of the paid attempt (a processor-QR payment), if any. */
+  paymentReference: string | null;
 };
 
 /** The processor accepted the refund; `reference` is its own id for it, if it has one. */
@@ -22,11 +94,20 @@ export type RefundAccepted = { reference: string | null };
 
 export type ProcessorConnector = {
   readonly name: string;
-  /** True only for connectors that move real money. */
-  readonly live: boolean;
+  readonly capabilities: ProcessorCapabilities;
+  /** Creates the payment's QR at the processor (capabilities.qr === 'processor'). */
+  createPayment(request: CreatePaymentRequest): Promise<ProcessorQr>;
+  /** The processor's state of one attempt, by its reference. */
+  queryPayment(reference: string): Promise<ProcessorPaymentStatus>;
+  /** Closes an unpaid QR (capabilities.cancel). */
+  cancelPayment(reference: string): Promise<CancelOutcome>;
   /**
-   * Sends a refund to the processor; resolves when accepted, throws (a GatewayError to show the merchant) when
-   * refused.
+   * Sends a refund; resolves when accepted, throws a GatewayError to show the merchant when
+   * refused (REFUND_NOT_ALLOWED with a sentence saying why). A retry with the same refundId
+   * reaches the same refund at the processor, never a second one. BEFORE the refund is
+   * committed, after every check that needs no money movement (app/refund-payment.ts).
    */
   refund(request: RefundRequest): Promise<RefundAccepted>;
+  /** Reads an inbound notification (capabilities.notifications); never trusted beyond a hint. */
+  parseNotification(body: Buffer, contentType: string | undefined): NotificationHint;
 };

@@ -18,6 +18,7 @@ import type { RefundRecord } from '../../domain/refund.ts';
 import type { TransactionRecord, Transition } from '../../domain/transaction.ts';
 import type { ConsoleAccountStore, ConsoleReads } from './console.ts';
 import type { DeliveryStore } from './delivery.ts';
+import type { AttentionStore, ProcessorAttemptStore, ProcessorNotificationStore } from './processor-store.ts';
 
 export type StoreKind = 'sqlite' | 'postgres';
 
@@ -161,6 +162,10 @@ export type Store = {
   readonly consoleAccounts: ConsoleAccountStore;
   readonly consoleReads: ConsoleReads;
   readonly meta: MetaStore;
+  /** Live payments: attempts at the processor, its notifications, and what needs a person. */
+  readonly processorAttempts: ProcessorAttemptStore;
+  readonly processorNotifications: ProcessorNotificationStore;
+  readonly attention: AttentionStore;
   /** Runs `work` in one database transaction: all of it commits, or none. */
   unitOfWork<T>(work: (uow: UnitOfWork) => Promise<T>): Promise<T>;
   /** The store answers (a cheap read). */

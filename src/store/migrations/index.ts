@@ -11,6 +11,7 @@ import * as summedAccounts from './011-summed-accounts.ts';
 import * as refunds from './012-refunds.ts';
 import * as consoleTables from './013-console.ts';
 import * as chainHead from './014-chain-head-per-statement.ts';
+import * as processor from './015-processor.ts';
 
 const migrations: Record<string, Migration> = {
   '001-merchants': merchants,
@@ -23,6 +24,7 @@ const migrations: Record<string, Migration> = {
   '012-refunds': refunds,
   '013-console': consoleTables,
   '014-chain-head-per-statement': chainHead,
+  '015-processor': processor,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

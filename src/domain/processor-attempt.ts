@@ -1,0 +1,77 @@
+// A payment's life at its processor (docs/connectors/kbank.md): the attempts we made there, the
+// notifications it sent, and what needs a person. Repositories map their rows to these shapes.
+
+export type ProcessorAttemptKind = 'qr' | 'void';
+
+/**
+ * The last processor truth about an attempt. `pending`: written before the request went out, its
+ * outcome not known yet (settled by inquiry); `failed`: the processor refused it (nothing exists
+ * there); the others are the processor's own states.
+ */
+export type ProcessorAttemptState =
+  'pending' | 'requested' | 'paid' | 'cancelled' | 'expired' | 'voided' | 'not_found' | 'failed';
+
+export type ProcessorAttempt = {
+  /** The id the processor knows this attempt by (KBank: our partnerTxnUid). */
+  reference: string;
+  transactionId: string;
+  connector: string;
+  kind: ProcessorAttemptKind;
+  /** 1, 2, … per (transaction, kind): a payment may need a second QR after an unanswered create. */
+  attempt: number;
+  state: ProcessorAttemptState;
+  stateAt: number;
+  qrPayload: string | null;
+  expiresAt: number | null;
+  accountName: string | null;
+  issuer: string | null;
+  processorTxnNo: string | null;
+  paidAmountMinor: bigint | null;
+  paidAt: number | null;
+  /** A void: the refund it carries out. */
+  refundId: string | null;
+  lastError: string | null;
+  /** When the reconciler checks it next; null: never again (final). */
+  nextCheckAt: number | null;
+  checks: number;
+  createdAt: number;
+};
+
+/** Attempt states after which the processor's answer will not change by itself. */
+export const FINAL_ATTEMPT_STATES: ReadonlySet<ProcessorAttemptState> = new Set([
+  'paid',
+  'cancelled',
+  'expired',
+  'voided',
+  'failed',
+]);
+
+export type ProcessorNotification = {
+  id: string;
+  connector: string;
+  receivedAt: number;
+  sourceIp: string | null;
+  /** The body as received (at most the route's limit). */
+  body: string;
+  reference: string | null;
+  processorTxnNo: string | null;
+  transactionId: string | null;
+  /** What the gateway did with it: 'checked', 'duplicate', 'unknown', 'unreadable', 'refused'. */
+  outcome: string;
+};
+
+/** Why a payment needs a person. */
+export type AttentionKind = 'paid_after_final' | 'amount_mismatch' | 'void_unknown' | 'void_failed';
+
+export type AttentionItem = {
+  id: string;
+  transactionId: string;
+  kind: AttentionKind;
+  detail: string;
+  amountMinor: bigint | null;
+  reference: string | null;
+  createdAt: number;
+  resolvedAt: number | null;
+  resolvedBy: string | null;
+  resolution: string | null;
+};
