@@ -1,0 +1,343 @@
+// startKbankSim: the local KBank QR Payment simulator on loopback (plain node:http, or node:https
+// with an optional client-certificate requirement). It serves the faithful surface
+// (api-routes.ts, sandbox-scenarios.ts) and the control API under /__sim (control-routes.ts), and
+// hands the same control operations to an in-process caller. Faults queued for an endpoint
+// (faults.ts) are applied here, around the faithful answer.
+import http from 'node:http';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import type { TLSSocket } from 'node:tls';
+import { answerApi, openapiError, type ApiAnswer, type ApiContext } from './api-routes.ts';
+import { parseAmountInput, satangText } from './amounts.ts';
+import {
+  callbackBody,
+  CallbackDispatcher,
+  CallbackModeError,
+  parseCallbackMode,
+  type CallbackDelivery,
+  type CallbackMode,
+  type CallbackSource,
+} from './callbacks.ts';
+import { bangkokIso, createClock, toInstant } from './clock.ts';
+import {
+  credentialsOf,
+  describeConfig,
+  resolveConfig,
+  type KbankSimOptions,
+  type SimConfig,
+  type SimCredentials,
+} from './config.ts';
+import { answerControl, SimControlError, type ClockView, type PayResult, type SimControl } from './control-routes.ts';
+import { ENDPOINTS, endpointAt } from './endpoints.ts';
+import { FaultPlan, FaultSpecError, faultText, type Fault } from './faults.ts';
+import { SeededIds } from './ids.ts';
+import { loggableBody, redact, RequestLog, type LoggedRequest } from './request-log.ts';
+import { recordView, SimState } from './state.ts';
+import { parseJsonObject } from './wire-json.ts';
+
+export type { KbankSimOptions, PartnerOptions, SimCredentials } from './config.ts';
+export type { CallbackDelivery } from './callbacks.ts';
+export type { PayOptions, PayResult, SimControl, SimLogView, SimStateView } from './control-routes.ts';
+export type { QrRecordView, QrStatus } from './state.ts';
+export { SimControlError } from './control-routes.ts';
+
+export type KbankSim = SimControl & {
+  /** Base URL without a trailing slash, e.g. http://127.0.0.1:41234 */
+  url: string;
+  /** The first consumer, partner and merchant of the configuration. */
+  credentials: SimCredentials;
+  /** Resolves when no callback delivery is under way. */
+  idle(): Promise<void>;
+  /** Stops listening, drops held (timeout) and open connections, cancels pending callbacks. */
+  close(): Promise<void>;
+};
+
+const MAX_BODY_BYTES = 1024 * 1024;
+
+function readBody(req: http.IncomingMessage): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        resolve(undefined);
+        req.destroy();
+      } else chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function send(res: http.ServerResponse, status: number, body: string): void {
+  if (res.destroyed) return;
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+  });
+  res.end(body);
+}
+
+/** The verified client certificate of a TLS request, if one was presented. */
+function clientCertificateOf(req: http.IncomingMessage): { subject: string } | null {
+  const socket = req.socket as Partial<TLSSocket>;
+  if (typeof socket.getPeerCertificate !== 'function' || !socket.authorized) return null;
+  const certificate = socket.getPeerCertificate();
+  if (!certificate || Object.keys(certificate).length === 0) return null;
+  const subject = Object.entries(certificate.subject ?? {})
+    .map(([name, value]) => `${name}=${Array.isArray(value) ? value.join('+') : value}`)
+    .join(', ');
+  return { subject };
+}
+
+/** The answer a fault that refuses the call gives instead of the bank's; null when the bank answers. */
+function refusalOf(fault: Fault | undefined): ApiAnswer | null {
+  switch (fault?.kind) {
+    case 'http500':
+      return openapiError(500, 'Internal Server Error', 'fault');
+    case 'rateLimit':
+      return openapiError(429, 'Rate limit quota violation. Quota limit exceeded.', 'fault');
+    case 'openapi_error':
+      return openapiError(fault.status, fault.message, 'fault');
+    default:
+      return null;
+  }
+}
+
+export async function startKbankSim(options: KbankSimOptions = {}): Promise<KbankSim> {
+  const config: SimConfig = resolveConfig(options);
+  const clock = createClock(config.start, config.tickingClock);
+  const ids = new SeededIds(config.seed);
+  const state = new SimState(config, clock, ids);
+  const faults = new FaultPlan();
+  const requestLog = new RequestLog();
+  const dispatcher = new CallbackDispatcher(config, clock);
+  const api: ApiContext = { config, state };
+  const held = new Set<http.ServerResponse>();
+  const waits = new Set<NodeJS.Timeout>();
+
+  const wait = (ms: number) =>
+    ms <= 0
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => {
+          const timer = setTimeout(() => {
+            waits.delete(timer);
+            resolve();
+          }, ms);
+          waits.add(timer);
+        });
+
+  function configuredLatency(): number {
+    const { ms, jitterMs } = config.latency;
+    if (jitterMs === 0) return ms;
+    return Math.max(0, ms + Math.round((ids.fraction('latency') * 2 - 1) * jitterMs));
+  }
+
+  function callbackMode(text: string | undefined): CallbackMode {
+    try {
+      return parseCallbackMode(text);
+    } catch (error) {
+      if (error instanceof CallbackModeError) throw new SimControlError(400, error.message);
+      throw error;
+    }
+  }
+
+  function dispatch(source: CallbackSource, mode: CallbackMode): Promise<CallbackDelivery> {
+    const url = config.callbackUrls.get(source.merchantId) ?? null;
+    return dispatcher.deliver(source.partnerTxnUid, url, callbackBody(source, mode, ids), mode);
+  }
+
+  function clockView(): ClockView {
+    const now = clock.now();
+    return { now: bangkokIso(now), unixMs: now, ticking: clock.ticking };
+  }
+
+  const control: SimControl = {
+    pay(partnerTxnUid, amount, payOptions = {}): PayResult {
+      const mode = callbackMode(payOptions.callback);
+      let satang: bigint | undefined;
+      if (amount !== undefined) {
+        const parsed = parseAmountInput(amount);
+        if (!parsed.ok) throw new SimControlError(400, `amount ${amount} is not a positive amount with 2 decimals`);
+        satang = parsed.satang;
+      }
+      const record = state.find(partnerTxnUid, payOptions.partnerId);
+      if (record === 'ambiguous') return { ok: false, status: 409, reason: 'two partners used it: give partnerId' };
+      if (record === undefined) return { ok: false, status: 404, reason: `no QR was created with ${partnerTxnUid}` };
+      const outcome = state.pay(record, satang, payOptions.loyaltyId);
+      if (!outcome.ok) return outcome;
+      return { ok: true, record: recordView(record), callback: dispatch(record, mode) };
+    },
+    clock: clockView,
+    setClock(at) {
+      const instant = toInstant(at);
+      if (instant === null) throw new SimControlError(400, 'now must be ISO 8601 with a zone, Unix ms or a Date');
+      clock.set(instant);
+      return clockView();
+    },
+    advance(ms) {
+      if (!Number.isSafeInteger(ms)) throw new SimControlError(400, 'advanceMs must be an integer');
+      clock.advance(ms);
+      return clockView();
+    },
+    settle(merchantId) {
+      if (merchantId !== undefined && !config.merchantPartner.has(merchantId))
+        throw new SimControlError(404, `unknown merchant ${merchantId}`);
+      const settled = state.settle(merchantId);
+      return { count: settled.count, amount: satangText(settled.satang), partnerTxnUids: settled.partnerTxnUids };
+    },
+    state() {
+      return {
+        clock: clockView(),
+        config: describeConfig(config),
+        records: state.records(),
+        tokensIssued: state.tokenCount(),
+        partnerTxnUidsUsed: state.consumedCount(),
+        faults: faults.list(),
+      };
+    },
+    log() {
+      return { requests: requestLog.list(), callbacks: dispatcher.deliveries() };
+    },
+    faults(spec) {
+      try {
+        for (const one of Array.isArray(spec) ? spec : [spec]) faults.add(one);
+      } catch (error) {
+        if (error instanceof FaultSpecError) throw new SimControlError(400, error.message);
+        throw error;
+      }
+      return faults.list();
+    },
+    clearFaults() {
+      faults.clear();
+    },
+    deliverCallback(partnerTxnUid, modeText, partnerId) {
+      const mode = callbackMode(modeText);
+      const record = state.find(partnerTxnUid, partnerId);
+      if (record === 'ambiguous') throw new SimControlError(409, 'two partners used it: give partnerId');
+      if (record !== undefined) return dispatch(record, mode);
+      if (mode.kind !== 'forged') throw new SimControlError(404, `no QR was created with ${partnerTxnUid}`);
+      // A forged callback needs no QR: it names the default merchant and an unknown id.
+      const credentials = credentialsOf(config);
+      return dispatch(
+        {
+          partnerTxnUid,
+          partnerId: credentials.partnerId,
+          merchantId: credentials.merchantId,
+          satang: 10_000n,
+          txnNo: null,
+          loyaltyId: null,
+        },
+        mode,
+      );
+    },
+    setCallbackUrl(merchantId, url) {
+      if (!config.merchantPartner.has(merchantId)) throw new SimControlError(404, `unknown merchant ${merchantId}`);
+      if (url === null) config.callbackUrls.delete(merchantId);
+      else if (!/^https?:\/\/\S+$/.test(url)) throw new SimControlError(400, 'url must be an http(s) URL');
+      else config.callbackUrls.set(merchantId, url);
+    },
+  };
+
+  function record(entry: LoggedRequest, answer: ApiAnswer): void {
+    entry.handling = answer.handling;
+    entry.answer = { status: answer.status, body: loggableBody(answer.body, 'application/json') };
+  }
+
+  async function handleFaithful(req: http.IncomingMessage, res: http.ServerResponse, path: string): Promise<void> {
+    const raw = await readBody(req);
+    if (raw === undefined) {
+      res.writeHead(413, { connection: 'close' }).end();
+      return;
+    }
+    const entry = requestLog.start(clock.now(), {
+      method: req.method ?? '',
+      path,
+      headers: req.headers,
+      raw,
+    });
+    const endpoint = endpointAt(path);
+    if (endpoint === null || ENDPOINTS[endpoint].method !== req.method) {
+      const answer = openapiError(404, 'Resource not found');
+      record(entry, answer);
+      await wait(configuredLatency());
+      send(res, answer.status, answer.body);
+      return;
+    }
+    const fault = faults.take(endpoint);
+    entry.fault = fault === undefined ? null : faultText(fault);
+    const refusal = refusalOf(fault);
+    let answer =
+      refusal ??
+      answerApi(api, { endpoint, headers: req.headers, rawBody: raw, clientCertificate: clientCertificateOf(req) });
+    if (fault?.kind === 'timeout') {
+      // Applied, never answered: the client must find out by inquiry what happened.
+      entry.handling = `${answer.handling}, not answered`;
+      held.add(res);
+      res.on('close', () => held.delete(res));
+      return;
+    }
+    if (fault?.kind === 'http504') answer = { ...openapiError(504, 'Gateway Timeout'), handling: answer.handling };
+    record(entry, answer);
+    await wait(configuredLatency() + (fault?.kind === 'latency' ? fault.ms : 0));
+    send(res, answer.status, answer.body);
+  }
+
+  async function handleControl(req: http.IncomingMessage, res: http.ServerResponse, path: string): Promise<void> {
+    const raw = await readBody(req);
+    if (raw === undefined) {
+      res.writeHead(413, { connection: 'close' }).end();
+      return;
+    }
+    const body = raw.trim() === '' ? {} : parseJsonObject(raw);
+    const answer =
+      body === null
+        ? { status: 400, body: { error: 'the body must be a JSON object' } }
+        : await answerControl(control, req.method ?? '', path, body);
+    send(res, answer.status, JSON.stringify(redact(answer.body), null, 2));
+  }
+
+  const handler = (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const path = new URL(req.url ?? '/', 'http://kbank-sim').pathname;
+    const handled =
+      path === '/__sim' || path.startsWith('/__sim/') ? handleControl(req, res, path) : handleFaithful(req, res, path);
+    handled.catch((error: unknown) => {
+      if (!res.headersSent) send(res, 500, JSON.stringify({ error: String(error) }));
+      else res.destroy();
+    });
+  };
+
+  const server = config.tls
+    ? https.createServer(
+        {
+          cert: config.tls.cert,
+          key: config.tls.key,
+          ...(config.tls.ca !== undefined && { ca: config.tls.ca, requestCert: true }),
+          rejectUnauthorized: config.requireMtls,
+        },
+        handler,
+      )
+    : http.createServer(handler);
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const { address, port } = server.address() as AddressInfo;
+  const host = address.includes(':') ? `[${address}]` : address;
+
+  return {
+    ...control,
+    url: `${config.tls ? 'https' : 'http'}://${host}:${port}`,
+    credentials: credentialsOf(config),
+    idle: () => dispatcher.idle(),
+    async close() {
+      for (const res of held) res.socket?.destroy();
+      for (const timer of waits) clearTimeout(timer);
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await Promise.all([closed, dispatcher.close()]);
+    },
+  };
+}
