@@ -9,7 +9,8 @@ import { formatEntry, startInbox } from '../../dev/notification-inbox.ts';
 import type { Command } from './context.ts';
 import { UsageError, flags, requirePositional } from './context.ts';
 
-function waitForStop(): Promise<void> {
+/** Resolves at the first SIGINT or SIGTERM: the end of a command that runs until stopped. */
+export function waitForStop(): Promise<void> {
   return new Promise((resolve) => {
     process.once('SIGINT', () => resolve());
     process.once('SIGTERM', () => resolve());

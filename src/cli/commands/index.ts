@@ -3,6 +3,7 @@ import type { Command } from './context.ts';
 import { consoleCommands } from './console.ts';
 import { deliveryCommands } from './delivery.ts';
 import { devCommands } from './dev.ts';
+import { kbankSimCommands } from './kbank-sim.ts';
 import { ledgerCommands } from './ledger.ts';
 import { merchantCommands } from './merchant.ts';
 import { serveCommands } from './serve.ts';
@@ -17,5 +18,6 @@ export const commandTable: Record<string, Command> = {
   ...deliveryCommands,
   ...refundCommands,
   ...devCommands,
+  ...kbankSimCommands,
   ...consoleCommands,
 };

@@ -1,0 +1,104 @@
+// kbank-sim — a local KBank QR Payment simulator (docs/connectors/kbank-sim.md) to develop and try
+// the KBank connector without the bank: KBank's token and QR calls, payment callbacks, and the
+// /__sim control API to pay a QR, move the clock, settle and inject faults. Runs until stopped.
+import { randomBytes } from 'node:crypto';
+import { bangkokIso } from '../../dev/kbank-sim/clock.ts';
+import { credentialsOf, resolveConfig, SimConfigError, type KbankSimOptions } from '../../dev/kbank-sim/config.ts';
+import { startKbankSim } from '../../dev/kbank-sim/server.ts';
+import type { Command } from './context.ts';
+import { UsageError, flags } from './context.ts';
+import { waitForStop } from './dev.ts';
+
+const FLAGS = {
+  port: { type: 'string' },
+  host: { type: 'string' },
+  'callback-url': { type: 'string' },
+  'consumer-id': { type: 'string' },
+  'consumer-secret': { type: 'string' },
+  'partner-id': { type: 'string' },
+  'partner-secret': { type: 'string' },
+  'merchant-id': { type: 'string' },
+  seed: { type: 'string' },
+  now: { type: 'string' },
+  'real-clock': { type: 'boolean' },
+  json: { type: 'boolean' },
+} as const;
+
+export const kbankSimCommands: Record<string, Command> = {
+  'kbank-sim': {
+    summary:
+      'development: a local KBank QR Payment simulator (token, QR calls, callbacks, /__sim control API; Ctrl-C stops)',
+    usage:
+      '[--port 8787] [--host 127.0.0.1] [--callback-url <url>] [--consumer-id <id>] [--consumer-secret <secret>] ' +
+      '[--partner-id <id>] [--partner-secret <secret>] [--merchant-id <id>] [--seed <text>] [--now <iso>] ' +
+      '[--real-clock] [--json]',
+    async run(args, ctx) {
+      const { values } = flags(args, FLAGS);
+      const port = Number(values.port ?? '8787');
+      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--port must be 0–65535');
+      // Credentials not given are generated per run (from --seed when given, so a run can be repeated).
+      const seed = values.seed ?? randomBytes(16).toString('hex');
+      const generated = credentialsOf(resolveConfig({ seed }));
+      const merchantId = values['merchant-id'] ?? generated.merchantId;
+      const options: KbankSimOptions = {
+        host: values.host ?? '127.0.0.1',
+        port,
+        seed,
+        now: values.now ?? new Date(),
+        tickingClock: values['real-clock'] ?? false,
+        consumers: {
+          [values['consumer-id'] ?? generated.consumerId]: values['consumer-secret'] ?? generated.consumerSecret,
+        },
+        partners: {
+          [values['partner-id'] ?? generated.partnerId]: {
+            secret: values['partner-secret'] ?? generated.partnerSecret,
+            merchantIds: [merchantId],
+          },
+        },
+        ...(values['callback-url'] !== undefined && { callbackUrls: { [merchantId]: values['callback-url'] } }),
+      };
+      let sim;
+      try {
+        sim = await startKbankSim(options);
+      } catch (error) {
+        if (error instanceof SimConfigError) throw new UsageError(error.message);
+        throw error;
+      }
+      const clock = sim.clock();
+      const summary = {
+        url: sim.url,
+        ...sim.credentials,
+        callbackUrl: values['callback-url'] ?? null,
+        clock: clock.now,
+        clockTicking: clock.ticking,
+        control: `${sim.url}/__sim`,
+      };
+      const pay =
+        `curl -s -X POST ${sim.url}/__sim/pay -H 'content-type: application/json' ` +
+        `-d '{"partnerTxnUid":"<the partnerTxnUid of your QR request>"}'`;
+      if (values.json) ctx.io.out(JSON.stringify({ ...summary, examplePay: pay }));
+      else
+        ctx.io.out(
+          [
+            `KBank simulator on ${sim.url}`,
+            `  consumer id      ${summary.consumerId}`,
+            `  consumer secret  ${summary.consumerSecret}`,
+            `  partner id       ${summary.partnerId}`,
+            `  partner secret   ${summary.partnerSecret}`,
+            `  merchant id      ${summary.merchantId}`,
+            `  callback URL     ${summary.callbackUrl ?? '(none; POST /__sim/callback-url sets one)'}`,
+            `  clock            ${bangkokIso(clock.unixMs)} ` +
+              `(${clock.ticking ? 'ticking' : 'fixed'}; POST /__sim/clock moves it)`,
+            '',
+            'Pay a QR as the customer would:',
+            `  ${pay}`,
+            `Control API: GET ${sim.url}/__sim (state, log, clock, settle, callbacks, faults).`,
+          ].join('\n'),
+        );
+      ctx.io.err('Ctrl-C stops.');
+      await waitForStop();
+      await sim.close();
+      return 0;
+    },
+  },
+};
