@@ -1,0 +1,74 @@
+// `gateway kbank-sim` as a real process: it prints what a connector needs (base URL and
+// credentials, one JSON object with --json), serves the token and QR calls with those
+// credentials, registers --callback-url for its merchant, and stops cleanly on SIGINT.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { credentialsOf, resolveConfig } from '../../../src/dev/kbank-sim/config.ts';
+import { eventually, gatewayEnv } from '../../support/gateway-process.ts';
+import { basicAuth, request } from '../../support/kbank-sim-http.ts';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+function startCli(args: string[]) {
+  const child = spawn(process.execPath, ['src/cli/index.ts', 'kbank-sim', '--port', '0', ...args], {
+    cwd: ROOT,
+    env: gatewayEnv({}),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, out: () => out, err: () => err, exited };
+}
+
+test('kbank-sim --json: one JSON object, working credentials, --callback-url registered, SIGINT stops it', async () => {
+  const cli = startCli(['--json', '--seed', 'cli-test', '--callback-url', 'http://127.0.0.1:9/kbank']);
+  try {
+    await eventually(async () => cli.out().includes('\n') || cli.child.exitCode !== null, 15_000, 50);
+    const summary = JSON.parse(cli.out().split('\n')[0]!);
+    assert.match(summary.url, /^http:\/\/127\.0\.0\.1:\d+$/);
+    const expected = credentialsOf(resolveConfig({ seed: 'cli-test' }));
+    for (const key of ['consumerId', 'consumerSecret', 'partnerId', 'partnerSecret', 'merchantId'] as const)
+      assert.equal(summary[key], expected[key], `${key} comes from --seed`);
+    assert.match(summary.examplePay, /^curl .*\/__sim\/pay /);
+    assert.equal(cli.err().trim(), 'Ctrl-C stops.');
+
+    const token = await request(`${summary.url}/v2/oauth/token`, {
+      headers: basicAuth(summary.consumerId, summary.consumerSecret),
+      body: 'grant_type=client_credentials',
+    });
+    assert.equal(token.status, 200, token.text);
+    const state = await request(`${summary.url}/__sim/state`, { method: 'GET' });
+    assert.equal(state.json.config.merchants[0].callbackUrl, 'http://127.0.0.1:9/kbank');
+    assert.equal(state.json.clock.ticking, false);
+  } finally {
+    cli.child.kill('SIGINT');
+  }
+  assert.equal(await cli.exited, 0);
+});
+
+test('kbank-sim without --json prints the URL, the credentials and a curl example for people', async () => {
+  const cli = startCli(['--partner-id', 'PTR0000042', '--merchant-id', 'KB000000000042', '--real-clock']);
+  try {
+    await eventually(async () => /Control API/.test(cli.out()) || cli.child.exitCode !== null, 15_000, 50);
+    assert.match(cli.out(), /^KBank simulator on http:\/\/127\.0\.0\.1:\d+$/m);
+    assert.match(cli.out(), /partner id +PTR0000042/);
+    assert.match(cli.out(), /merchant id +KB000000000042/);
+    assert.match(cli.out(), /\(ticking;/);
+    assert.match(cli.out(), /curl -s -X POST http:\/\/127\.0\.0\.1:\d+\/__sim\/pay/);
+  } finally {
+    cli.child.kill('SIGTERM');
+  }
+  assert.equal(await cli.exited, 0);
+});
+
+test('kbank-sim refuses a bad flag value with exit 2', async () => {
+  const cli = startCli(['--callback-url', 'not-a-url']);
+  assert.equal(await cli.exited, 2);
+  assert.match(cli.err(), /must be an http\(s\) URL/);
+  assert.match(cli.err(), /Usage: npm run -s gateway -- kbank-sim/);
+});
