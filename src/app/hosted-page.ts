@@ -1,18 +1,26 @@
 // Use case: the customer's side of a payment, behind the hosted page (docs/hosted-page.md,
 // "Routes"). The page is addressed by its redirect id. A payment whose deadline passed while it
-// was still PROCESSING is expired here, lazily, through CompletePayment (cause 'expire', as the
-// sweeper does), before the page is shown: the customer never sees a QR that can no longer be
-// paid, even if the expiry sweeper has not come round yet.
-import { isGatewayError } from '../domain/errors.ts';
+// was still PROCESSING is expired here, lazily, as the sweeper would (processor/end-payment.ts:
+// with a live processor, its QR is closed there first), before the page is shown: the customer
+// never sees a QR that can no longer be paid, even if the expiry sweeper has not come round yet.
+// With a processor that builds the QR, the page shows the processor's QR, created at the first
+// view (processor/payment-qr.ts).
+import { GatewayError, isGatewayError } from '../domain/errors.ts';
 import type { CompletionCause } from '../domain/lifecycle.ts';
 import type { TransactionRecord } from '../domain/transaction.ts';
 import type { CompletePayment } from './complete-payment.ts';
 import type { MerchantDirectory } from './merchant-directory.ts';
 import type { NotificationWaits, WaitOutcome } from './notification-waits.ts';
 import type { MerchantStore, PaymentStore } from './ports/store.ts';
+import type { ProcessorConnector } from './ports/processor.ts';
+import type { EndPayment } from './processor/end-payment.ts';
+import type { PaymentQr, ShownQr } from './processor/payment-qr.ts';
 
 export type HostedPageDeps = {
   payments: Pick<PaymentStore, 'findByRedirectId'>;
+  connector: () => ProcessorConnector;
+  end: Pick<EndPayment, 'expire' | 'cancel'>;
+  paymentQr: Pick<PaymentQr, 'ensure'>;
   merchants: Pick<MerchantStore, 'findById'>;
   directory: Pick<MerchantDirectory, 'get'>;
   complete: Pick<CompletePayment, 'execute'>;
@@ -30,11 +38,13 @@ export class HostedPage {
 
   /** The payment behind a redirect id as it stands, its passed deadline recorded first (expired). */
   async loadPaymentPage(redirectId: string): Promise<TransactionRecord | undefined> {
-    const { payments, complete, now } = this.#deps;
+    const { payments, end, now } = this.#deps;
     const found = await payments.findByRedirectId(redirectId);
     if (!found || found.status !== 'PROCESSING' || now() < found.expiresAt) return found;
     try {
-      return await complete.execute(found.id, 'expire');
+      // 'open': the processor could not be asked to close its QR; the payment stays payable.
+      await end.expire(found.id);
+      return await payments.findByRedirectId(redirectId);
     } catch (error) {
       // Finalised meanwhile (the sweeper, another tab): show what won.
       if (isGatewayError(error) && error.tag === 'INVALID_STATE') return payments.findByRedirectId(redirectId);
@@ -58,15 +68,37 @@ export class HostedPage {
     return (directory.get(t.merchantId) ?? (await merchants.findById(t.merchantId)))?.name ?? t.merchantId;
   }
 
+  /** True when the customer pays in a banking app and the page shows the processor's QR (no Confirm). */
+  get processorQr(): boolean {
+    return this.#deps.connector().capabilities.qr === 'processor';
+  }
+
   /**
-   * The customer's confirm or cancel (sandbox): the payment as completed, or undefined when
-   * another completion won the race (a double click, the sweeper).
+   * The processor's QR for a PROCESSING payment (created at the first view), or undefined when
+   * the payment was found paid meanwhile. Throws ProcessorUnavailable when the processor cannot
+   * create one now: the page says so and offers a retry; the payment stays open.
+   */
+  processorQrFor(t: TransactionRecord): Promise<ShownQr | undefined> {
+    return this.#deps.paymentQr.ensure(t);
+  }
+
+  /**
+   * The customer's confirm (sandbox only) or cancel: the payment as completed, or undefined when
+   * another completion won the race (a double click, the sweeper) or the processor could not be
+   * asked to close its QR (the payment stays open).
    */
   async finish(
     t: TransactionRecord,
     cause: Extract<CompletionCause, 'confirm' | 'cancel'>,
   ): Promise<TransactionRecord | undefined> {
     try {
+      if (cause === 'cancel') {
+        const result = await this.#deps.end.cancel(t);
+        if (result === 'open') return undefined;
+        return await this.#deps.payments.findByRedirectId(t.redirectId);
+      }
+      // A banking app pays a processor's QR; nobody confirms it on the page.
+      if (this.processorQr) throw new GatewayError('NOT_FOUND', 'This payment is confirmed by the bank, not here.');
       return await this.#deps.complete.execute(t.id, cause);
     } catch (error) {
       if (isGatewayError(error) && error.tag === 'INVALID_STATE') return undefined;

@@ -12,6 +12,12 @@ import type { NotificationWaits } from './notification-waits.ts';
 import type { LedgerReads, MerchantStore, PaymentStore, RefundReads, Store } from './ports/store.ts';
 import type { RefundPayment } from './refund-payment.ts';
 import type { StoreHealth } from './store-health.ts';
+import type { ProcessorConnector } from './ports/processor.ts';
+import type { EndPayment } from './processor/end-payment.ts';
+import type { PaymentQr } from './processor/payment-qr.ts';
+import type { Reconciler } from './processor/reconciler.ts';
+import type { ReceiveNotification } from './processor/receive-notification.ts';
+import type { SyncPayment } from './processor/sync-payment.ts';
 
 /**
  * Told after a transaction reached its final state, or a refund was committed: a new
@@ -46,4 +52,15 @@ export type Services = {
   refund: RefundPayment;
   /** Lets the hosted page wait (bounded) for the first delivery attempt of a notification. */
   notificationWaits: NotificationWaits;
+  processor: ProcessorServices;
+};
+
+/** Live payments through the processor connector (app/processor/). */
+export type ProcessorServices = {
+  connector: () => ProcessorConnector;
+  sync: SyncPayment;
+  end: EndPayment;
+  paymentQr: PaymentQr;
+  reconciler: Reconciler;
+  receiveNotification: ReceiveNotification;
 };

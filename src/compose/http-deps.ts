@@ -40,6 +40,9 @@ function apiDepsFrom(services: Services): ApiDeps {
   const sandbox = config.mode === 'sandbox';
   const page = new HostedPage({
     payments: services.transactions,
+    connector: services.processor.connector,
+    end: services.processor.end,
+    paymentQr: services.processor.paymentQr,
     merchants: services.merchants,
     directory,
     complete: services.complete,

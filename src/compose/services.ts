@@ -13,9 +13,17 @@ import { NotificationWaits } from '../app/notification-waits.ts';
 import type { Store } from '../app/ports/store.ts';
 import type { ProcessorConnector } from '../app/ports/processor.ts';
 import { RefundPayment } from '../app/refund-payment.ts';
-import type { FinalisedListener, Services } from '../app/services.ts';
+import type { FinalisedListener, ProcessorServices, Services } from '../app/services.ts';
 import { StoreHealth } from '../app/store-health.ts';
 import { connectorFor } from '../connectors/connector-for.ts';
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { ClosePayment } from '../app/processor/close-payment.ts';
+import { EndPayment } from '../app/processor/end-payment.ts';
+import { PaymentQr } from '../app/processor/payment-qr.ts';
+import { Reconciler } from '../app/processor/reconciler.ts';
+import { ReceiveNotification } from '../app/processor/receive-notification.ts';
+import { SyncPayment } from '../app/processor/sync-payment.ts';
 
 export type { Services } from '../app/services.ts';
 
@@ -39,6 +47,16 @@ export function createServices(
       }
     }
   };
+  const getConnector = () => (connector ??= connectorFor(config.mode));
+  const complete = new CompletePayment({
+    completions: store.completions,
+    now,
+    onFinalised: (t, eventId) => {
+      metrics.finalised(t.status, t.errorCodeTag);
+      // The payment's notification goes to its serverUrl (domain/completion.ts).
+      notifyListeners(t.id, eventId, originOf(t.serverUrl));
+    },
+  });
   return {
     config,
     store,
@@ -66,15 +84,7 @@ export function createServices(
       ttlMs: config.transactionTtlMs,
       now,
     }),
-    complete: new CompletePayment({
-      completions: store.completions,
-      now,
-      onFinalised: (t, eventId) => {
-        metrics.finalised(t.status, t.errorCodeTag);
-        // The payment's notification goes to its serverUrl (domain/completion.ts).
-        notifyListeners(t.id, eventId, originOf(t.serverUrl));
-      },
-    }),
+    complete,
     finalisedListeners,
     refunds: store.refunds,
     refund: new RefundPayment({
@@ -84,10 +94,59 @@ export function createServices(
       ledger: store.ledger,
       attempts: store.processorAttempts,
       key,
-      connector: () => (connector ??= connectorFor(config.mode)),
+      connector: getConnector,
       now,
       onRefunded: (r, eventId) => notifyListeners(r.transactionId, eventId),
     }),
     notificationWaits: new NotificationWaits(store.outbox),
+    processor: processorServices(store, getConnector, complete, now, options.logger),
   };
 }
+
+/** The live-payment use cases over the processor connector (app/processor/; docs/connectors/kbank.md). */
+function processorServices(
+  store: Store,
+  connector: () => ProcessorConnector,
+  complete: CompletePayment,
+  now: () => number,
+  logger: Logger | undefined,
+): ProcessorServices {
+  const warn = (details: object, message: string) => logger?.warn(details, message);
+  const sync = new SyncPayment({
+    connector,
+    attempts: store.processorAttempts,
+    payments: store.payments,
+    attention: store.attention,
+    complete,
+    now,
+    warn,
+  });
+  const close = new ClosePayment({ connector, attempts: store.processorAttempts, sync, complete, now });
+  const reconciler = new Reconciler({
+    connector,
+    attempts: store.processorAttempts,
+    payments: store.payments,
+    sync,
+    now,
+    owner: `reconciler/${hostname()}/${process.pid}/${randomBytes(3).toString('hex')}`,
+    logger: logger?.child({ component: 'reconciler' }) ?? silentLogger,
+    perSecond: 5,
+    pollMs: 15_000,
+  });
+  return {
+    connector,
+    sync,
+    end: new EndPayment({ connector, payments: store.payments, close, complete }),
+    paymentQr: new PaymentQr({ connector, attempts: store.processorAttempts, sync, now }),
+    reconciler,
+    receiveNotification: new ReceiveNotification({
+      connector,
+      attempts: store.processorAttempts,
+      notifications: store.processorNotifications,
+      checkSoon: (reference) => reconciler.checkSoon(reference),
+      now,
+    }),
+  };
+}
+
+const silentLogger = { info() {}, warn() {}, error() {}, debug() {} };

@@ -3,7 +3,12 @@ import { GatewayError } from './errors.ts';
 
 export type TransactionStatus = 'PROCESSING' | 'SUCCESS' | 'FAILED';
 export type FailureTag = 'DECLINED' | 'EXPIRED' | 'CANCELLED';
-export type CompletionCause = 'confirm' | 'cancel' | 'expire' | 'sandbox';
+/**
+ * Why a payment ends. `processor_paid`: a live processor reports it PAID (confirmed by a query):
+ * the bank is the truth about money, so it ends SUCCESS even past our own deadline while our row is
+ * still PROCESSING (docs/connectors/kbank.md "Lifecycle").
+ */
+export type CompletionCause = 'confirm' | 'cancel' | 'expire' | 'sandbox' | 'processor_paid';
 
 /**
  * What a sandbox completion may force (docs/api.md, "Sandbox completion"). The one list behind the
@@ -41,6 +46,7 @@ export function sandboxOutcome(amountMinor: bigint): FinalOutcome {
 }
 
 export function outcomeFor(cause: CompletionCause, amountMinor: bigint, override?: SandboxOutcome): FinalOutcome {
+  if (cause === 'processor_paid') return { status: 'SUCCESS', tag: null };
   if (cause === 'cancel') return { status: 'FAILED', tag: 'CANCELLED' };
   if (cause === 'expire') return { status: 'FAILED', tag: 'EXPIRED' };
   switch (override) {
@@ -78,7 +84,9 @@ export function decideCompletion(input: {
     throw new GatewayError('INVALID_STATE', 'The transaction has not reached its expiry time yet.');
   }
   const overridden = input.cause === 'sandbox' && input.override !== undefined;
-  if (expired && !overridden) return { cause: 'expire', outcome: { status: 'FAILED', tag: 'EXPIRED' } };
+  // Money the processor took is never turned into an expiry: the payment succeeded.
+  const paid = input.cause === 'processor_paid';
+  if (expired && !overridden && !paid) return { cause: 'expire', outcome: { status: 'FAILED', tag: 'EXPIRED' } };
   return { cause: input.cause, outcome: outcomeFor(input.cause, input.amountMinor, input.override) };
 }
 

@@ -10,6 +10,8 @@
 /** AID that marks tag 30 as a Thai bill-payment (cross-bank) account. */
 export const THAI_BILL_PAYMENT_AID = 'A000000677010112';
 
+import { parseDecimal } from './money.ts';
+
 const PAYLOAD_FORMAT = '01';
 // "12" = dynamic: the code carries a per-transaction amount/reference and is used once.
 const POINT_OF_INITIATION_DYNAMIC = '12';
@@ -260,4 +262,16 @@ export function thaiQrReferenceFor(transactionId: string): string {
   const packed = (timestamp << FOLDED_RANDOM_BITS) | folded;
   // toString(36) gives lower case; references must be upper case.
   return packed.toString(36).toUpperCase().padStart(REFERENCE_LENGTH, '0');
+}
+
+/**
+ * Whether a verified payload asks for exactly `amountMinor` (1/10,000) in baht: tag 53 is 764 and
+ * tag 54 parses to the same amount. A processor's QR is checked with it before anyone sees it.
+ */
+export function thaiQrIsFor(verification: ThaiQrVerification, amountMinor: bigint): boolean {
+  if (!verification.ok || verification.fields['53'] !== CURRENCY_THB) return false;
+  const amount = verification.fields['54'];
+  if (amount === undefined) return false;
+  const parsed = parseDecimal(amount);
+  return parsed !== null && parsed.significantFractionDigits <= 2 && parsed.minor === amountMinor;
 }

@@ -45,6 +45,7 @@ export function storeOver(engine: StoreEngine): Store {
       findById: (merchantId, id) => transactions.findById(merchantId, id),
       findByTrackid: (merchantId, trackid) => transactions.findByTrackid(merchantId, trackid),
       findByRedirectId: (redirectId) => transactions.findByRedirectId(redirectId),
+      get: async (id) => (await transactions.findForCompletion(id))?.record,
       transitions: (transactionId) => transactions.transitions(transactionId),
       findExpired: (now, limit) => transactions.findExpired(now, limit),
     },

@@ -42,6 +42,15 @@ describe('decideCompletion (pure)', () => {
       (e: unknown) => isGatewayError(e) && e.tag === 'INVALID_STATE',
     );
   });
+  test('a payment the processor reports paid ends SUCCESS, before and after the deadline, whatever its amount', () => {
+    for (const now of [999, 1_000, 60_000]) {
+      assert.deepEqual(
+        decideCompletion({ ...base, now, amountMinor: SANDBOX_SUCCESS_LIMIT_MINOR * 5n, cause: 'processor_paid' }),
+        { cause: 'processor_paid', outcome: { status: 'SUCCESS', tag: null } },
+        `now ${now}`,
+      );
+    }
+  });
 });
 
 for (const { dialect, skip } of await testDialects()) {

@@ -95,6 +95,12 @@ export type RefundAccepted = { reference: string | null };
 export type ProcessorConnector = {
   readonly name: string;
   readonly capabilities: ProcessorCapabilities;
+  /**
+   * The processor's id for one attempt (at most 15 characters, the processor's alphabet), derived
+   * from `seed` (`<transaction id>:<attempt>` for a QR, `<refund id>:<attempt>` for a void) so an
+   * instance that retries after a crash finds the attempt it made, and racing instances agree.
+   */
+  attemptReference(kind: 'qr' | 'void', seed: string): string;
   /** Creates the payment's QR at the processor (capabilities.qr === 'processor'). */
   createPayment(request: CreatePaymentRequest): Promise<ProcessorQr>;
   /** The processor's state of one attempt, by its reference. */

@@ -32,6 +32,8 @@ export interface PaymentStore {
   findById(merchantId: string, id: string): Promise<TransactionRecord | undefined>;
   findByTrackid(merchantId: string, trackid: string): Promise<TransactionRecord | undefined>;
   findByRedirectId(redirectId: string): Promise<TransactionRecord | undefined>;
+  /** By id alone, whoever's it is (workers, never a merchant's request). */
+  get(id: string): Promise<TransactionRecord | undefined>;
   transitions(transactionId: string): Promise<Transition[]>;
   /** PROCESSING transactions whose deadline has passed, oldest first. */
   findExpired(now: number, limit: number): Promise<string[]>;

@@ -1,0 +1,75 @@
+// Ending a live payment that has a QR at its processor (docs/connectors/kbank.md "Lifecycle"):
+// expiry and the customer's Cancel close the QR at the processor FIRST, so a payment is never
+// failed while the processor may still take money for it.
+//   - closed (or never paid and now expired or cancelled there) → the payment fails as asked;
+//   - already paid → the payment succeeds (the customer paid, then pressed Cancel; or paid at the
+//     edge of the deadline);
+//   - the processor cannot be reached → nothing changes now: the payment stays PROCESSING and the
+//     next sweep (or the customer's next press) tries again.
+import type { ProcessorAttempt } from '../../domain/processor-attempt.ts';
+import { ProcessorUnavailable } from '../../domain/processor-errors.ts';
+import type { TransactionRecord } from '../../domain/transaction.ts';
+import type { CompletePayment } from '../complete-payment.ts';
+import type { ProcessorAttemptStore } from '../ports/processor-store.ts';
+import type { ProcessorConnector } from '../ports/processor.ts';
+import type { SyncPayment } from './sync-payment.ts';
+
+export type ClosePaymentDeps = {
+  connector: () => ProcessorConnector;
+  attempts: Pick<ProcessorAttemptStore, 'forTransaction' | 'update'>;
+  sync: Pick<SyncPayment, 'applyTo'>;
+  complete: Pick<CompletePayment, 'execute'>;
+  now: () => number;
+};
+
+/** What closing did: the payment ended as asked, ended paid, or stays open (processor unreachable). */
+export type CloseResult = 'closed' | 'paid' | 'open';
+
+export class ClosePayment {
+  readonly #deps: ClosePaymentDeps;
+  constructor(deps: ClosePaymentDeps) {
+    this.#deps = deps;
+  }
+
+  /**
+   * Closes every QR the processor may still take money on, then ends the payment with `cause`.
+   * Throws what CompletePayment throws for the final write (INVALID_STATE when someone else ended
+   * it first).
+   */
+  async close(transaction: TransactionRecord, cause: 'expire' | 'cancel'): Promise<CloseResult> {
+    const open = (await this.#deps.attempts.forTransaction(transaction.id)).filter(
+      (a) => a.kind === 'qr' && (a.state === 'pending' || a.state === 'requested'),
+    );
+    for (const attempt of open) {
+      const result = await this.#closeAttempt(transaction, attempt);
+      if (result !== 'closed') return result;
+    }
+    await this.#deps.complete.execute(transaction.id, cause);
+    return 'closed';
+  }
+
+  async #closeAttempt(transaction: TransactionRecord, attempt: ProcessorAttempt): Promise<CloseResult> {
+    const connector = this.#deps.connector();
+    try {
+      const outcome = await connector.cancelPayment(attempt.reference);
+      if (outcome === 'cancelled') {
+        await this.#deps.attempts.update(attempt.reference, {
+          state: 'cancelled',
+          stateAt: this.#deps.now(),
+          nextCheckAt: null,
+        });
+        return 'closed';
+      }
+      // Paid, or final in another way: the processor's own answer decides.
+      const status = await connector.queryPayment(attempt.reference);
+      const synced = await this.#deps.sync.applyTo(transaction, attempt, status);
+      // Paid for another amount: not this payment's money (an operator has it on the attention
+      // list); the payment ends as asked.
+      if (status.state === 'paid' && synced !== 'needs_attention') return 'paid';
+      return 'closed';
+    } catch (error) {
+      if (error instanceof ProcessorUnavailable) return 'open';
+      throw error;
+    }
+  }
+}

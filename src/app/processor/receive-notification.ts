@@ -1,0 +1,57 @@
+// A notification from the processor (docs/connectors/kbank.md "Callback"). It is only a hint —
+// nothing authenticates it — so it is logged, answered at once, and acted on only through a
+// query: the attempt it names is checked now, and only the processor's answer to that query can
+// complete a payment. A forged notification therefore costs one query and changes nothing.
+import { randomUUID } from 'node:crypto';
+import type { ProcessorAttemptStore, ProcessorNotificationStore } from '../ports/processor-store.ts';
+import type { ProcessorConnector } from '../ports/processor.ts';
+
+/** The largest notification body kept (the route refuses larger ones before this). */
+const MAX_KEPT_BODY = 4096;
+
+export type ReceiveNotificationDeps = {
+  connector: () => ProcessorConnector;
+  attempts: Pick<ProcessorAttemptStore, 'find'>;
+  notifications: Pick<ProcessorNotificationStore, 'record'>;
+  /** Checks an attempt now (the reconciler's checkSoon). */
+  checkSoon: (reference: string) => Promise<void>;
+  now: () => number;
+};
+
+export type NotificationOutcome = 'checked' | 'duplicate' | 'unknown' | 'unreadable';
+
+export class ReceiveNotification {
+  readonly #deps: ReceiveNotificationDeps;
+  constructor(deps: ReceiveNotificationDeps) {
+    this.#deps = deps;
+  }
+
+  async receive(
+    body: Buffer,
+    contentType: string | undefined,
+    sourceIp: string | undefined,
+  ): Promise<NotificationOutcome> {
+    const connector = this.#deps.connector();
+    const hint = connector.parseNotification(body, contentType);
+    const attempt = hint.ok ? await this.#deps.attempts.find(hint.reference) : undefined;
+    const outcome: NotificationOutcome = !hint.ok ? 'unreadable' : attempt ? 'checked' : 'unknown';
+    const logged = await this.#deps.notifications.record(
+      {
+        id: `ntf_${randomUUID()}`,
+        connector: connector.name,
+        receivedAt: this.#deps.now(),
+        sourceIp: sourceIp ?? null,
+        body: body.subarray(0, MAX_KEPT_BODY).toString('utf8'),
+        reference: hint.ok ? hint.reference : null,
+        processorTxnNo: hint.ok ? hint.processorTxnNo : null,
+        transactionId: attempt?.transactionId ?? null,
+        outcome,
+      },
+      // The same payment reported twice is checked once.
+      hint.ok && attempt ? `${hint.reference}:${hint.processorTxnNo ?? ''}` : null,
+    );
+    if (logged.duplicate) return 'duplicate';
+    if (attempt) await this.#deps.checkSoon(attempt.reference);
+    return outcome;
+  }
+}

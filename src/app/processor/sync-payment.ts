@@ -1,0 +1,199 @@
+// Applies the processor's truth about one attempt to the payment (docs/connectors/kbank.md
+// "Lifecycle"). Every path that learns something from the processor ends here — the reconciler's
+// checks, a notification's check, the hosted page's look, expiry and the customer's Cancel — so
+// the rules exist once:
+//   - PAID for exactly the payment's amount and currency completes it as SUCCESS (cause
+//     processor_paid), even past our own deadline, while our row is still PROCESSING;
+//   - PAID for a payment we already finalised as failed (expired, cancelled) is voided when the
+//     processor allows it, and otherwise goes on the needs-attention list: money came in that the
+//     merchant will not be credited for;
+//   - PAID for another amount or currency completes nothing and needs a person;
+//   - the processor's other states are recorded, and checks of a final attempt stop.
+import { GatewayError } from '../../domain/errors.ts';
+import { newEventId } from '../../domain/ids.ts';
+import type { AttentionKind, ProcessorAttempt } from '../../domain/processor-attempt.ts';
+import type { TransactionRecord } from '../../domain/transaction.ts';
+import type { CompletePayment } from '../complete-payment.ts';
+import type { AttemptChanges, AttentionStore, ProcessorAttemptStore } from '../ports/processor-store.ts';
+import type { ProcessorConnector, ProcessorPaymentStatus } from '../ports/processor.ts';
+import type { PaymentStore } from '../ports/store.ts';
+import { nextCheckAfter } from './check-schedule.ts';
+
+export type SyncPaymentDeps = {
+  connector: () => ProcessorConnector;
+  attempts: Pick<ProcessorAttemptStore, 'update' | 'insert' | 'latest'>;
+  payments: Pick<PaymentStore, 'findById'>;
+  attention: Pick<AttentionStore, 'raise'>;
+  complete: Pick<CompletePayment, 'execute'>;
+  now: () => number;
+  /** Something happened that an operator should see (a mismatch, a payment after the end). */
+  warn: (details: object, message: string) => void;
+};
+
+/** What one sync did to the payment. */
+export type SyncResult = 'completed' | 'unchanged' | 'voided' | 'needs_attention';
+
+export class SyncPayment {
+  readonly #deps: SyncPaymentDeps;
+  constructor(deps: SyncPaymentDeps) {
+    this.#deps = deps;
+  }
+
+  /**
+   * Applies `status` (just queried) to `attempt` of `transaction`: the attempt's record, and when
+   * it is paid, the payment. Returns the attempt's changes for the caller to write with its lease
+   * (`applyTo` writes them itself when the caller holds none).
+   */
+  async apply(
+    transaction: TransactionRecord,
+    attempt: ProcessorAttempt,
+    status: ProcessorPaymentStatus,
+  ): Promise<{ result: SyncResult; changes: AttemptChanges }> {
+    const now = this.#deps.now();
+    const base: AttemptChanges = { stateAt: now, checks: attempt.checks + 1, lastError: null };
+    switch (status.state) {
+      case 'paid':
+        return this.#paid(transaction, attempt, status, { ...base, state: 'paid' });
+      case 'requested':
+        return {
+          result: 'unchanged',
+          changes: { ...base, state: 'requested', nextCheckAt: nextCheckAfter(attempt.checks + 1, now) },
+        };
+      case 'not_found':
+        // A create the processor never received, or an id it forgot: nothing can be paid on it.
+        return {
+          result: 'unchanged',
+          changes: { ...base, state: attempt.state === 'pending' ? 'failed' : 'not_found', nextCheckAt: null },
+        };
+      default:
+        return { result: 'unchanged', changes: { ...base, state: status.state, nextCheckAt: null } };
+    }
+  }
+
+  /** `apply`, written at once (no lease held). */
+  async applyTo(
+    transaction: TransactionRecord,
+    attempt: ProcessorAttempt,
+    status: ProcessorPaymentStatus,
+  ): Promise<SyncResult> {
+    const { result, changes } = await this.apply(transaction, attempt, status);
+    await this.#deps.attempts.update(attempt.reference, changes);
+    return result;
+  }
+
+  async #paid(
+    transaction: TransactionRecord,
+    attempt: ProcessorAttempt,
+    status: ProcessorPaymentStatus,
+    changes: AttemptChanges,
+  ): Promise<{ result: SyncResult; changes: AttemptChanges }> {
+    const now = this.#deps.now();
+    const paid: AttemptChanges = {
+      ...changes,
+      processorTxnNo: status.processorTxnNo,
+      paidAmountMinor: status.paidAmountMinor,
+      paidAt: attempt.paidAt ?? now,
+      nextCheckAt: null,
+    };
+    if (status.paidAmountMinor !== transaction.amountMinor || status.currency !== transaction.currency) {
+      const detail =
+        `The processor reports ${status.paidAmountMinor ?? '?'} (1/10,000) ${status.currency ?? '?'} paid on ` +
+        `${attempt.reference}, but the payment is ${transaction.amountMinor} ${transaction.currency}; ` +
+        'nothing was completed.';
+      await this.#attention(transaction, 'amount_mismatch', detail, status.paidAmountMinor, attempt.reference);
+      return { result: 'needs_attention', changes: paid };
+    }
+    if (transaction.status === 'PROCESSING') {
+      try {
+        await this.#deps.complete.execute(transaction.id, 'processor_paid');
+        return { result: 'completed', changes: paid };
+      } catch (error) {
+        // Finalised meanwhile by someone else: read what it became and treat it as below.
+        if (!(error instanceof GatewayError) || error.tag !== 'INVALID_STATE') throw error;
+        const now = await this.#deps.payments.findById(transaction.merchantId, transaction.id);
+        if (!now || now.status === 'PROCESSING') throw error;
+        transaction = now;
+      }
+    }
+    if (transaction.status === 'SUCCESS') return { result: 'unchanged', changes: paid };
+    const result = await this.#paidAfterFinal(transaction, attempt, status);
+    return { result, changes: result === 'voided' ? { ...paid, state: 'voided' } : paid };
+  }
+
+  /**
+   * Paid at the processor, failed here (the payment expired or was cancelled before the money came
+   * in, and closing the QR at the processor did not stop it). The payer gets the money back by a
+   * void when the processor can still void it; otherwise an operator transfers it back.
+   */
+  async #paidAfterFinal(
+    transaction: TransactionRecord,
+    attempt: ProcessorAttempt,
+    status: ProcessorPaymentStatus,
+  ): Promise<SyncResult> {
+    const connector = this.#deps.connector();
+    this.#deps.warn(
+      { transactionId: transaction.id, reference: attempt.reference, status: transaction.errorCodeTag },
+      'processor reports a payment paid after the gateway finalised it',
+    );
+    if (connector.capabilities.refunds === 'void') {
+      const voidId = `pay_${attempt.reference}`;
+      try {
+        await connector.refund({
+          refundId: voidId,
+          transactionId: transaction.id,
+          merchantId: transaction.merchantId,
+          amountMinor: transaction.amountMinor,
+          currency: transaction.currency,
+          reason: 'paid after the payment ended',
+          paymentAmountMinor: transaction.amountMinor,
+          refundedMinor: 0n,
+          paidAt: attempt.paidAt ?? this.#deps.now(),
+          paymentReference: attempt.reference,
+        });
+        return 'voided';
+      } catch (error) {
+        const why = error instanceof Error ? error.message : String(error);
+        await this.#attention(
+          transaction,
+          'paid_after_final',
+          `Paid at the processor (${attempt.reference}, ${status.processorTxnNo ?? 'no payment number'}) after the ` +
+            `payment ended ${transaction.errorCodeTag ?? ''}; the automatic void failed: ${why}`,
+          status.paidAmountMinor,
+          attempt.reference,
+        );
+        return 'needs_attention';
+      }
+    }
+    await this.#attention(
+      transaction,
+      'paid_after_final',
+      `Paid at the processor (${attempt.reference}, ${status.processorTxnNo ?? 'no payment number'}) after the ` +
+        `payment ended ${transaction.errorCodeTag ?? ''}; this processor cannot void it: transfer it back.`,
+      status.paidAmountMinor,
+      attempt.reference,
+    );
+    return 'needs_attention';
+  }
+
+  async #attention(
+    transaction: TransactionRecord,
+    kind: AttentionKind,
+    detail: string,
+    amountMinor: bigint | null,
+    reference: string,
+  ): Promise<void> {
+    const raised = await this.#deps.attention.raise({
+      id: newEventId().replace(/^evt_/, 'att_'),
+      transactionId: transaction.id,
+      kind,
+      detail,
+      amountMinor,
+      reference,
+      createdAt: this.#deps.now(),
+      resolvedAt: null,
+      resolvedBy: null,
+      resolution: null,
+    });
+    if (raised) this.#deps.warn({ transactionId: transaction.id, kind, reference }, 'payment needs attention');
+  }
+}
