@@ -1,4 +1,4 @@
-// Background workers started by `serve` (delivery of notifications, expiry sweeper).
+// Background workers started by `serve` (delivery of notifications, expiry sweeper, reconciler).
 import type { Config } from './config.ts';
 import type { WorkerFactory } from './app/worker.ts';
 import { expirySweeperWorker } from './app/expiry-sweeper.ts';
@@ -6,9 +6,20 @@ import { deliveryWorker } from './delivery/delivery-worker.ts';
 import { outboxNotifierWorker } from './delivery/outbox-notifier-worker.ts';
 
 /**
- * The expiry sweeper always; the delivery worker unless DELIVERY_WORKER=false (PostgreSQL, with
- * `deliver` processes beside), in which case this process only wakes them after each payment.
+ * The reconciler of live payments (app/processor/reconciler.ts), in every `serve` whose processor
+ * builds the QR: a payment whose notification was lost is found by it.
+ */
+export const reconcilerWorker: WorkerFactory = (services) => {
+  const { connector, reconciler } = services.processor;
+  if (connector().capabilities.qr !== 'processor') return { start() {}, async stop() {} };
+  return reconciler;
+};
+
+/**
+ * The expiry sweeper and the reconciler always; the delivery worker unless DELIVERY_WORKER=false
+ * (PostgreSQL, with `deliver` processes beside), in which case this process only wakes them after
+ * each payment.
  */
 export function workersFor(config: Pick<Config, 'deliveryWorker'>): WorkerFactory[] {
-  return [expirySweeperWorker, config.deliveryWorker ? deliveryWorker : outboxNotifierWorker];
+  return [expirySweeperWorker, reconcilerWorker, config.deliveryWorker ? deliveryWorker : outboxNotifierWorker];
 }

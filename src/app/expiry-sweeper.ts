@@ -7,11 +7,16 @@ import type { Logger } from 'pino';
 import { isGatewayError } from '../domain/errors.ts';
 import type { PaymentStore } from './ports/store.ts';
 import type { Worker, WorkerFactory } from './worker.ts';
-import type { CompletePayment } from './complete-payment.ts';
+import type { CloseResult } from './processor/close-payment.ts';
 
 export type ExpirySweeperDeps = {
   transactions: Pick<PaymentStore, 'findExpired'>;
-  complete: Pick<CompletePayment, 'execute'>;
+  /**
+   * Ends one payment by expiry (processor/end-payment.ts): 'open' when its processor could not be
+   * asked to close its QR (the payment stays PROCESSING and the next sweep tries again), 'paid'
+   * when the processor had been paid (it ended SUCCESS instead).
+   */
+  expire: (transactionId: string) => Promise<CloseResult>;
   now: () => number;
   intervalMs: number;
   logger?: Pick<Logger, 'warn' | 'error' | 'info'>;
@@ -47,7 +52,7 @@ export class ExpirySweeper implements Worker {
 
   /** One pass over everything expired at this moment of the injected clock. */
   async sweepOnce(): Promise<SweepResult> {
-    const { transactions, complete, now, batchSize, maxBatches, logger } = this.#deps;
+    const { transactions, expire, now, batchSize, maxBatches, logger } = this.#deps;
     const result: SweepResult = { expired: 0, alreadyFinal: 0, failed: 0 };
     const cutoff = now();
     const failedIds = new Set<string>();
@@ -57,8 +62,11 @@ export class ExpirySweeper implements Worker {
       );
       for (const id of ids.slice(0, batchSize)) {
         try {
-          await complete.execute(id, 'expire');
-          result.expired++;
+          const ended = await expire(id);
+          if (ended === 'closed') result.expired++;
+          else if (ended === 'paid') result.alreadyFinal++;
+          // Open: never expired blind while the processor may still take money; next pass.
+          else failedIds.add(id);
         } catch (error) {
           if (isGatewayError(error) && error.tag === 'INVALID_STATE') {
             result.alreadyFinal++; // another instance (or the customer) got there first
@@ -96,7 +104,7 @@ export class ExpirySweeper implements Worker {
 export const expirySweeperWorker: WorkerFactory = (services, logger) =>
   new ExpirySweeper({
     transactions: services.transactions,
-    complete: services.complete,
+    expire: (id) => services.processor.end.expire(id),
     now: services.now,
     intervalMs: services.config.sweepIntervalMs,
     logger,

@@ -24,6 +24,7 @@ import type { TransactionRecord } from '../domain/transaction.ts';
 import type { LedgerReads, PaymentStore, RefundReads, Store, UnitOfWork } from './ports/store.ts';
 import type { ProcessorAttemptStore } from './ports/processor-store.ts';
 import type { ProcessorConnector, RefundAccepted } from './ports/processor.ts';
+import { refundAtProcessor } from './processor/refund-at-processor.ts';
 
 export type RefundPaymentDeps = {
   store: Pick<Store, 'unitOfWork' | 'isUniqueViolation'>;
@@ -31,7 +32,7 @@ export type RefundPaymentDeps = {
   refunds: Pick<RefundReads, 'findByKey'>;
   ledger: Pick<LedgerReads, 'balance'>;
   /** The payment's attempts at its processor (the paid QR a void refers to). */
-  attempts: Pick<ProcessorAttemptStore, 'latest'>;
+  attempts: Pick<ProcessorAttemptStore, 'latest' | 'insert' | 'update'>;
   key: SecretKey;
   connector: () => ProcessorConnector;
   now: () => number;
@@ -72,18 +73,13 @@ export class RefundPayment {
 
     // Stable across retries of the same request, so a live processor can deduplicate on it.
     const refundId = `rfd_${fingerprint(key, JSON.stringify(['refund-id', merchantId, idempotencyKey])).slice(0, 26)}`;
-    const paidAttempt = await this.#deps.attempts.latest(payment.id, 'qr');
-    const accepted = await this.#deps.connector().refund({
+    const accepted = await refundAtProcessor(this.#deps, payment, {
       refundId,
       transactionId: payment.id,
       merchantId,
       amountMinor: input.amountMinor,
       currency: payment.currency,
       reason: input.reason,
-      paymentAmountMinor: payment.amountMinor,
-      refundedMinor: payment.refundedMinor,
-      paidAt: paidAttempt?.paidAt ?? payment.completedAt,
-      paymentReference: paidAttempt?.state === 'paid' ? paidAttempt.reference : null,
     });
 
     const eventId = newEventId();

@@ -116,6 +116,7 @@ function processorServices(
     connector,
     attempts: store.processorAttempts,
     payments: store.payments,
+    refunds: store.refunds,
     attention: store.attention,
     complete,
     now,

@@ -28,8 +28,9 @@ export type ProcessorAttempt = {
   processorTxnNo: string | null;
   paidAmountMinor: bigint | null;
   paidAt: number | null;
-  /** A void: the refund it carries out. */
+  /** A void: the refund it carries out, and the reference of the paid QR attempt it voids. */
   refundId: string | null;
+  parentReference: string | null;
   lastError: string | null;
   /** When the reconciler checks it next; null: never again (final). */
   nextCheckAt: number | null;

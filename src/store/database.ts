@@ -172,6 +172,7 @@ export interface ProcessorAttemptsTable {
   paid_amount_minor: Int64 | null;
   paid_at: Int64 | null;
   refund_id: string | null;
+  parent_reference: string | null;
   last_error: string | null;
   next_check_at: Int64 | null;
   checks: number;

@@ -17,7 +17,7 @@ import { snapshot, startPayment } from '../support/lifecycle.ts';
 function sweeperFor(services: Services, now: () => number, batchSize = 100): ExpirySweeper {
   return new ExpirySweeper({
     transactions: services.transactions,
-    complete: services.complete,
+    expire: (id) => services.processor.end.expire(id),
     now,
     intervalMs: 60_000,
     batchSize,
@@ -34,13 +34,11 @@ test('one failing transaction does not stop the sweep, and is counted', async ()
   const done: string[] = [];
   const sweeper = new ExpirySweeper({
     transactions: { findExpired: async (_now, limit) => ids.filter((id) => !done.includes(id)).slice(0, limit) },
-    complete: {
-      execute: async (id) => {
-        if (id === 'b') throw new Error('disk on fire');
-        if (id === 'c') throw new GatewayError('INVALID_STATE', 'already final');
-        done.push(id);
-        return {} as never;
-      },
+    expire: async (id) => {
+      if (id === 'b') throw new Error('disk on fire');
+      if (id === 'c') throw new GatewayError('INVALID_STATE', 'already final');
+      done.push(id);
+      return 'closed';
     },
     now: () => 0,
     intervalMs: 1000,

@@ -133,6 +133,7 @@ export class PaymentQr {
       paidAmountMinor: null,
       paidAt: null,
       refundId: null,
+      parentReference: null,
       lastError: null,
       // The reconciler settles it if this instance dies before it hears back.
       nextCheckAt: firstCheck(now),

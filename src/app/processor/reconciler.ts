@@ -26,7 +26,7 @@ export type ReconcilerDeps = {
   connector: () => ProcessorConnector;
   attempts: Pick<ProcessorAttemptStore, 'claimDue' | 'release' | 'nextCheckAt' | 'update'>;
   payments: Pick<PaymentStore, 'get'>;
-  sync: Pick<SyncPayment, 'apply'>;
+  sync: Pick<SyncPayment, 'apply' | 'applyVoid'>;
   now: () => number;
   owner: string;
   logger: Pick<Logger, 'info' | 'warn' | 'error' | 'debug'>;
@@ -123,6 +123,11 @@ export class Reconciler implements Worker {
     if (!transaction) return { nextCheckAt: null, lastError: 'no such transaction' };
     const connector = this.#deps.connector();
     await this.#pace();
+    if (attempt.kind === 'void') {
+      // A void is asked about through the payment it voids.
+      const status = await connector.queryPayment(attempt.parentReference ?? attempt.reference);
+      return this.#deps.sync.applyVoid(transaction, attempt, status);
+    }
     const status = await connector.queryPayment(attempt.reference);
     if (attempt.kind === 'qr' && attempt.state === 'pending' && status.state === 'requested') {
       // Created, but its QR text never reached us: nobody saw it, so nobody may pay it.

@@ -16,13 +16,14 @@ import type { TransactionRecord } from '../../domain/transaction.ts';
 import type { CompletePayment } from '../complete-payment.ts';
 import type { AttemptChanges, AttentionStore, ProcessorAttemptStore } from '../ports/processor-store.ts';
 import type { ProcessorConnector, ProcessorPaymentStatus } from '../ports/processor.ts';
-import type { PaymentStore } from '../ports/store.ts';
+import type { PaymentStore, RefundReads } from '../ports/store.ts';
 import { nextCheckAfter } from './check-schedule.ts';
 
 export type SyncPaymentDeps = {
   connector: () => ProcessorConnector;
   attempts: Pick<ProcessorAttemptStore, 'update' | 'insert' | 'latest'>;
   payments: Pick<PaymentStore, 'findById'>;
+  refunds: Pick<RefundReads, 'findById'>;
   attention: Pick<AttentionStore, 'raise'>;
   complete: Pick<CompletePayment, 'execute'>;
   now: () => number;
@@ -68,6 +69,35 @@ export class SyncPayment {
       default:
         return { result: 'unchanged', changes: { ...base, state: status.state, nextCheckAt: null } };
     }
+  }
+
+  /**
+   * A void attempt whose answer never came: the processor's state of the paid QR it voids says
+   * whether it happened. A void the processor applied without a refund recorded here (the
+   * refund's commit never happened and the merchant did not retry) needs a person.
+   */
+  async applyVoid(
+    transaction: TransactionRecord,
+    attempt: ProcessorAttempt,
+    status: ProcessorPaymentStatus,
+  ): Promise<AttemptChanges> {
+    const now = this.#deps.now();
+    const base: AttemptChanges = { stateAt: now, checks: attempt.checks + 1, nextCheckAt: null, lastError: null };
+    if (status.state === 'paid') return { ...base, state: 'failed', lastError: 'the processor did not void it' };
+    if (status.state !== 'voided') return { ...base, state: status.state };
+    const recorded = attempt.refundId !== null && (await this.#deps.refunds.findById(attempt.refundId));
+    if (!recorded) {
+      await this.#attention(
+        transaction,
+        'void_unknown',
+        `The processor voided the payment (${attempt.parentReference ?? attempt.reference}) for refund ` +
+          `${attempt.refundId ?? '?'}, but no refund was recorded: the merchant's retry of the same refund ` +
+          'records it; otherwise the payer has the money back and the merchant was not debited.',
+        transaction.amountMinor,
+        attempt.reference,
+      );
+    }
+    return { ...base, state: 'voided', processorTxnNo: status.processorTxnNo };
   }
 
   /** `apply`, written at once (no lease held). */

@@ -37,7 +37,10 @@ async function createAttempts(db: Kysely<any>): Promise<void> {
     .addColumn('processor_txn_no', 'text')
     .addColumn('paid_amount_minor', 'bigint')
     .addColumn('paid_at', 'bigint')
-    .addColumn('refund_id', 'text', (c) => c.references('refunds.id'))
+    // A void: the refund it carries out (written before the refund row exists, so no foreign key)
+    // and the QR attempt it voids (the processor is asked about the payment by that reference).
+    .addColumn('refund_id', 'text')
+    .addColumn('parent_reference', 'text')
     .addColumn('last_error', 'text')
     .addColumn('next_check_at', 'bigint')
     .addColumn('checks', 'integer', (c) => c.notNull().defaultTo(0))
