@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Services } from './compose/services.ts';
-import { openServices, startDirectory, startMetricsListener } from './compose/start-services.ts';
+import { openServices, startAttentionCount, startDirectory, startMetricsListener } from './compose/start-services.ts';
 import type { Store } from './app/ports/store.ts';
 import { buildApp } from './http/build-app.ts';
 import { httpDepsFrom } from './compose/http-deps.ts';
@@ -58,6 +58,7 @@ export async function startGateway(config: Config, options: StartOptions): Promi
   const { store } = services;
   if (config.createDemoMerchant && config.mode === 'sandbox') await ensureDemoMerchant(services, options.announce);
   await startDirectory(services, logger);
+  await startAttentionCount(services, logger);
 
   let draining = false;
   const app = await buildApp(httpDepsFrom(services), { logger, draining: () => draining });
@@ -95,6 +96,7 @@ export async function startGateway(config: Config, options: StartOptions): Promi
       stopping ??= (async () => {
         draining = true;
         services.directory.stop();
+        services.openAttention.stop();
         await drainIdleConnections(app, config.shutdownIdleGraceMs);
         acceptors?.close();
         await app.close(); // stops accepting, closes idle connections, waits for in-flight requests

@@ -29,6 +29,7 @@ export class GatewayMetrics {
   readonly #attemptSeconds: Histogram<'result'>;
   #processMetrics = false;
   #inFlight: () => number = () => 0;
+  #attentionOpen: (() => number | undefined) | undefined;
   #rendered: Promise<{ contentType: string; body: string }> | undefined;
   #renderedAt = 0;
 
@@ -108,6 +109,29 @@ export class GatewayMetrics {
   /** Where the in-flight gauge reads its value at scrape time (the HTTP app's load shedder). */
   trackInFlight(inFlight: () => number): void {
     this.#inFlight = inFlight;
+  }
+
+  /**
+   * Exports `gateway_attention_open`, read at scrape time from `count` (app/open-attention.ts, kept
+   * in memory and re-read in the background, so a scrape still reads nothing from the store). Only
+   * a process that keeps that count (`serve`) calls this, so the others export no stale figure.
+   * Every instance reports the same deployment-wide count: aggregate with max(), not sum().
+   */
+  trackAttentionOpen(count: () => number | undefined): void {
+    const registered = this.#attentionOpen !== undefined;
+    this.#attentionOpen = count;
+    if (registered) return;
+    const read = () => this.#attentionOpen?.();
+    this.#rendered = undefined; // the next scrape shows the new gauge, not a render from before it
+    new Gauge({
+      name: 'gateway_attention_open',
+      help: 'Open needs-attention items (payments a person must look at), re-read from the store every 30 s.',
+      registers: [this.registry],
+      collect() {
+        const value = read();
+        if (value !== undefined) this.set(value);
+      },
+    });
   }
 
   requestAnswered(route: string, method: string, status: number, seconds: number): void {

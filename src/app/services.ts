@@ -9,6 +9,7 @@ import type { InitiatePayment } from './initiate-payment.ts';
 import type { ManageMerchants } from './manage-merchants.ts';
 import type { MerchantDirectory } from './merchant-directory.ts';
 import type { NotificationWaits } from './notification-waits.ts';
+import type { OpenAttention } from './open-attention.ts';
 import type { LedgerReads, MerchantStore, PaymentStore, RefundReads, Store } from './ports/store.ts';
 import type { RefundPayment } from './refund-payment.ts';
 import type { StoreHealth } from './store-health.ts';
@@ -53,6 +54,8 @@ export type Services = {
   /** Lets the hosted page wait (bounded) for the first delivery attempt of a notification. */
   notificationWaits: NotificationWaits;
   processor: ProcessorServices;
+  /** The open needs-attention items' count, in memory (the metric and the console's menu). */
+  openAttention: OpenAttention;
 };
 
 /** Live payments through the processor connector (app/processor/). */

@@ -10,6 +10,7 @@ import { InitiatePayment } from '../app/initiate-payment.ts';
 import { ManageMerchants } from '../app/manage-merchants.ts';
 import { MerchantDirectory } from '../app/merchant-directory.ts';
 import { NotificationWaits } from '../app/notification-waits.ts';
+import { OpenAttention } from '../app/open-attention.ts';
 import type { Store } from '../app/ports/store.ts';
 import type { ProcessorConnector } from '../app/ports/processor.ts';
 import { RefundPayment } from '../app/refund-payment.ts';
@@ -48,6 +49,7 @@ export function createServices(
     }
   };
   const getConnector = () => (connector ??= connectorFor(config.mode));
+  const openAttention = new OpenAttention(store.attention);
   const complete = new CompletePayment({
     completions: store.completions,
     now,
@@ -99,7 +101,8 @@ export function createServices(
       onRefunded: (r, eventId) => notifyListeners(r.transactionId, eventId),
     }),
     notificationWaits: new NotificationWaits(store.outbox),
-    processor: processorServices(store, getConnector, complete, now, options.logger),
+    processor: processorServices(store, getConnector, complete, openAttention, now, options.logger),
+    openAttention,
   };
 }
 
@@ -108,6 +111,7 @@ function processorServices(
   store: Store,
   connector: () => ProcessorConnector,
   complete: CompletePayment,
+  openAttention: OpenAttention,
   now: () => number,
   logger: Logger | undefined,
 ): ProcessorServices {
@@ -117,7 +121,8 @@ function processorServices(
     attempts: store.processorAttempts,
     payments: store.payments,
     refunds: store.refunds,
-    attention: store.attention,
+    // Raises are counted in process, so the metric and the menu move at once (app/open-attention.ts).
+    attention: openAttention.counting(store.attention),
     complete,
     now,
     warn,
