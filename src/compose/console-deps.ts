@@ -2,6 +2,7 @@
 // same ports and use cases the API and the CLI run on, and the configuration it reads, as plain
 // values. The one place that knows both the services bag and what the console needs of it.
 import type { Config } from '../config.ts';
+import { ConsoleAttention } from '../app/console/attention.ts';
 import { ConsoleLedger } from '../app/console/console-ledger.ts';
 import { ConsoleLogin } from '../app/console/console-login.ts';
 import { createConsoleServices } from '../app/console/console-services.ts';
@@ -22,6 +23,9 @@ export function consoleDepsFrom(services: Services, config: Config): ConsoleDeps
     outbox: store.outbox,
     ledger: store.ledger,
     refunds: store.refunds,
+    processorAttempts: store.processorAttempts,
+    processorNotifications: store.processorNotifications,
+    attention: store.attention,
   });
   return {
     enabled: config.consoleEnabled,
@@ -59,6 +63,13 @@ export function consoleDepsFrom(services: Services, config: Config): ConsoleDeps
       accounts: core.accounts,
       consoleAccounts: store.consoleAccounts,
       audit: core.audit,
+    }),
+    attention: new ConsoleAttention({
+      attention: store.attention,
+      reads: store.consoleReads,
+      audit: core.audit,
+      count: services.openAttention,
+      now,
     }),
     notifications: store.outbox,
     auditLog: store.consoleAccounts,

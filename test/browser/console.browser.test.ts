@@ -1,8 +1,9 @@
 // The web console in a real browser (Debian's Chromium): an operator logs in, finds a payment,
 // sees its failed notification, resends it and watches the new attempt arrive; creates a
-// merchant; exports a CSV. A merchant logs in, sees its own payment and gets the 404 page for
-// another merchant's payment opened by URL. Every page is checked for CSP violations. With
-// UPDATE_SCREENSHOTS=1 the screenshots replace those in docs/images/.
+// merchant; exports a CSV; resolves a needs-attention item on a phone. A merchant logs in, sees
+// its own payment and gets the 404 page for another merchant's payment opened by URL. Every page
+// is checked for CSP violations. With UPDATE_SCREENSHOTS=1 the screenshots replace those in
+// docs/images/.
 // SQLite only: the store behaviour is covered on both stores by the HTTP tests.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -256,6 +257,67 @@ describe('web console in Chromium', { skip, timeout: 180_000 }, () => {
     // 1,000.00 THB less the 1.75 % fee, then the 100.00 refund.
     assert.match(lines[1]!, /,payment,[0-9a-f-]{36},payment order-187,THB,982\.5000,982\.5000$/);
     assert.match(lines[2]!, /,refund,,refund rfd_[A-Za-z0-9_-]+ of payment order-187,THB,-100\.0000,882\.5000$/);
+    await page.close();
+  });
+
+  test('operator: Needs attention at 360 px, resolved with a note; the payment shows its processor side', async () => {
+    const { services } = gw.gateway;
+    const transactionid = await initiate(shop, 'order-190', '500.00');
+    const now = Date.now();
+    await services.store.processorAttempts.insert({
+      reference: 'KBQR00000000190',
+      transactionId: transactionid,
+      connector: 'kbank',
+      kind: 'qr',
+      attempt: 1,
+      state: 'paid',
+      stateAt: now,
+      qrPayload: '00020101021230',
+      expiresAt: now + 600_000,
+      accountName: 'Siam Coffee Roasters',
+      issuer: 'KBANK',
+      processorTxnNo: 'KB-2026-0190',
+      paidAmountMinor: 5_000_000n,
+      paidAt: now,
+      refundId: null,
+      lastError: null,
+      nextCheckAt: null,
+      checks: 1,
+      createdAt: now,
+    });
+    await services.store.attention.raise({
+      id: 'att_browser190',
+      transactionId: transactionid,
+      kind: 'paid_after_final',
+      detail: 'Paid at the processor (KBQR00000000190, KB-2026-0190) after the payment ended EXPIRED.',
+      amountMinor: 5_000_000n,
+      reference: 'KBQR00000000190',
+      createdAt: now,
+      resolvedAt: null,
+      resolvedBy: null,
+      resolution: null,
+    });
+    await services.openAttention.refresh();
+
+    const page = await openPage(MOBILE);
+    await page.goto(`${gw.gateway.url}/console/payments/${transactionid}?lang=en`);
+    assert.match(await page.locator('#processor').innerText(), /KB-2026-0190/);
+    assert.match(await page.locator('#attention').innerText(), /paid after the payment ended/);
+    await page.screenshot({ path: new URL('console-payment-processor-mobile.png', IMAGES).pathname, fullPage: true });
+    await page.click('header a[href$="/console/attention"]');
+    await page.waitForURL(/\/console\/attention$/);
+    assert.match(await page.innerText('h1'), /Needs attention/);
+    const width = (await page.evaluate('document.documentElement.scrollWidth')) as number;
+    assert.ok(width <= MOBILE.width, `no sideways scrolling of the page at 360 px (scrollWidth ${width})`);
+    await page.screenshot({ path: new URL('console-attention-mobile.png', IMAGES).pathname, fullPage: true });
+    await page.fill('#note-att_browser190', 'Transferred 500.00 back to the payer');
+    await Promise.all([
+      page.waitForURL(/done=resolved&item=att_browser190/),
+      page.click('#att_browser190 button[type=submit]'),
+    ]);
+    assert.match(await page.innerText('main'), /Marked att_browser190 resolved/);
+    assert.match(await page.innerText('main'), /Transferred 500\.00 back to the payer/);
+    assert.equal((await services.store.attention.find('att_browser190'))?.resolvedBy, 'operator:somchai');
     await page.close();
   });
 

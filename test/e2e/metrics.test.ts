@@ -1,7 +1,7 @@
 // /metrics (docs/operations.md "/metrics") costs the same whatever the size of the tables (it reads
-// nothing from the store), reports request latency per route, payments, notification attempts and
-// process / event-loop figures with the version from package.json, and can be protected by a token
-// or moved to a port of its own.
+// nothing from the store), reports request latency per route, payments, notification attempts,
+// the open needs-attention items and process / event-loop figures with the version from
+// package.json, and can be protected by a token or moved to a port of its own.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -20,6 +20,11 @@ import { assertErrorBody } from '../support/error-body.ts';
 import { completePayment, answer, Receiver, startDeliveryGateway, type DeliveryGateway } from '../support/delivery.ts';
 import { eventually, killLeftoverGateways, runCliProcess, startGatewayProcess } from '../support/gateway-process.ts';
 import { createTestDatabase } from '../support/test-store.ts';
+import { startPayment } from '../support/lifecycle.ts';
+import { raiseAttention } from '../support/processor-rows.ts';
+import { startAttentionCount } from '../../src/compose/start-services.ts';
+import { consoleDepsFrom } from '../../src/compose/console-deps.ts';
+import { createLogger } from '../../src/logger.ts';
 
 const VERSION = (
   JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
@@ -131,6 +136,62 @@ for (const { dialect, skip } of await testDialects()) {
         await gw.testStore.cleanup();
       }
     });
+  });
+}
+
+for (const { dialect, skip } of await testDialects()) {
+  describe(`gateway_attention_open [${dialect}]`, { skip }, () => {
+    test(
+      'the open needs-attention items: read from the store in the background, moved at once by this ' +
+        "process's raises and resolves, never read by a scrape",
+      async () => {
+        const gw = await startTestGateway(dialect);
+        try {
+          const { store } = gw.services;
+          assert.equal(sample((await scrape(gw)).text, 'gateway_attention_open'), undefined, 'not before it is kept');
+          // The gauge as a scrape collects it, without the up-to-a-second reuse of a whole render.
+          const gauge = async () =>
+            (await gw.services.metrics.registry.getSingleMetric('gateway_attention_open')!.get()).values[0]?.value;
+          const creds = await addMerchant(gw);
+          const payments = [];
+          for (let i = 0; i < 4; i++) payments.push((await startPayment(gw, creds)).transactionid);
+          const first = await raiseAttention(store, payments[0]!);
+          await raiseAttention(store, payments[1]!, { kind: 'amount_mismatch' });
+          await startAttentionCount(gw.services, createLogger('error', gw.logs));
+          assert.equal(sample((await scrape(gw)).text, 'gateway_attention_open'), 2);
+
+          // Raised by another process: not seen until the background read (every 30 s) runs.
+          const elsewhere = await raiseAttention(store, payments[2]!);
+          assert.equal(await gauge(), 2, 'a scrape reads no store');
+          await gw.services.openAttention.refresh();
+          assert.equal(await gauge(), 3);
+
+          // Raised by this process's live use cases, and resolved from its console: at once.
+          const here = { ...elsewhere, id: 'att_here', transactionId: payments[3]! };
+          await gw.services.openAttention.counting(store.attention).raise(here);
+          assert.equal(await gauge(), 4);
+          const attention = consoleDepsFrom(gw.services, gw.config).attention;
+          await attention.resolve({ id: first.id, note: 'transferred back', by: 'cli' });
+          assert.equal(await gauge(), 3);
+
+          // Resolved by the CLI (another process): seen at the next background read.
+          await store.attention.resolve(elsewhere.id, 'cli', 'done', Date.now());
+          assert.equal(await gauge(), 3);
+          await gw.services.openAttention.refresh();
+          assert.equal(await gauge(), 2);
+
+          // The store gone: a failed read keeps the last count, and the scrape still answers.
+          await store.close();
+          await assert.rejects(gw.services.openAttention.refresh());
+          await eventually(async () => sample((await scrape(gw)).text, 'gateway_attention_open') === 2, 3000, 100);
+          assert.equal((await scrape(gw)).status, 200);
+        } finally {
+          gw.services.openAttention.stop();
+          await gw.app.close();
+          await gw.testStore.cleanup();
+        }
+      },
+    );
   });
 }
 

@@ -62,6 +62,7 @@ export interface AttentionStore {
   /** Raises an item; a no-op while the same (transaction, kind) is open. Resolves true when new. */
   raise(item: AttentionItem): Promise<boolean>;
   list(options: { open: boolean; limit: number }): Promise<AttentionItem[]>;
+  find(id: string): Promise<AttentionItem | undefined>;
   countOpen(): Promise<number>;
   forTransaction(transactionId: string): Promise<AttentionItem[]>;
   resolve(id: string, by: string, resolution: string, at: number): Promise<boolean>;

@@ -1,6 +1,7 @@
 // Everything the web console's routes use, and nothing else: the console's use cases, the two
 // plain reads that need no rule of their own, and the configuration as values. Built once by
 // the composition root (compose/console-deps.ts); the routes never see the services or the store.
+import type { ConsoleAttention } from '../../app/console/attention.ts';
 import type { ConsoleLedger } from '../../app/console/console-ledger.ts';
 import type { ConsoleLogin } from '../../app/console/console-login.ts';
 import type { ConsoleSessions } from '../../app/console/console-sessions.ts';
@@ -33,11 +34,15 @@ export type ConsoleDeps = {
   paymentActions: ConsolePaymentActions;
   ledger: ConsoleLedger;
   merchants: ConsoleMerchantAdmin;
+  /** The needs-attention page (operators only), and the open count in the operators' menu. */
+  attention: ConsoleAttention;
   /** The notifications page lists the outbox as `delivery list` does (scoped by the route). */
   notifications: Pick<OutboxReads, 'list'>;
   /** The audit log page (operators only). */
   auditLog: Pick<ConsoleAccountStore, 'listAudit'>;
 };
 
-/** What the request plumbing and the page shell need: paths, cookies and the CSRF key. */
-export type ConsoleSite = Pick<ConsoleDeps, 'root' | 'secureCookies' | 'key'>;
+/** What the request plumbing and the page shell need: paths, cookies, the CSRF key, the menu's count. */
+export type ConsoleSite = Pick<ConsoleDeps, 'root' | 'secureCookies' | 'key'> & {
+  attention: Pick<ConsoleAttention, 'openCount'>;
+};

@@ -5,6 +5,7 @@ import { registerFormParser } from '../hosted-page/form-body.ts';
 import { consoleErrorHandler, consoleNotFound } from './console-errors.ts';
 import { attachSession, browserUrl, readCookie, SESSION_COOKIE } from './console-kit.ts';
 import type { ConsoleDeps } from './console-deps.ts';
+import { registerAttentionRoutes } from './pages/attention.ts';
 import { registerAuditRoutes } from './pages/audit.ts';
 import { registerBalanceRoutes } from './pages/balances.ts';
 import { registerDeliveryRoutes } from './pages/deliveries.ts';
@@ -42,6 +43,7 @@ export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): 
       registerDeliveryRoutes(scope, deps);
       registerBalanceRoutes(scope, deps);
       registerPostingsCsvRoute(scope, deps);
+      registerAttentionRoutes(scope, deps);
       registerMerchantRoutes(scope, deps);
       registerAuditRoutes(scope, deps);
     },

@@ -9,7 +9,7 @@ import type { ConsoleSite } from './console-deps.ts';
 import { CONSOLE_CSS } from './styles.ts';
 import { CONSOLE_TEXTS, type ConsoleLang } from './texts.ts';
 
-export type NavKey = 'payments' | 'deliveries' | 'balances' | 'merchants' | 'audit';
+export type NavKey = 'payments' | 'deliveries' | 'balances' | 'attention' | 'merchants' | 'audit';
 
 export type Shell = {
   lang: ConsoleLang;
@@ -43,15 +43,18 @@ export function sendPage(
   const other: ConsoleLang = shell.lang === 'th' ? 'en' : 'th';
   const langLink = html`<a class="lang" href="${withLang(shell.langHref ?? browserUrl(site, request), other)}" hreflang="${other}" lang="${other}">${t.switchTo}</a>`;
   const session = shell.session;
-  const link = (key: NavKey, path: string) =>
-    html`<a href="${site.root}${path}"${raw(shell.nav === key ? ' aria-current="page"' : '')}>${t.nav[key]}</a>`;
+  const link = (key: NavKey, path: string, badge: SafeHtml | null = null) =>
+    html`<a href="${site.root}${path}"${raw(shell.nav === key ? ' aria-current="page"' : '')}>${t.nav[key]}${badge}</a>`;
   const operator = session?.subject.role === 'operator';
+  // The open items' count as kept in memory (app/open-attention.ts): no store read per page.
+  const open = operator ? site.attention.openCount() : undefined;
+  const attentionBadge = open ? html` <span class="pill s-FAILED">${String(open)}</span>` : null;
   const header = session
     ? html`<header><div class="bar">
         <a class="brand" href="${site.root}/payments">${t.title}</a>
         <nav class="main" aria-label="${t.title}">
           ${link('payments', '/payments')}${link('deliveries', '/deliveries')}${link('balances', '/balances')}
-          ${operator ? [link('merchants', '/merchants'), link('audit', '/audit')] : null}
+          ${operator ? [link('attention', '/attention', attentionBadge), link('merchants', '/merchants'), link('audit', '/audit')] : null}
         </nav>
         <span class="who">${t.signedInAs(session.subject.name, t.role[session.subject.role])}</span>
         ${langLink}

@@ -1,6 +1,7 @@
 // Everything the console says, in Thai and English. One table per language with the same keys
 // (the type enforces it), like the hosted page's texts.
 import type { SandboxOutcome } from '../../domain/lifecycle.ts';
+import type { AttentionKind, ProcessorAttemptKind, ProcessorAttemptState } from '../../domain/processor-attempt.ts';
 
 export type ConsoleLang = 'th' | 'en';
 
@@ -8,7 +9,15 @@ export type ConsoleTexts = {
   title: string;
   languageName: string;
   switchTo: string;
-  nav: { payments: string; deliveries: string; balances: string; merchants: string; audit: string; logout: string };
+  nav: {
+    payments: string;
+    deliveries: string;
+    balances: string;
+    attention: string;
+    merchants: string;
+    audit: string;
+    logout: string;
+  };
   signedInAs: (name: string, role: string) => string;
   role: { operator: string; merchant: string };
   login: {
@@ -102,6 +111,46 @@ export type ConsoleTexts = {
     refundSubmit: string;
     refundHint: string;
     refundDone: (id: string) => string;
+    processor: string;
+    attemptKind: string;
+    attemptKinds: Record<ProcessorAttemptKind, string>;
+    reference: string;
+    since: string;
+    attemptStates: Record<ProcessorAttemptState, string>;
+    processorTxnNo: string;
+    paidAmount: string;
+    qrExpires: string;
+    processorNotifications: string;
+    received: string;
+    source: string;
+    notificationOutcome: string;
+    body: string;
+    attention: string;
+    attentionOpen: string;
+    attentionResolved: (by: string, at: string) => string;
+    attentionResolveHint: string;
+  };
+  attention: {
+    heading: string;
+    intro: string;
+    open: string;
+    resolved: string;
+    noneOpen: string;
+    noneResolved: string;
+    raised: string;
+    payment: string;
+    kind: string;
+    kinds: Record<AttentionKind, string>;
+    detail: string;
+    amount: string;
+    reference: string;
+    note: string;
+    resolve: string;
+    resolvedBy: string;
+    resolvedAt: string;
+    resolution: string;
+    done: (id: string) => string;
+    already: string;
   };
   deliveries: {
     heading: string;
@@ -189,6 +238,7 @@ const th: ConsoleTexts = {
     payments: 'รายการชำระเงิน',
     deliveries: 'การแจ้งผล',
     balances: 'ยอดคงเหลือ',
+    attention: 'ต้องตรวจสอบ',
     merchants: 'ร้านค้า',
     audit: 'บันทึกการใช้งาน',
     logout: 'ออกจากระบบ',
@@ -248,7 +298,13 @@ const th: ConsoleTexts = {
     returnUrl: 'returnUrl',
     timeline: 'ลำดับเหตุการณ์',
     initiated: 'สร้างรายการ',
-    cause: { confirm: 'ลูกค้ายืนยัน', cancel: 'ลูกค้ายกเลิก', expire: 'หมดเวลา', sandbox: 'ทดสอบ (sandbox)' },
+    cause: {
+      confirm: 'ลูกค้ายืนยัน',
+      cancel: 'ลูกค้ายกเลิก',
+      expire: 'หมดเวลา',
+      sandbox: 'ทดสอบ (sandbox)',
+      processor_paid: 'ชำระแล้วที่ผู้ให้บริการชำระเงิน',
+    },
     notification: 'การแจ้งผลไปยังร้านค้า',
     noNotification: 'ยังไม่มีการแจ้งผล (รายการยังไม่สิ้นสุด)',
     event: 'event id',
@@ -286,6 +342,62 @@ const th: ConsoleTexts = {
     refundSubmit: 'คืนเงิน',
     refundHint: 'คืนเงินบางส่วนหรือทั้งหมด หักจากยอดคงเหลือของร้านค้า และแจ้งร้านค้าด้วยการแจ้งผลแบบ refund',
     refundDone: (id) => `คืนเงินแล้ว (${id})`,
+    processor: 'ที่ผู้ให้บริการชำระเงิน',
+    attemptKind: 'ประเภท',
+    attemptKinds: { qr: 'สร้าง QR', void: 'ยกเลิกรายการ (void)' },
+    reference: 'อ้างอิง',
+    since: 'เมื่อ',
+    attemptStates: {
+      pending: 'รอผล',
+      requested: 'รอชำระ',
+      paid: 'ชำระแล้ว',
+      cancelled: 'ยกเลิกแล้ว',
+      expired: 'หมดอายุ',
+      voided: 'ยกเลิกรายการแล้ว (void)',
+      not_found: 'ไม่พบที่ผู้ให้บริการ',
+      failed: 'ถูกปฏิเสธ',
+    },
+    processorTxnNo: 'เลขที่รายการของผู้ให้บริการ',
+    paidAmount: 'ยอดที่ชำระ',
+    qrExpires: 'QR หมดอายุ',
+    processorNotifications: 'การแจ้งเตือนจากผู้ให้บริการ',
+    received: 'ได้รับเมื่อ',
+    source: 'จาก',
+    notificationOutcome: 'ผลการตรวจ',
+    body: 'เนื้อหา (บางส่วน)',
+    attention: 'ต้องตรวจสอบ',
+    attentionOpen: 'ยังไม่ได้แก้ไข',
+    attentionResolved: (by, at) => `แก้ไขแล้วโดย ${by} เมื่อ ${at}`,
+    attentionResolveHint: 'บันทึกการแก้ไขได้ที่หน้า "ต้องตรวจสอบ"',
+  },
+  attention: {
+    heading: 'ต้องตรวจสอบ',
+    intro:
+      'รายการชำระเงินที่ระบบจัดการเองไม่ได้ เช่น ลูกค้าชำระเงินหลังรายการสิ้นสุดแล้วและยกเลิกอัตโนมัติไม่ได้ ' +
+      'หรือยอดที่ชำระไม่ตรงกับรายการ ดำเนินการกับผู้ให้บริการหรือร้านค้า แล้วบันทึกสิ่งที่ทำ',
+    open: 'ยังไม่ได้แก้ไข',
+    resolved: 'แก้ไขแล้ว',
+    noneOpen: 'ไม่มีรายการที่ต้องตรวจสอบ',
+    noneResolved: 'ยังไม่มีรายการที่แก้ไขแล้ว',
+    raised: 'แจ้งเมื่อ',
+    payment: 'การชำระเงิน',
+    kind: 'ประเภท',
+    kinds: {
+      paid_after_final: 'ชำระหลังรายการสิ้นสุด',
+      amount_mismatch: 'ยอดเงินไม่ตรงกัน',
+      void_unknown: 'ไม่ทราบผลการยกเลิก (void)',
+      void_failed: 'ยกเลิก (void) ไม่สำเร็จ',
+    },
+    detail: 'รายละเอียด',
+    amount: 'ยอดที่ผู้ให้บริการแจ้ง',
+    reference: 'อ้างอิง',
+    note: 'สิ่งที่ดำเนินการแล้ว (จำเป็น)',
+    resolve: 'บันทึกว่าแก้ไขแล้ว',
+    resolvedBy: 'แก้ไขโดย',
+    resolvedAt: 'แก้ไขเมื่อ',
+    resolution: 'บันทึก',
+    done: (id) => `บันทึกว่า ${id} แก้ไขแล้ว`,
+    already: 'รายการนี้ถูกบันทึกว่าแก้ไขแล้ว ไม่มีการเปลี่ยนแปลง',
   },
   deliveries: {
     heading: 'การแจ้งผล',
@@ -373,6 +485,7 @@ const en: ConsoleTexts = {
     payments: 'Payments',
     deliveries: 'Notifications',
     balances: 'Balances',
+    attention: 'Needs attention',
     merchants: 'Merchants',
     audit: 'Audit log',
     logout: 'Log out',
@@ -437,6 +550,7 @@ const en: ConsoleTexts = {
       cancel: 'customer cancelled',
       expire: 'expired',
       sandbox: 'sandbox completion',
+      processor_paid: 'paid at the processor',
     },
     notification: 'Notification to the merchant',
     noNotification: 'No notification yet (the payment is not final).',
@@ -476,6 +590,63 @@ const en: ConsoleTexts = {
     refundHint:
       "Refund part or all of the payment. It is taken from the merchant's balance and the merchant gets a refund notification.",
     refundDone: (id) => `Refunded (${id}).`,
+    processor: 'At the processor',
+    attemptKind: 'Kind',
+    attemptKinds: { qr: 'QR', void: 'void' },
+    reference: 'Reference',
+    since: 'Since',
+    attemptStates: {
+      pending: 'pending',
+      requested: 'requested',
+      paid: 'paid',
+      cancelled: 'cancelled',
+      expired: 'expired',
+      voided: 'voided',
+      not_found: 'not found',
+      failed: 'refused',
+    },
+    processorTxnNo: "Processor's payment number",
+    paidAmount: 'Paid',
+    qrExpires: 'QR expires',
+    processorNotifications: 'Notifications from the processor',
+    received: 'Received',
+    source: 'From',
+    notificationOutcome: 'Outcome',
+    body: 'Body (excerpt)',
+    attention: 'Needs attention',
+    attentionOpen: 'open',
+    attentionResolved: (by, at) => `resolved by ${by} at ${at}`,
+    attentionResolveHint: 'Record what was done on the Needs attention page.',
+  },
+  attention: {
+    heading: 'Needs attention',
+    intro:
+      'Payments the gateway could not settle by itself: money paid at the processor after the payment ended ' +
+      'that could not be voided, or an amount that does not match. Sort it out with the processor or the ' +
+      'merchant, then record what was done.',
+    open: 'Open',
+    resolved: 'Resolved',
+    noneOpen: 'Nothing needs attention.',
+    noneResolved: 'Nothing resolved yet.',
+    raised: 'Raised',
+    payment: 'Payment',
+    kind: 'Kind',
+    kinds: {
+      paid_after_final: 'paid after the payment ended',
+      amount_mismatch: 'amount does not match',
+      void_unknown: 'void outcome unknown',
+      void_failed: 'void failed',
+    },
+    detail: 'Detail',
+    amount: 'Amount reported',
+    reference: 'Reference',
+    note: 'What was done (required)',
+    resolve: 'Mark resolved',
+    resolvedBy: 'Resolved by',
+    resolvedAt: 'Resolved',
+    resolution: 'Note',
+    done: (id) => `Marked ${id} resolved.`,
+    already: 'This item was resolved already; nothing changed.',
   },
   deliveries: {
     heading: 'Notifications',

@@ -118,6 +118,11 @@ export class AttentionRepo implements AttentionStore {
     return rows.map(attentionFromRow);
   }
 
+  async find(id: string): Promise<AttentionItem | undefined> {
+    const row = await this.#db.selectFrom('attention_items').selectAll().where('id', '=', id).executeTakeFirst();
+    return row && attentionFromRow(row);
+  }
+
   async countOpen(): Promise<number> {
     const row = await this.#db
       .selectFrom('attention_items')

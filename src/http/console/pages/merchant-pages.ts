@@ -14,7 +14,7 @@ export type MerchantAction = 'disable' | 'enable' | 'rotate-password' | 'rotate-
 
 /** The list and the create form, with a notice above them (a status change, a refused form). */
 export async function sendMerchantList(
-  deps: Pick<ConsoleDeps, 'root' | 'secureCookies' | 'key' | 'merchants'>,
+  deps: ConsoleSite & Pick<ConsoleDeps, 'merchants'>,
   request: FastifyRequest,
   reply: FastifyReply,
   lang: ConsoleLang,

@@ -1,5 +1,6 @@
 // GET /console/payments/<transactionid>: one payment's whole story — summary, timeline,
-// notification with every attempt, refunds with theirs, ledger postings — with the forms of
+// notification with every attempt, refunds with theirs, ledger postings, and for operators its
+// needs-attention items and its life at the processor (payment-processor.ts) — with the forms of
 // the actions on it (resend, refund, and in sandbox complete). The story is read by
 // ConsolePaymentReads, which answers NOT_FOUND for another merchant's payment.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -16,6 +17,7 @@ import { csrfField, formatTime, sendPage } from '../page-shell.ts';
 import { CONSOLE_TEXTS, type ConsoleLang, type ConsoleTexts } from '../texts.ts';
 import { ledgerAmount } from './ledger-format.ts';
 import { statePill } from './payment-list.ts';
+import { attentionSection, processorSection } from './payment-processor.ts';
 import { refundsSection } from './payment-refunds.ts';
 
 type Query = Record<string, unknown>;
@@ -27,7 +29,7 @@ export function registerPaymentDetailRoute(scope: FastifyInstance, deps: Console
     const t = CONSOLE_TEXTS[lang];
     const session = sessionOf(request);
     const tx = await deps.payments.find(request.params.id, session.subject);
-    const story = await deps.payments.story(tx);
+    const story = await deps.payments.story(tx, session.subject);
     const csrf = formToken(deps, request, reply, session);
     const page: DetailPage = {
       root: deps.root,
@@ -83,8 +85,8 @@ function detailBody(page: DetailPage): SafeHtml {
   return html`<p><a href="${root}/payments">← ${d.back}</a></p>
       <h1>${d.heading} <span class="mono">${tx.trackid}</span> ${statePill(t, tx.status)}</h1>
       ${notice ? html`<p class="notice" role="status">${notice}</p>` : null}
-      ${summarySection(page)}
-      ${timelineSection(t, tx, story.transitions)}
+      ${summarySection(page)}${attentionSection(root, t, tx, story)}
+      ${timelineSection(t, tx, story.transitions)}${processorSection(t, tx, story)}
       ${notificationSection(root, t, tx, story.event, story.attempts, csrf)}
       ${refundsSection(root, t, tx, story.refunds, story.refundEvents, csrf)}
       ${ledgerSection(t, story.entries)}
