@@ -1,5 +1,6 @@
 // Every CLI command, by name. Each group lives in its own file.
 import type { Command } from './context.ts';
+import { attentionCommands } from './attention.ts';
 import { consoleCommands } from './console.ts';
 import { deliveryCommands } from './delivery.ts';
 import { devCommands } from './dev.ts';
@@ -20,4 +21,5 @@ export const commandTable: Record<string, Command> = {
   ...devCommands,
   ...kbankSimCommands,
   ...consoleCommands,
+  ...attentionCommands,
 };
