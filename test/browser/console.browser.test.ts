@@ -280,6 +280,7 @@ describe('web console in Chromium', { skip, timeout: 180_000 }, () => {
       paidAmountMinor: 5_000_000n,
       paidAt: now,
       refundId: null,
+      parentReference: null,
       lastError: null,
       nextCheckAt: null,
       checks: 1,

@@ -28,6 +28,7 @@ export async function insertAttempt(
     paidAmountMinor: null,
     paidAt: null,
     refundId: null,
+    parentReference: null,
     lastError: null,
     nextCheckAt: null,
     checks: 0,
