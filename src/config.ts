@@ -19,10 +19,12 @@ import {
   readServiceName,
 } from './config/settings.ts';
 import { parseTrustProxy, type TrustProxy } from './config/trust-proxy.ts';
+import { readProcessor, type KbankSettings, type ProcessorConnectorName } from './config/kbank.ts';
 
 export { parseDuration } from './config/duration.ts';
 export { DEFAULT_RETRY_LADDER } from './config/settings.ts';
 export type { TrustProxy } from './config/trust-proxy.ts';
+export type { KbankSettings, ProcessorConnectorName } from './config/kbank.ts';
 export { redactUrl } from './config/urls.ts';
 
 export type GatewayMode = 'sandbox' | 'live';
@@ -115,6 +117,10 @@ export type Config = {
   /** Failed console logins per client address and per account within the window before logins are refused. */
   consoleLoginLimit: number;
   consoleLoginWindowMs: number;
+  /** Which processor connector moves the money (connectors/connector-for.ts): the sandbox or KBank. */
+  processorConnector: ProcessorConnectorName;
+  /** The KBank connector's settings; set only with PROCESSOR_CONNECTOR=kbank (config/kbank.ts). */
+  kbank: KbankSettings | undefined;
 };
 
 export class ConfigError extends Error {
@@ -165,10 +171,28 @@ export function loadConfig(env: Env): Config {
     returnWaitForNotificationMs: r.duration('RETURN_WAIT_FOR_NOTIFICATION', '5s', 0, 60_000),
     ...readMetrics(r),
     ...readConsole(r),
+    ...readProcessor(r),
   };
   checkCombinations(config, r.problems);
   if (r.problems.length > 0) throw new ConfigError(r.problems);
   return config;
+}
+
+/**
+ * Settings that are valid together but worth a look, logged at start (server.ts): each a sentence
+ * that says what happens and what to change.
+ */
+export function configWarnings(config: Config): string[] {
+  const warnings: string[] = [];
+  // A KBank QR dies before the gateway's deadline, so a customer who waits sees it expire while the
+  // payment is still open (docs/connectors/kbank.md "Settings").
+  if (config.kbank && config.transactionTtlMs > config.kbank.qrTtlMs)
+    warnings.push(
+      `TRANSACTION_TTL (${config.transactionTtlMs / 1000} s) is longer than KBANK_QR_TTL ` +
+        `(${config.kbank.qrTtlMs / 1000} s): a payment's KBank QR expires before the payment does; ` +
+        'set TRANSACTION_TTL to at most KBANK_QR_TTL',
+    );
+  return warnings;
 }
 
 /**
