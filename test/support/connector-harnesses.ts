@@ -1,0 +1,214 @@
+// The processors the connector contract (test/connectors/contract.ts) runs against, each behind a
+// ConnectorHarness: the connector, the clock it reads, and what the test can do on the processor's
+// side (pay a QR, settle the day, look at what arrived). The sandbox has no processor; KBank runs
+// against kbank-sim on 127.0.0.1 (real HTTP), or against KBank's own sandbox when asked to
+// (test/connectors/kbank-real-sandbox.test.ts).
+import type { ProcessorConnector } from '../../src/app/ports/processor.ts';
+import { KBANK_SANDBOX_URL, type KbankSettings } from '../../src/config/kbank.ts';
+import { createKbankConnector, type KbankConnectorOptions } from '../../src/connectors/kbank/connector.ts';
+import type { KbankCall } from '../../src/connectors/kbank/wire.ts';
+import { sandboxConnector } from '../../src/connectors/sandbox/sandbox-connector.ts';
+import { startKbankSim, type KbankSim, type KbankSimOptions } from '../../src/dev/kbank-sim/server.ts';
+
+export type ConnectorHarness = {
+  connector: ProcessorConnector;
+  /** An amount the processor accepts (1/10,000 THB, whole satang). */
+  amountMinor: bigint;
+  /** The connector's clock (and the processor's, when the harness has one it can move). */
+  now(): number;
+  setNow(at: number): void;
+  /** Whether the processor keeps a state per QR (a real sandbox answers canned scenarios instead). */
+  stateful: boolean;
+  /** The customer pays the QR; resolves with the processor's payment number. */
+  pay?(reference: string): Promise<{ txnNo: string | null }>;
+  /** End-of-day settlement at the processor: no void is possible afterwards. */
+  settle?(): Promise<void>;
+  /** The processor's own record of a QR: its status, and how many voids reached it. */
+  processorView?(reference: string): Promise<{ status: string; voidRequests: number }>;
+  /** The notification the processor sends when `reference` is paid, as it arrives. */
+  notificationFor?(reference: string): Promise<{ body: Buffer; contentType: string }>;
+  close(): Promise<void>;
+};
+
+export type ContractSubject = { name: string; start(): Promise<ConnectorHarness> };
+
+/** 10:00 on Monday 5 January 2026 in Bangkok, where the contract's days start. */
+export const CONTRACT_DAY = Date.parse('2026-01-05T10:00:00+07:00');
+
+export const sandboxSubject: ContractSubject = {
+  name: 'sandbox',
+  async start() {
+    let now = CONTRACT_DAY;
+    return {
+      connector: sandboxConnector,
+      amountMinor: 1_234_500n,
+      now: () => now,
+      setNow: (at) => {
+        now = at;
+      },
+      stateful: true,
+      close: async () => {},
+    };
+  },
+};
+
+/** The KBank connector's settings for a simulator's credentials. */
+export function kbankSettingsFor(sim: KbankSim, overrides: Partial<KbankSettings> = {}): KbankSettings {
+  const { consumerId, consumerSecret, partnerId, partnerSecret, merchantId } = sim.credentials;
+  return {
+    baseUrl: sim.url,
+    consumerId,
+    consumerSecret,
+    partnerId,
+    partnerSecret,
+    merchantId,
+    terminalId: null,
+    tlsCertFile: null,
+    tlsKeyFile: null,
+    testMode: false,
+    callbackPathToken: 'c'.repeat(32),
+    callbackAllowCidrs: [],
+    voidCutoffMinute: 21 * 60 + 30,
+    qrTtlMs: 600_000,
+    timeoutMs: 2_000,
+    ...overrides,
+  };
+}
+
+/** A KBank connector on the simulator's clock; back-off waits are short so tests stay fast. */
+export function kbankConnectorFor(
+  sim: KbankSim,
+  overrides: Partial<KbankSettings> = {},
+  options: KbankConnectorOptions = {},
+) {
+  return createKbankConnector(kbankSettingsFor(sim, overrides), {
+    now: () => sim.clock().unixMs,
+    retry: { baseDelayMs: 20, maxDelayMs: 100 },
+    ...options,
+  });
+}
+
+export function kbankSimSubject(simOptions: KbankSimOptions = {}): ContractSubject {
+  return {
+    name: 'kbank (kbank-sim)',
+    async start() {
+      const sim = await startKbankSim({ now: CONTRACT_DAY, ...simOptions });
+      const connector = kbankConnectorFor(sim);
+      return {
+        connector,
+        amountMinor: 1_234_500n,
+        now: () => sim.clock().unixMs,
+        setNow: (at) => void sim.setClock(at),
+        stateful: true,
+        async pay(reference) {
+          const paid = sim.pay(reference);
+          if (!paid.ok) throw new Error(`kbank-sim refused to pay ${reference}: ${paid.reason}`);
+          await paid.callback;
+          return { txnNo: paid.record.txnNo };
+        },
+        async settle() {
+          sim.settle();
+        },
+        async processorView(reference) {
+          const record = sim.state().records.find((r) => r.partnerTxnUid === reference);
+          const voidRequests = sim
+            .log()
+            .requests.filter(
+              (r) =>
+                r.path === '/v1/qrpayment/void' &&
+                (r.body as { origPartnerTxnUid?: string })?.origPartnerTxnUid === reference,
+            ).length;
+          return { status: record?.status ?? 'NONE', voidRequests };
+        },
+        async notificationFor(reference) {
+          const delivery = await sim.deliverCallback(reference, 'normal');
+          return { body: Buffer.from(delivery.body), contentType: 'application/json' };
+        },
+        async close() {
+          connector.close();
+          await sim.close();
+        },
+      };
+    },
+  };
+}
+
+/**
+ * KBank's own sandbox (https://openapi-sandbox.kasikornbank.com). It answers by scenario (the
+ * `env-id` header), not by what happened, so the harness keeps the story of the one QR under test
+ * and picks each call's scenario from it: paying moves the inquiry to QR006 (PAID), a void to
+ * QR007 (VOIDED), settling makes the void QR015 (settled).
+ */
+export function kbankRealSandboxSubject(env: {
+  consumerId: string;
+  consumerSecret: string;
+  /** Another server answering KBank's sandbox scenarios (kbank-sim), for a rehearsal offline. */
+  baseUrl?: string;
+  name?: string;
+}): ContractSubject {
+  return {
+    name: env.name ?? 'kbank (KBank sandbox)',
+    async start() {
+      let now = CONTRACT_DAY;
+      let story: 'requested' | 'paid' | 'settled' | 'voided' | 'cancelled' = 'requested';
+      const envIdFor = (call: KbankCall): string => {
+        switch (call) {
+          case 'token':
+            return 'OAUTH2';
+          case 'request':
+            story = 'requested';
+            return 'QR002';
+          case 'inquiry':
+            return { requested: 'QR004', cancelled: 'QR005', paid: 'QR006', settled: 'QR006', voided: 'QR007' }[story];
+          case 'cancel':
+            if (story === 'requested') story = 'cancelled';
+            return story === 'paid' || story === 'settled' ? 'QR010' : story === 'voided' ? 'QR011' : 'QR008';
+          case 'void':
+            if (story === 'paid') story = 'voided';
+            return story === 'settled' ? 'QR015' : 'QR012';
+        }
+      };
+      const connector = createKbankConnector(
+        {
+          baseUrl: env.baseUrl ?? KBANK_SANDBOX_URL,
+          consumerId: env.consumerId,
+          consumerSecret: env.consumerSecret,
+          // KBank's published sandbox test data (the same for every developer).
+          partnerId: 'PTR1051673',
+          partnerSecret: 'd4bded59200547bc85903574a293831b',
+          merchantId: 'KB102057149704',
+          terminalId: null,
+          tlsCertFile: null,
+          tlsKeyFile: null,
+          testMode: true,
+          callbackPathToken: 'c'.repeat(32),
+          callbackAllowCidrs: [],
+          voidCutoffMinute: 21 * 60 + 30,
+          qrTtlMs: 600_000,
+          timeoutMs: 15_000,
+        },
+        { now: () => now, envIdFor },
+      );
+      return {
+        connector,
+        // The sandbox's canned inquiries report 100.00 THB.
+        amountMinor: 1_000_000n,
+        now: () => now,
+        setNow: (at) => {
+          now = at;
+        },
+        stateful: false,
+        async pay() {
+          story = 'paid';
+          return { txnNo: null };
+        },
+        async settle() {
+          story = 'settled';
+        },
+        async close() {
+          connector.close();
+        },
+      };
+    },
+  };
+}
