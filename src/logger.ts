@@ -1,6 +1,6 @@
 // JSON logs (pino). Secrets and the payer's account number are redacted wherever they
 // appear; request bodies are never logged, and URLs are logged without their query string
-// (the hosted page's ID is a bearer capability).
+// (the hosted page's ID is a bearer capability) and without the KBank callback's path token.
 import pino, { type DestinationStream, type Logger } from 'pino';
 import type { LogLevel } from './config.ts';
 
@@ -16,7 +16,31 @@ export const REDACT_PATHS = [
   'req.headers["webhook-signature"]',
   'secretKey',
   'config.secretKey',
+  // KBank (docs/connectors/kbank.md): the partner secret travels in every request body, the access
+  // token and the consumer secret in the Authorization header.
+  'partnerSecret',
+  '*.partnerSecret',
+  'access_token',
+  '*.access_token',
+  'consumerSecret',
+  '*.consumerSecret',
+  'consumer_secret',
+  '*.consumer_secret',
+  'callbackPathToken',
+  '*.callbackPathToken',
+  'config.kbank.partnerSecret',
+  'config.kbank.consumerSecret',
+  'config.kbank.callbackPathToken',
+  'authorization',
+  '*.authorization',
+  'headers.authorization',
+  '*.headers.authorization',
 ];
+
+/** The KBank callback's last path segment is its secret (KBANK_CALLBACK_PATH_TOKEN): never logged. */
+function loggedPath(url: string): string {
+  return url.split('?')[0]!.replace(/^(\/processor\/[^/]+\/notify\/)[^/]+/, '$1[redacted]');
+}
 
 export function createLogger(level: LogLevel, destination?: DestinationStream): Logger {
   return pino(
@@ -29,7 +53,7 @@ export function createLogger(level: LogLevel, destination?: DestinationStream): 
         req: (req: { id?: string; method?: string; url?: string; ip?: string }) => ({
           id: req.id,
           method: req.method,
-          path: (req.url ?? '').split('?')[0],
+          path: loggedPath(req.url ?? ''),
           ip: req.ip,
         }),
         err: pino.stdSerializers.err,

@@ -1,7 +1,7 @@
 // Runs the gateway: HTTP API, merchant refresh, background workers, graceful shutdown.
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import type { Config } from './config.ts';
+import { configWarnings, type Config } from './config.ts';
 import type { Services } from './compose/services.ts';
 import { openServices, startAttentionCount, startDirectory, startMetricsListener } from './compose/start-services.ts';
 import type { Store } from './app/ports/store.ts';
@@ -53,7 +53,8 @@ export type StartOptions = {
 
 export async function startGateway(config: Config, options: StartOptions): Promise<RunningGateway> {
   const { logger } = options;
-  connectorFor(config.mode); // live mode refuses to start without a live connector
+  connectorFor(config); // live mode refuses to start without a live connector
+  for (const warning of configWarnings(config)) logger.warn(warning);
   const services = await openServices(config, options);
   const { store } = services;
   if (config.createDemoMerchant && config.mode === 'sandbox') await ensureDemoMerchant(services, options.announce);

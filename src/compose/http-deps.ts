@@ -6,7 +6,8 @@ import { HostedPage } from '../app/hosted-page.ts';
 import { payoutBalance } from '../app/ledger-operations.ts';
 import { findMerchantTransaction } from '../app/query-status.ts';
 import type { Services } from '../app/services.ts';
-import type { ApiDeps, HttpDeps } from '../http/build-app.ts';
+import type { ApiDeps, HttpDeps, ProcessorRoute } from '../http/build-app.ts';
+import { registerKbankNotifyRoute } from '../connectors/kbank/notify-route.ts';
 
 export function httpDepsFrom(services: Services): HttpDeps {
   const { config, storeHealth, metrics } = services;
@@ -30,7 +31,23 @@ export function httpDepsFrom(services: Services): HttpDeps {
     api: apiDepsFrom(services),
     publicBaseUrl: config.publicBaseUrl,
     console: consoleDepsFrom(services, services.config),
+    processorRoutes: processorRoutesFrom(services),
   };
+}
+
+/** The running connector's own routes: KBank's callback (connectors/kbank/notify-route.ts). */
+function processorRoutesFrom(services: Services): ProcessorRoute[] {
+  const { kbank } = services.config;
+  if (services.config.processorConnector !== 'kbank' || !kbank) return [];
+  const { receiveNotification } = services.processor;
+  return [
+    (app) =>
+      registerKbankNotifyRoute(app, {
+        pathToken: kbank.callbackPathToken,
+        allowCidrs: kbank.callbackAllowCidrs,
+        receive: (body, contentType, clientAddress) => receiveNotification.receive(body, contentType, clientAddress),
+      }),
+  ];
 }
 
 function apiDepsFrom(services: Services): ApiDeps {

@@ -48,7 +48,11 @@ export function createServices(
       }
     }
   };
-  const getConnector = () => (connector ??= connectorFor(config.mode));
+  const getConnector = () =>
+    (connector ??= connectorFor(config, {
+      now,
+      ...(options.logger && { logger: options.logger.child({ component: 'processor' }) }),
+    }));
   const openAttention = new OpenAttention(store.attention);
   const complete = new CompletePayment({
     completions: store.completions,

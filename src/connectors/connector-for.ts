@@ -1,20 +1,35 @@
-// Which processor connector the gateway runs (docs/architecture.md "Connectors"). Only the
-// sandbox ships; live mode refuses to start until a connector that declares `live: true` is
-// registered here, so a misconfigured production never takes payments it cannot collect.
+// Which processor connector the gateway runs (docs/architecture.md "Connectors"): PROCESSOR_CONNECTOR
+// picks it, config.ts has checked its settings. Live mode refuses to start with a connector that
+// does not declare `live: true`, so a misconfigured production never takes payments it cannot
+// collect.
 import type { ProcessorConnector } from '../app/ports/processor.ts';
+import type { Config } from '../config.ts';
+import { createKbankConnector, type KbankConnectorOptions } from './kbank/connector.ts';
 import { sandboxConnector } from './sandbox/sandbox-connector.ts';
 
-const CONNECTORS: Record<string, ProcessorConnector> = { sandbox: sandboxConnector };
+export type ConnectorOptions = Pick<KbankConnectorOptions, 'now' | 'logger'>;
 
-export function connectorFor(mode: 'sandbox' | 'live', name = 'sandbox'): ProcessorConnector {
-  const connector = CONNECTORS[name];
-  if (!connector) throw new Error(`Unknown processor connector '${name}'.`);
-  if (mode === 'live' && !connector.capabilities.live) {
+export function connectorFor(
+  config: Pick<Config, 'mode' | 'processorConnector' | 'kbank'>,
+  options: ConnectorOptions = {},
+): ProcessorConnector {
+  const connector = build(config, options);
+  if (config.mode === 'live' && !connector.capabilities.live) {
     throw new Error(
-      'GATEWAY_MODE=live needs a live processor connector, ' +
-        `but this build ships only the '${connector.name}' connector. ` +
-        'Implement ProcessorConnector (src/app/ports/processor.ts) for your bank, or run in sandbox mode.',
+      `GATEWAY_MODE=live needs a live processor connector, and PROCESSOR_CONNECTOR=${connector.name} moves no ` +
+        'money. Set PROCESSOR_CONNECTOR=kbank with the KBANK_* settings (docs/connectors/kbank.md), or run in ' +
+        'sandbox mode.',
     );
   }
   return connector;
+}
+
+function build(config: Pick<Config, 'processorConnector' | 'kbank'>, options: ConnectorOptions): ProcessorConnector {
+  switch (config.processorConnector) {
+    case 'sandbox':
+      return sandboxConnector;
+    case 'kbank':
+      if (!config.kbank) throw new Error('PROCESSOR_CONNECTOR=kbank without its KBANK_* settings');
+      return createKbankConnector(config.kbank, options);
+  }
 }

@@ -58,7 +58,15 @@ export type HttpDeps = {
   publicBaseUrl: string;
   /** The web console's use cases and values (http/console/console-deps.ts). */
   console: ConsoleDeps;
+  /**
+   * The routes the running processor connector adds (KBank: its callback), built by the
+   * composition root; none for the sandbox.
+   */
+  processorRoutes: ProcessorRoute[];
 };
+
+/** Registers one route of a processor connector on the app. */
+export type ProcessorRoute = (app: FastifyInstance) => Promise<void>;
 
 export type AppOptions = { logger: Logger; draining?: () => boolean };
 
@@ -110,5 +118,6 @@ async function registerRoutes(app: FastifyInstance, deps: HttpDeps): Promise<Jso
     registerRedirectQrPngRoute(scope, api.redirectQrPng);
   });
   await registerConsole(app, deps.console); // the web console, in its own scope under /console
+  for (const register of deps.processorRoutes) await register(app);
   return hotOperations;
 }

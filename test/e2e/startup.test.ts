@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { connect } from 'node:net';
 import { once } from 'node:events';
 import { join } from 'node:path';
+import { startKbankSim } from '../../src/dev/kbank-sim/server.ts';
 import { fixture } from '../support/test-gateway.ts';
 import {
   freePort,
@@ -117,7 +118,53 @@ describe('start-up and shutdown', () => {
     );
     assert.equal(result.code, 1);
     assert.match(result.stderr, /live processor connector/);
+    assert.match(result.stderr, /Set PROCESSOR_CONNECTOR=kbank/);
     assert.doesNotMatch(result.stderr, /\n\s+at /);
+  });
+
+  test('PROCESSOR_CONNECTOR=kbank without its settings: exit 2, each missing one named', async () => {
+    const result = await runCliProcess([], { ...env, PROCESSOR_CONNECTOR: 'kbank' }, 'src/main.ts');
+    assert.equal(result.code, 2);
+    for (const key of ['KBANK_BASE_URL', 'KBANK_CONSUMER_SECRET', 'KBANK_PARTNER_SECRET', 'KBANK_CALLBACK_PATH_TOKEN'])
+      assert.match(result.stderr, new RegExp(`${key} is required with PROCESSOR_CONNECTOR=kbank`));
+    assert.equal(result.stderr.match(/Invalid configuration/g)?.length, 1, 'one message');
+  });
+
+  test('live mode starts with PROCESSOR_CONNECTOR=kbank (kbank-sim); a TTL past the QR is warned of', async () => {
+    const sim = await startKbankSim();
+    try {
+      const { consumerId, consumerSecret, partnerId, partnerSecret, merchantId } = sim.credentials;
+      const token = 'e2e-callback-token-0123456789abcdef';
+      const gateway = await startGatewayProcess({
+        ...env,
+        // A database of its own: the others were first started with the sandbox's key file.
+        DATABASE_URL: `sqlite:${join(dir, 'live-kbank', 'gateway.db')}`,
+        GATEWAY_MODE: 'live',
+        GATEWAY_SECRET_KEY: 'b2'.repeat(32),
+        PUBLIC_BASE_URL: 'https://pay.example',
+        PROCESSOR_CONNECTOR: 'kbank',
+        KBANK_BASE_URL: sim.url,
+        KBANK_CONSUMER_ID: consumerId,
+        KBANK_CONSUMER_SECRET: consumerSecret,
+        KBANK_PARTNER_ID: partnerId,
+        KBANK_PARTNER_SECRET: partnerSecret,
+        KBANK_MERCHANT_ID: merchantId,
+        KBANK_CALLBACK_PATH_TOKEN: token,
+      });
+      const callback = await fetch(`${gateway.url}/processor/kbank/notify/${token}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"partnerTxnUid":"QNOTOURS0000001","statusCode":"00"}',
+      });
+      assert.deepEqual(await callback.json(), { statusCode: '00', errorCode: null, errorDesc: null });
+      assert.equal(await gateway.stop('SIGTERM'), 0);
+      const output = gateway.stdout() + gateway.stderr();
+      assert.match(output, /TRANSACTION_TTL \(900 s\) is longer than KBANK_QR_TTL \(600 s\)/);
+      for (const secret of [consumerSecret, partnerSecret, token])
+        assert.ok(!output.includes(secret), 'no secret logged');
+    } finally {
+      await sim.close();
+    }
   });
 
   test('live mode without GATEWAY_SECRET_KEY is a configuration error', async () => {

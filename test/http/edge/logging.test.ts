@@ -3,6 +3,9 @@
 // ever appears (docs/operations.md "Logs": secrets never appear in logs).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { SeededIds } from '../../../src/dev/kbank-sim/ids.ts';
+import { startKbankSim, type KbankSim } from '../../../src/dev/kbank-sim/server.ts';
+import { CONTRACT_DAY } from '../../support/connector-harnesses.ts';
 import { testDialects } from '../../support/dialects.ts';
 import {
   addMerchant,
@@ -202,4 +205,83 @@ for (const { dialect, skip } of await testDialects()) {
       });
     });
   }
+}
+
+// A KBank payment from end to end — its QR at KBank (kbank-sim), KBank's callback, the paid
+// answer, a refund by void — logged at the most verbose level: KBank's secrets, the access token
+// and the callback's path token never appear (docs/connectors/kbank.md "Settings").
+for (const { dialect, skip } of await testDialects()) {
+  describe(`logs of a KBank payment [${dialect}]`, { skip }, () => {
+    const SEED = 'logging-test';
+    const PATH_TOKEN = 'logging-callback-token-0123456789abcdef';
+    let sim: KbankSim;
+    let gw: TestGateway;
+    before(async () => {
+      sim = await startKbankSim({ seed: SEED, now: CONTRACT_DAY });
+      const { consumerId, consumerSecret, partnerId, partnerSecret, merchantId } = sim.credentials;
+      gw = await startTestGateway(dialect, {
+        LOG_LEVEL: 'trace',
+        PROCESSOR_CONNECTOR: 'kbank',
+        KBANK_BASE_URL: sim.url,
+        KBANK_CONSUMER_ID: consumerId,
+        KBANK_CONSUMER_SECRET: consumerSecret,
+        KBANK_PARTNER_ID: partnerId,
+        KBANK_PARTNER_SECRET: partnerSecret,
+        KBANK_MERCHANT_ID: merchantId,
+        KBANK_CALLBACK_PATH_TOKEN: PATH_TOKEN,
+        TRANSACTION_TTL: '10m',
+      });
+      gw.clock.now = CONTRACT_DAY; // the simulator's day, so the void is inside its window
+      const creds = await addMerchant(gw);
+      const initiated = await post(gw, '/transaction/s2s', initiationBody(creds, { trackid: 'kbank-log' }));
+      assert.equal(initiated.status, 200);
+      const transaction = await gw.services.transactions.findById(creds.merchantid, initiated.body.transactionid);
+      // What the hosted page does at the first view, and what the reconciler does after the callback.
+      await gw.services.processor.paymentQr.ensure(transaction!);
+      const attempt = (await gw.services.store.processorAttempts.latest(transaction!.id, 'qr'))!;
+      const paid = sim.pay(attempt.reference);
+      assert.ok(paid.ok);
+      const callback = await gw.app.inject({
+        method: 'POST',
+        url: `/processor/kbank/notify/${PATH_TOKEN}`,
+        headers: { 'content-type': 'application/json' },
+        payload: (await paid.callback).body,
+      });
+      assert.equal(callback.statusCode, 200);
+      const status = await gw.services.processor.connector().queryPayment(attempt.reference);
+      assert.equal(await gw.services.processor.sync.applyTo(transaction!, attempt, status), 'completed');
+      const refund = await post(gw, '/transaction/refund', {
+        merchantid: creds.merchantid,
+        password: creds.password,
+        transactionid: transaction!.id,
+        bill_currencycode: 'THB',
+        bill_amount: '9999.99',
+      });
+      assert.equal(refund.status, 200, refund.raw);
+      assert.equal(sim.state().records[0]!.status, 'VOIDED');
+    });
+    after(async () => {
+      await gw?.close();
+      await sim?.close();
+    });
+
+    test('KBank calls were logged', () => {
+      assert.ok(gw.logs.lines.some((l) => l.includes('KBank call answered')));
+      assert.ok(gw.logs.lines.some((l) => l.includes('KBank callback received')));
+    });
+
+    for (const what of ['consumer secret', 'partner secret', 'access token', 'callback path token']) {
+      test(`no KBank ${what} in the logs`, () => {
+        const secret = {
+          'consumer secret': sim.credentials.consumerSecret,
+          'partner secret': sim.credentials.partnerSecret,
+          // The simulator's first access token, from the same seed (src/dev/kbank-sim/ids.ts).
+          'access token': new SeededIds(SEED).alnum('access-token', 28),
+          'callback path token': PATH_TOKEN,
+        }[what]!;
+        assert.ok(secret.length >= 10, `collected ${what}`);
+        assert.ok(!gw.logs.text.includes(secret), `${what} leaked into the logs`);
+      });
+    }
+  });
 }
