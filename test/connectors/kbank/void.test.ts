@@ -17,7 +17,8 @@ describe('KBank refunds are voids, sent once', () => {
   let connector: ReturnType<typeof kbankConnectorFor>;
   before(async () => {
     sim = await startKbankSim({ now: CONTRACT_DAY });
-    connector = kbankConnectorFor(sim, { timeoutMs: 300 });
+    // Long enough for a loaded machine, short enough for the tests of a void never answered.
+    connector = kbankConnectorFor(sim, { timeoutMs: 1000 });
   });
   after(async () => {
     connector?.close();
