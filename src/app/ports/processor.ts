@@ -116,4 +116,6 @@ export type ProcessorConnector = {
   refund(request: RefundRequest): Promise<RefundAccepted>;
   /** Reads an inbound notification (capabilities.notifications); never trusted beyond a hint. */
   parseNotification(body: Buffer, contentType: string | undefined): NotificationHint;
+  /** Releases the connector's connections, so a CLI command that used it ends at once. */
+  close?(): void;
 };

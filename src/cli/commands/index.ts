@@ -8,6 +8,7 @@ import { kbankSimCommands } from './kbank-sim.ts';
 import { ledgerCommands } from './ledger.ts';
 import { merchantCommands } from './merchant.ts';
 import { serveCommands } from './serve.ts';
+import { reconcileCommands } from './reconcile.ts';
 import { refundCommands } from './refund.ts';
 
 export type { Command } from './context.ts';
@@ -22,4 +23,5 @@ export const commandTable: Record<string, Command> = {
   ...kbankSimCommands,
   ...consoleCommands,
   ...attentionCommands,
+  ...reconcileCommands,
 };

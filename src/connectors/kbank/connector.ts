@@ -20,14 +20,13 @@ import type {
   RefundRequest,
 } from '../../app/ports/processor.ts';
 import type { KbankSettings } from '../../config/kbank.ts';
+import { bangkokDayNumber, bangkokMinute } from '../../domain/bangkok-time.ts';
 import { GatewayError } from '../../domain/errors.ts';
 import { formatMinor } from '../../domain/money.ts';
 import { ProcessorMismatch, ProcessorUnavailable } from '../../domain/processor-errors.ts';
 import { thaiQrIsFor, verifyThaiQrPayload } from '../../domain/thai-qr.ts';
 import { KbankClient, type ClientLogger, type RetryPolicy } from './client.ts';
 import {
-  bangkokDay,
-  bangkokMinute,
   CURRENCY,
   derivedTxnUid,
   describeBankError,
@@ -215,7 +214,7 @@ export function createKbankConnector(settings: KbankSettings, options: KbankConn
       );
     if (request.paidAt === null) throw notAllowed('when this payment was paid is not known.');
     const at = now();
-    if (bangkokDay(request.paidAt) !== bangkokDay(at))
+    if (bangkokDayNumber(request.paidAt) !== bangkokDayNumber(at))
       throw notAllowed(`this payment was paid on ${requestDt(request.paidAt).slice(0, 10)}, not today.`);
     if (bangkokMinute(at) >= settings.voidCutoffMinute) throw notAllowed(`it is past ${cutoff} today.`);
     return request.paymentReference;

@@ -9,6 +9,7 @@
 // string, and both become bigint 1/10,000 THB; a request's `txnAmount` is written as a number
 // token with exactly two decimals (`100.50`), which JSON.stringify cannot write.
 import { createHmac, randomBytes } from 'node:crypto';
+import { BANGKOK_OFFSET_MS } from '../../domain/bangkok-time.ts';
 import { ProcessorMismatch } from '../../domain/processor-errors.ts';
 import { formatMinor, parseDecimal } from '../../domain/money.ts';
 import type { NotificationHint, ProcessorPaymentState } from '../../app/ports/processor.ts';
@@ -102,22 +103,9 @@ export function randomTxnUid(prefix: 'I' | 'C'): string {
   return prefix + base36(BigInt(`0x${randomBytes(16).toString('hex')}`));
 }
 
-const BANGKOK_OFFSET_MS = 7 * 3_600_000;
-const DAY_MS = 86_400_000;
-
 /** `requestDt`: ISO 8601 in Asia/Bangkok with its offset, e.g. 2026-01-05T10:15:30+07:00. */
 export function requestDt(at: number): string {
   return `${new Date(at + BANGKOK_OFFSET_MS).toISOString().slice(0, 19)}+07:00`;
-}
-
-/** Days since 1970-01-01 in Asia/Bangkok (UTC+7 all year, no daylight saving). */
-export function bangkokDay(at: number): number {
-  return Math.floor((at + BANGKOK_OFFSET_MS) / DAY_MS);
-}
-
-/** Minutes past midnight in Asia/Bangkok. */
-export function bangkokMinute(at: number): number {
-  return Math.floor(((((at + BANGKOK_OFFSET_MS) % DAY_MS) + DAY_MS) % DAY_MS) / 60_000);
 }
 
 /** 1290 → "21:30". */

@@ -2,6 +2,7 @@
 // its nonce) and the small pieces pages share: message and 403 bodies, the CSRF field, times.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ActiveSession } from '../../app/console/console-sessions.ts';
+import { BANGKOK_OFFSET_MS } from '../../domain/bangkok-time.ts';
 import { html, raw, type SafeHtml } from '../hosted-page/html.ts';
 import { newNonce, setPageHeaders } from '../hosted-page/security.ts';
 import { browserUrl, formToken } from './console-kit.ts';
@@ -109,6 +110,3 @@ export function formatTime(ms: number | null): string {
   const iso = new Date(ms + BANGKOK_OFFSET_MS).toISOString();
   return `${iso.slice(0, 10)} ${iso.slice(11, 19)}`;
 }
-
-/** Thailand has no daylight saving time: a day there starts at 17:00 UTC the day before. */
-export const BANGKOK_OFFSET_MS = 7 * 3_600_000;

@@ -4,26 +4,14 @@
 import type { PaymentSearch } from '../../../app/ports/console.ts';
 import type { TransactionStatus } from '../../../domain/lifecycle.ts';
 import { parseDecimal } from '../../../domain/money.ts';
-import { BANGKOK_OFFSET_MS } from '../page-shell.ts';
+import { bangkokDayStart } from '../../../domain/bangkok-time.ts';
 
 export const PAGE_SIZE = 50;
 export const STATES: readonly TransactionStatus[] = ['PROCESSING', 'SUCCESS', 'FAILED'];
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const CURSOR = /^(\d{1,16})\.([0-9a-f-]{36})$/i;
 
 type Query = Record<string, unknown>;
-
-/** Start of a calendar day in Thailand, in Unix ms; undefined when not a real date. */
-function bangkokDay(text: string): number | undefined {
-  const m = DATE.exec(text);
-  if (!m) return undefined;
-  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  const utc = Date.UTC(y, mo - 1, d);
-  const check = new Date(utc);
-  if (check.getUTCFullYear() !== y || check.getUTCMonth() !== mo - 1 || check.getUTCDate() !== d) return undefined;
-  return utc - BANGKOK_OFFSET_MS;
-}
 
 /** The form as typed (shown back in the form), the query it asks for, and the fields it got wrong. */
 export type ParsedSearch = { search: PaymentSearch; form: Record<string, string>; problems: string[] };
@@ -58,12 +46,12 @@ export function parseSearch(query: Query, merchantScope: string | undefined): Pa
     else problems.push('state');
   }
   if (form.from !== '') {
-    const from = bangkokDay(form.from);
+    const from = bangkokDayStart(form.from);
     if (from === undefined) problems.push('from');
     else search.from = from;
   }
   if (form.to !== '') {
-    const to = bangkokDay(form.to);
+    const to = bangkokDayStart(form.to);
     if (to === undefined) problems.push('to');
     else search.to = to + 86_400_000;
   }
