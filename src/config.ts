@@ -19,7 +19,12 @@ import {
   readServiceName,
 } from './config/settings.ts';
 import { parseTrustProxy, type TrustProxy } from './config/trust-proxy.ts';
-import { readProcessor, type KbankSettings, type ProcessorConnectorName } from './config/kbank.ts';
+import {
+  KBANK_PRODUCTION_HOST,
+  readProcessor,
+  type KbankSettings,
+  type ProcessorConnectorName,
+} from './config/kbank.ts';
 
 export { parseDuration } from './config/duration.ts';
 export { DEFAULT_RETRY_LADDER } from './config/settings.ts';
@@ -217,5 +222,13 @@ function checkCombinations(config: Config, problems: string[]): void {
     problems.push(
       'DELIVERY_WORKER=false needs PostgreSQL: a SQLite database is served by one process, ' +
         'and its `serve` must deliver the notifications',
+    );
+  // Sandbox mode lets POST /transaction/sandbox/complete end a payment without the bank, which must
+  // never happen to a QR real money can pay (docs/connectors/kbank.md "Settings").
+  const kbankUrl = config.kbank && URL.canParse(config.kbank.baseUrl) ? new URL(config.kbank.baseUrl) : undefined;
+  if (config.mode === 'sandbox' && kbankUrl?.hostname === KBANK_PRODUCTION_HOST)
+    problems.push(
+      'KBANK_BASE_URL is KBank production, where QR payments move real money: set GATEWAY_MODE=live ' +
+        '(sandbox mode completes payments without asking the bank)',
     );
 }

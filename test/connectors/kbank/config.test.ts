@@ -132,12 +132,25 @@ describe('KBank settings', () => {
       problemsOf({ ...production, KBANK_TLS_CERT: cert, KBANK_TLS_KEY: join(dir, 'missing.key') }).join('\n'),
       /KBANK_TLS_KEY=".*missing\.key" is not a readable file/,
     );
-    const config = loadConfig({ ...production, KBANK_TLS_CERT: cert, KBANK_TLS_KEY: key });
+    const live = { GATEWAY_MODE: 'live', GATEWAY_SECRET_KEY: 'b2'.repeat(32), PUBLIC_BASE_URL: 'https://pay.example' };
+    const config = loadConfig({ ...production, ...live, KBANK_TLS_CERT: cert, KBANK_TLS_KEY: key });
     assert.equal(config.kbank!.tlsCertFile, cert);
     assert.match(
       problemsOf({ ...production, KBANK_TLS_CERT: cert, KBANK_TLS_KEY: key, KBANK_TEST_MODE: 'true' }).join('\n'),
       /KBANK_TEST_MODE=true .* not for production/,
     );
+  });
+
+  test('sandbox mode never runs on KBank production: it completes payments without asking the bank', () => {
+    const production = { ...KBANK, KBANK_BASE_URL: 'https://openapi.kasikornbank.com' };
+    const problems = problemsOf({ ...production, KBANK_TLS_CERT: cert, KBANK_TLS_KEY: key });
+    assert.deepEqual(problems, [
+      'KBANK_BASE_URL is KBank production, where QR payments move real money: set GATEWAY_MODE=live ' +
+        '(sandbox mode completes payments without asking the bank)',
+    ]);
+    // KBank's sandbox and kbank-sim are fine in sandbox mode: no real money there.
+    assert.deepEqual(problemsOf(KBANK), []);
+    assert.deepEqual(problemsOf({ ...KBANK, KBANK_BASE_URL: 'http://127.0.0.1:8787' }), []);
   });
 
   test('bad values are named, and secrets are not shown', () => {
