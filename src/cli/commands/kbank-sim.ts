@@ -134,6 +134,9 @@ export const kbankSimCommands: Record<string, Command> = {
       const pay =
         `curl -s -X POST ${sim.url}/__sim/pay -H 'content-type: application/json' ` +
         `-d '{"partnerTxnUid":"<the partnerTxnUid of your QR request>"}'`;
+      // The path token is the callback's only credential: people see where callbacks go, not it.
+      const shownCallbackUrl =
+        summary.callbackUrl?.replace(callbackPathToken, '<token>') ?? '(none; POST /__sim/callback-url sets one)';
       if (values.json) ctx.io.out(JSON.stringify({ ...summary, examplePay: pay }));
       else
         ctx.io.out(
@@ -144,7 +147,7 @@ export const kbankSimCommands: Record<string, Command> = {
             `  partner id       ${summary.partnerId}`,
             `  partner secret   ${summary.partnerSecret}`,
             `  merchant id      ${summary.merchantId}`,
-            `  callback URL     ${summary.callbackUrl?.replace(callbackPathToken, '<token>') ?? '(none; POST /__sim/callback-url sets one)'}`,
+            `  callback URL     ${shownCallbackUrl}`,
             ...(envFile === undefined ? [] : [`  gateway settings ${envFile} (npm start reads .env)`]),
             `  clock            ${bangkokIso(clock.unixMs)} ` +
               `(${clock.ticking ? 'ticking' : 'fixed'}; POST /__sim/clock moves it)`,
