@@ -36,6 +36,7 @@ export type GatewayRunResult = {
   replayHeaderSeen: boolean;
   initiationOnly: boolean;
   mixedOnly: boolean;
+  firstViews: boolean;
 };
 
 export type GatewayRunOptions = {
@@ -57,12 +58,21 @@ export type GatewayRunOptions = {
   deadBacklog?: number;
   /** The checkout whose gateway runs (default: this one); for before/after comparisons. */
   gatewayDir?: string;
+  /** Settings added to the gateway's environment (the KBank connector's). */
+  extraEnv?: Record<string, string>;
+  /**
+   * Instead of the usual scenarios after initiation: the hosted page's first view of each new
+   * payment (with a processor that makes the QR, one call to it per view), then repeat views.
+   */
+  firstViews?: boolean;
   log: (line: string) => void;
 };
 
 const CLI_PATH = 'src/cli/index.ts';
 /** How many distinct payment pages the hosted page scenario cycles through. */
 const HOSTED_PAGES = 500;
+/** How many pages the first-view scenario may visit (more than a run can view). */
+const FIRST_VIEW_PAGES = 200_000;
 
 /**
  * The path and query of the redirectUrl in an initiation answer (the gateway's PUBLIC_BASE_URL is not where it
@@ -98,7 +108,7 @@ class Ledger {
 }
 
 export async function runGateway(options: GatewayRunOptions): Promise<GatewayRunResult> {
-  const env = gatewayEnv(options.databaseUrl, options.tmpDir);
+  const env = { ...gatewayEnv(options.databaseUrl, options.tmpDir), ...options.extraEnv };
   const CLI = join(options.gatewayDir ?? '.', CLI_PATH);
   const creds = await createBenchMerchant(CLI, env);
 
@@ -149,7 +159,8 @@ export async function runGateway(options: GatewayRunOptions): Promise<GatewayRun
           if (status === 200 && trackid) {
             ledger.acknowledged.add(trackid);
             const pagePath = redirectPath(body);
-            if (pagePath && pagePaths.length < HOSTED_PAGES) pagePaths.push(pagePath);
+            if (pagePath && pagePaths.length < (options.firstViews ? FIRST_VIEW_PAGES : HOSTED_PAGES))
+              pagePaths.push(pagePath);
           } else sampleFailure ??= `${status} ${body.slice(0, 300)}`;
         },
       });
@@ -161,6 +172,30 @@ export async function runGateway(options: GatewayRunOptions): Promise<GatewayRun
       };
     };
 
+    /**
+     * Customers loading payment pages, cycling through `paths`. Over HOSTED_PAGES pages each is
+     * rendered once and then answered from the QR cache, as when a customer reloads or a page is
+     * shared between tabs; in the first-view scenario every request is a page's first view.
+     */
+    const hostedPages = async (paths: string[], name: string, what: string): Promise<ScenarioResult> => {
+      let i = 0;
+      let sampleFailure: string | undefined;
+      const load = await runLoad({
+        url: server.url,
+        method: 'GET',
+        path: paths[0]!,
+        nextPath: () => paths[i++ % paths.length]!,
+        connections: options.connections,
+        serverPid: server.process.pid,
+        durationS: options.durationS,
+        onResponse: (code, body) => {
+          if (code !== 200 || !body.includes('<svg')) sampleFailure ??= `${code} ${body.slice(0, 300)}`;
+        },
+      });
+      const wrapped = i > paths.length ? ` (${paths.length} pages, so views past the first are repeats)` : '';
+      return { name, what: what + wrapped, load, sampleFailure };
+    };
+
     if (options.warmupS > 0) {
       options.log(`  ${options.label}: warm-up ${options.warmupS} s`);
       await initiations('w', options.warmupS);
@@ -170,7 +205,26 @@ export async function runGateway(options: GatewayRunOptions): Promise<GatewayRun
     scenarios.push(unique);
     const measuredTrackids = [...ledger.acknowledged].filter((t) => t.startsWith('s'));
 
-    if (!options.initiationOnly) {
+    if (options.firstViews && pagePaths.length > 0) {
+      // The warm-up's and the measured initiations' payments: nobody has viewed them yet.
+      options.log(`  ${options.label}: hosted page first views ${options.durationS} s`);
+      scenarios.push(
+        await hostedPages(
+          pagePaths,
+          'gateway hosted page first view',
+          "GET /transaction/Redirect?ID=… of a payment never viewed: the processor's QR created, then the page",
+        ),
+      );
+      const repeats = pagePaths.slice(0, HOSTED_PAGES);
+      options.log(`  ${options.label}: hosted page repeat views ${options.durationS} s`);
+      scenarios.push(
+        await hostedPages(
+          repeats,
+          'gateway hosted page GET',
+          `GET /transaction/Redirect?ID=… over ${repeats.length} viewed payments: one read + the page from its cache`,
+        ),
+      );
+    } else if (!options.initiationOnly) {
       if (!options.mixedOnly) {
         // Replay: one stored transaction, then the identical request again and again.
         const replayTrackid = `r${runId}`;
@@ -228,33 +282,16 @@ export async function runGateway(options: GatewayRunOptions): Promise<GatewayRun
           });
         }
 
-        // Hosted page: customers (re)loading the payment pages of open transactions. Cycling
-        // through HOSTED_PAGES pages, each is rendered once and then answered from the QR cache,
-        // as when a customer reloads or a page is shared between tabs.
         if (pagePaths.length > 0) {
           options.log(`  ${options.label}: hosted page GET (${pagePaths.length} open payments) ${options.durationS} s`);
-          let i = 0;
-          let pageFailure: string | undefined;
-          const page = await runLoad({
-            url: server.url,
-            method: 'GET',
-            path: pagePaths[0]!,
-            nextPath: () => pagePaths[i++ % pagePaths.length]!,
-            connections: options.connections,
-            serverPid: server.process.pid,
-            durationS: options.durationS,
-            onResponse: (code, body) => {
-              if (code !== 200 || !body.includes('<svg')) pageFailure ??= `${code} ${body.slice(0, 300)}`;
-            },
-          });
-          scenarios.push({
-            name: 'gateway hosted page GET',
-            what:
-              `GET /transaction/Redirect?ID=… over ${pagePaths.length} ` +
-              `open payments: one read + the HTML page with its QR`,
-            load: page,
-            sampleFailure: pageFailure,
-          });
+          scenarios.push(
+            await hostedPages(
+              pagePaths,
+              'gateway hosted page GET',
+              `GET /transaction/Redirect?ID=… over ${pagePaths.length} open payments: ` +
+                'one read + the HTML page with its QR',
+            ),
+          );
         }
       }
 
@@ -311,6 +348,7 @@ export async function runGateway(options: GatewayRunOptions): Promise<GatewayRun
     replayHeaderSeen,
     initiationOnly: options.initiationOnly ?? false,
     mixedOnly: options.mixedOnly ?? false,
+    firstViews: options.firstViews ?? false,
   };
 }
 

@@ -31,12 +31,14 @@ export type BenchOptions = {
   deadBacklog: number;
   /** The checkout whose gateway is measured (default '.'), e.g. a `git worktree` of main for "before". */
   gatewayDir: string;
+  /** One more SQLite run with the KBank connector on kbank-sim: initiation, and the pages' first views. */
+  kbank: boolean;
 };
 
 const USAGE = `usage: npm run bench -- [--duration S] [--warmup S] [--connections N] [--micro S]
                           [--postgres] [--profile] [--skip-fastify] [--micro-only] [--initiation-only]
                           [--mixed-only]
-                          [--existing-rows N] [--dead-backlog N] [--gateway-dir DIR]
+                          [--existing-rows N] [--dead-backlog N] [--gateway-dir DIR] [--kbank]
   --duration S      measured seconds per HTTP scenario (default 10, env BENCH_DURATION, max 120)
   --warmup S        warm-up seconds per server (default 2, env BENCH_WARMUP, max 30)
   --connections N   concurrent connections (default 64, env BENCH_CONNECTIONS, max 4096)
@@ -52,7 +54,10 @@ const USAGE = `usage: npm run bench -- [--duration S] [--warmup S] [--connection
   --dead-backlog N  also measure initiation while N notifications to a dead endpoint are due
                     (e.g. 20000; env BENCH_DEAD_BACKLOG, default 0 = skip, max 200000)
   --gateway-dir DIR measure the gateway of another checkout (e.g. git worktree add /tmp/before main;
-                    env BENCH_GATEWAY_DIR; it must have node_modules and the same schema)`;
+                    env BENCH_GATEWAY_DIR; it must have node_modules and the same schema)
+  --kbank           also run the SQLite gateway with the KBank connector on a local kbank-sim: initiation
+                    (no bank call on its path) and the hosted page's first views (each asks the bank for
+                    the payment's QR), then repeat views (env BENCH_KBANK=1)`;
 
 function bounded(name: string, raw: string | undefined, fallback: number, min: number, max: number): number {
   if (raw === undefined || raw === '') return fallback;
@@ -83,6 +88,7 @@ export function parseBenchOptions(argv: string[], env: Record<string, string | u
         'existing-rows': { type: 'string' },
         'dead-backlog': { type: 'string' },
         'gateway-dir': { type: 'string' },
+        kbank: { type: 'boolean' },
         help: { type: 'boolean' },
       },
     }));
@@ -109,6 +115,7 @@ export function parseBenchOptions(argv: string[], env: Record<string, string | u
     ),
     deadBacklog: Math.trunc(bounded('--dead-backlog', values['dead-backlog'] ?? env.BENCH_DEAD_BACKLOG, 0, 0, 200_000)),
     gatewayDir: values['gateway-dir'] ?? env.BENCH_GATEWAY_DIR ?? '.',
+    kbank: values.kbank ?? env.BENCH_KBANK === '1',
   };
 }
 
@@ -121,8 +128,9 @@ export function timeLimitS(options: BenchOptions): number {
     (options.skipFastify ? 0 : 1) +
     (options.initiationOnly ? 1 : options.mixedOnly ? 2 : 5) * stores +
     bigRuns +
-    (options.profile ? 1 : 0);
-  const warmups = 4 + (options.postgres ? 1 : 0) + bigRuns + (options.profile ? 1 : 0);
+    (options.profile ? 1 : 0) +
+    (options.kbank ? 3 : 0);
+  const warmups = 4 + (options.postgres ? 1 : 0) + bigRuns + (options.profile ? 1 : 0) + (options.kbank ? 1 : 0);
   // Seeding: budget 20 s per million rows and store.
   const seedingS = (bigRuns * 20 * options.existingRows) / 1_000_000;
   return Math.ceil(

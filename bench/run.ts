@@ -15,7 +15,8 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { runCommitMicro } from './commit-micro.ts';
 import { killAllChildren, startServer } from './children.ts';
-import { runGateway, type GatewayRunResult } from './gateway-run.ts';
+import { runGateway, type GatewayRunOptions, type GatewayRunResult } from './gateway-run.ts';
+import { startKbankSimChild } from './kbank-sim-child.ts';
 import { runLoad, type LoadResult } from './load.ts';
 import { parseBenchOptions, timeLimitS, type BenchOptions } from './options.ts';
 import { createBenchDatabase, type BenchDatabase } from './postgres-database.ts';
@@ -52,6 +53,25 @@ async function baseline(script: string, label: string, options: BenchOptions): P
     return await runLoad({ ...spec, durationS: options.durationS });
   } finally {
     await server.stop(5000);
+  }
+}
+
+/**
+ * The SQLite gateway with the KBank connector on a local kbank-sim (bench/kbank-sim-child.ts):
+ * initiation, which never calls the bank, and the hosted page's first views, which do.
+ */
+async function runKbank(common: Omit<GatewayRunOptions, 'label' | 'databaseUrl'>): Promise<GatewayRunResult> {
+  const sim = await startKbankSimChild(common.gatewayDir ?? '.');
+  try {
+    return await runGateway({
+      ...common,
+      label: 'sqlite, KBank on kbank-sim',
+      databaseUrl: `sqlite:${join(common.tmpDir, 'kbank.db')}`,
+      extraEnv: sim.gatewayEnv,
+      firstViews: true,
+    });
+  } finally {
+    await sim.stop();
   }
 }
 
@@ -108,6 +128,7 @@ async function main(): Promise<number> {
   runs.push(
     await runGateway({ ...common, ...only, label: 'sqlite', databaseUrl: `sqlite:${join(tmpDir, 'gateway.db')}` }),
   );
+  if (options.kbank) runs.push(await runKbank(common));
   if (options.existingRows > 0) {
     const label = `sqlite, ${options.existingRows.toLocaleString('en-US')} rows`;
     runs.push(
@@ -263,7 +284,7 @@ async function main(): Promise<number> {
             `${(mixed.load.rps / unique.load.rps).toFixed(2)}× the req/s (target ≥ 0.80×)`,
         );
     }
-    if (!run.initiationOnly && !run.mixedOnly && !run.replayHeaderSeen) {
+    if (!run.initiationOnly && !run.mixedOnly && !run.firstViews && !run.replayHeaderSeen) {
       failed = true;
       log(`FAIL [${run.store}] the replayed initiation did not carry Idempotent-Replayed: true`);
     }
@@ -271,6 +292,21 @@ async function main(): Promise<number> {
       failed = true;
       log(`FAIL [${run.store}] the gateway exited with ${run.exitCode} on SIGTERM`);
     }
+  }
+  // Live initiation must cost what sandbox initiation costs: the bank is asked at the first page view.
+  const sandboxRun = runs.find((r) => r.store === 'sqlite');
+  const kbankRun = runs.find((r) => r.firstViews);
+  const uniqueOf = (run: GatewayRunResult | undefined) => run?.scenarios.find((s) => s.name.includes('unique'));
+  const [sandboxInit, kbankInit] = [uniqueOf(sandboxRun), uniqueOf(kbankRun)];
+  if (sandboxInit && kbankInit) {
+    const cpu = (s: typeof sandboxInit) => s.load.serverUsPerRequest;
+    const [a, b] = [cpu(sandboxInit), cpu(kbankInit)];
+    const rps = (kbankInit.load.rps / sandboxInit.load.rps).toFixed(2);
+    log(
+      `Initiation with KBank vs the sandbox connector [sqlite]: ${rps}× the req/s` +
+        (a !== undefined && b !== undefined ? `, ${(b / a).toFixed(2)}× the server CPU per request` : '') +
+        ' (the bank is not called on this path)',
+    );
   }
   for (const m of micro) {
     if (m.storedRows !== m.rows) {
