@@ -38,6 +38,34 @@ export type ProcessorAttempt = {
   createdAt: number;
 };
 
+/**
+ * A new attempt as written before its request goes out: state `pending`, nothing learnt from the
+ * processor yet, checked by the reconciler at `nextCheckAt` if no answer comes.
+ */
+export function pendingAttempt(
+  fields: Pick<ProcessorAttempt, 'reference' | 'transactionId' | 'connector' | 'kind' | 'attempt' | 'nextCheckAt'> &
+    Partial<Pick<ProcessorAttempt, 'refundId' | 'parentReference'>>,
+  now: number,
+): ProcessorAttempt {
+  return {
+    state: 'pending',
+    stateAt: now,
+    qrPayload: null,
+    expiresAt: null,
+    accountName: null,
+    issuer: null,
+    processorTxnNo: null,
+    paidAmountMinor: null,
+    paidAt: null,
+    refundId: null,
+    parentReference: null,
+    lastError: null,
+    checks: 0,
+    createdAt: now,
+    ...fields,
+  };
+}
+
 /** Attempt states after which the processor's answer will not change by itself. */
 export const FINAL_ATTEMPT_STATES: ReadonlySet<ProcessorAttemptState> = new Set([
   'paid',

@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runCli } from '../../src/cli/run-cli.ts';
 import { testDialects } from '../support/dialects.ts';
-import { kbankConnectorFor } from '../support/connector-harnesses.ts';
+import { kbankConnectorFor, kbankEnvFor } from '../support/connector-harnesses.ts';
 import { CALLBACK_PATH_TOKEN, startLiveGateway, type LiveGateway } from '../support/live-gateway.ts';
 import { post, TEST_SECRET_KEY_HEX } from '../support/test-gateway.ts';
 import type { Started } from '../support/lifecycle.ts';
@@ -35,21 +35,13 @@ for (const { dialect, skip } of await testDialects()) {
     const cli = async (...argv: string[]): Promise<Run> => {
       const out: string[] = [];
       const err: string[] = [];
-      const { consumerId, consumerSecret, partnerId, partnerSecret, merchantId } = gw.sim.credentials;
       const code = await runCli(
         argv,
         { out: (t) => out.push(t), err: (t) => err.push(t) },
         {
           DATABASE_URL: gw.testStore.databaseUrl,
           GATEWAY_SECRET_KEY: TEST_SECRET_KEY_HEX,
-          PROCESSOR_CONNECTOR: 'kbank',
-          KBANK_BASE_URL: gw.sim.url,
-          KBANK_CONSUMER_ID: consumerId,
-          KBANK_CONSUMER_SECRET: consumerSecret,
-          KBANK_PARTNER_ID: partnerId,
-          KBANK_PARTNER_SECRET: partnerSecret,
-          KBANK_MERCHANT_ID: merchantId,
-          KBANK_CALLBACK_PATH_TOKEN: CALLBACK_PATH_TOKEN,
+          ...kbankEnvFor(gw.sim, CALLBACK_PATH_TOKEN),
         },
       );
       return { code, out: out.join('\n'), err: err.join('\n') };

@@ -17,6 +17,7 @@ import {
   runCliProcess,
   startGatewayProcess,
 } from '../support/gateway-process.ts';
+import { kbankEnvFor } from '../support/connector-harnesses.ts';
 
 describe('start-up and shutdown', () => {
   const dir = mkdtempSync(join(tmpdir(), 'gw-start-'));
@@ -133,7 +134,6 @@ describe('start-up and shutdown', () => {
   test('live mode starts with PROCESSOR_CONNECTOR=kbank (kbank-sim); a TTL past the QR is warned of', async () => {
     const sim = await startKbankSim();
     try {
-      const { consumerId, consumerSecret, partnerId, partnerSecret, merchantId } = sim.credentials;
       const token = 'e2e-callback-token-0123456789abcdef';
       const gateway = await startGatewayProcess({
         ...env,
@@ -142,14 +142,7 @@ describe('start-up and shutdown', () => {
         GATEWAY_MODE: 'live',
         GATEWAY_SECRET_KEY: 'b2'.repeat(32),
         PUBLIC_BASE_URL: 'https://pay.example',
-        PROCESSOR_CONNECTOR: 'kbank',
-        KBANK_BASE_URL: sim.url,
-        KBANK_CONSUMER_ID: consumerId,
-        KBANK_CONSUMER_SECRET: consumerSecret,
-        KBANK_PARTNER_ID: partnerId,
-        KBANK_PARTNER_SECRET: partnerSecret,
-        KBANK_MERCHANT_ID: merchantId,
-        KBANK_CALLBACK_PATH_TOKEN: token,
+        ...kbankEnvFor(sim, token),
       });
       const callback = await fetch(`${gateway.url}/processor/kbank/notify/${token}`, {
         method: 'POST',
@@ -160,7 +153,7 @@ describe('start-up and shutdown', () => {
       assert.equal(await gateway.stop('SIGTERM'), 0);
       const output = gateway.stdout() + gateway.stderr();
       assert.match(output, /TRANSACTION_TTL \(900 s\) is longer than KBANK_QR_TTL \(600 s\)/);
-      for (const secret of [consumerSecret, partnerSecret, token])
+      for (const secret of [sim.credentials.consumerSecret, sim.credentials.partnerSecret, token])
         assert.ok(!output.includes(secret), 'no secret logged');
     } finally {
       await sim.close();

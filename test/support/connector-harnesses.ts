@@ -75,6 +75,24 @@ export function kbankSettingsFor(sim: KbankSim, overrides: Partial<KbankSettings
   };
 }
 
+/**
+ * The gateway's settings for the KBank connector on a simulator (docs/connectors/kbank.md
+ * "Settings"), for a gateway started from environment variables.
+ */
+export function kbankEnvFor(sim: KbankSim, callbackPathToken: string): Record<string, string> {
+  const { consumerId, consumerSecret, partnerId, partnerSecret, merchantId } = sim.credentials;
+  return {
+    PROCESSOR_CONNECTOR: 'kbank',
+    KBANK_BASE_URL: sim.url,
+    KBANK_CONSUMER_ID: consumerId,
+    KBANK_CONSUMER_SECRET: consumerSecret,
+    KBANK_PARTNER_ID: partnerId,
+    KBANK_PARTNER_SECRET: partnerSecret,
+    KBANK_MERCHANT_ID: merchantId,
+    KBANK_CALLBACK_PATH_TOKEN: callbackPathToken,
+  };
+}
+
 /** A KBank connector on the simulator's clock; back-off waits are short so tests stay fast. */
 export function kbankConnectorFor(
   sim: KbankSim,

@@ -8,6 +8,7 @@ import type { ProcessorAttempt } from '../../src/domain/processor-attempt.ts';
 import type { TransactionRecord } from '../../src/domain/transaction.ts';
 import { startKbankSim, type KbankSim, type KbankSimOptions } from '../../src/dev/kbank-sim/server.ts';
 import type { Dialect } from '../../src/store/engine.ts';
+import { kbankEnvFor } from './connector-harnesses.ts';
 import { startPayment, type Started } from './lifecycle.ts';
 import { addMerchant, startTestGateway, type MerchantCredentials, type TestGateway } from './test-gateway.ts';
 
@@ -41,7 +42,6 @@ export type LiveGatewayOptions = { sim?: KbankSimOptions; env?: Record<string, s
 
 export async function startLiveGateway(dialect: Dialect, options: LiveGatewayOptions = {}): Promise<LiveGateway> {
   const sim = await startKbankSim({ now: LIVE_DAY, ...options.sim });
-  const { consumerId, consumerSecret, partnerId, partnerSecret, merchantId } = sim.credentials;
   let gw: TestGateway;
   try {
     gw = await startTestGateway(dialect, {
@@ -49,14 +49,7 @@ export async function startLiveGateway(dialect: Dialect, options: LiveGatewayOpt
       PUBLIC_BASE_URL: 'https://pay.example',
       OUTBOUND_ALLOW_HTTP: 'true',
       OUTBOUND_ALLOWLIST: '127.0.0.1',
-      PROCESSOR_CONNECTOR: 'kbank',
-      KBANK_BASE_URL: sim.url,
-      KBANK_CONSUMER_ID: consumerId,
-      KBANK_CONSUMER_SECRET: consumerSecret,
-      KBANK_PARTNER_ID: partnerId,
-      KBANK_PARTNER_SECRET: partnerSecret,
-      KBANK_MERCHANT_ID: merchantId,
-      KBANK_CALLBACK_PATH_TOKEN: CALLBACK_PATH_TOKEN,
+      ...kbankEnvFor(sim, CALLBACK_PATH_TOKEN),
       TRANSACTION_TTL: '10m',
       KBANK_TIMEOUT: '1s',
       ...options.env,

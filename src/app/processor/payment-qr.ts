@@ -8,7 +8,7 @@
 // A pending attempt is settled by a query, never by asking again with the same id (the processor
 // refuses a repeated id and would not return the QR): if the processor has it, it is cancelled
 // (its QR text was never learnt) and the next attempt is created, so the customer sees one QR.
-import type { ProcessorAttempt } from '../../domain/processor-attempt.ts';
+import { pendingAttempt, type ProcessorAttempt } from '../../domain/processor-attempt.ts';
 import { ProcessorMismatch, ProcessorUnavailable } from '../../domain/processor-errors.ts';
 import type { TransactionRecord } from '../../domain/transaction.ts';
 import { thaiQrIsFor, thaiQrReferenceFor, verifyThaiQrPayload } from '../../domain/thai-qr.ts';
@@ -117,29 +117,20 @@ export class PaymentQr {
     const connector = this.#deps.connector();
     const now = this.#deps.now();
     const reference = connector.attemptReference('qr', `${transaction.id}:${n}`);
-    const written = await this.#deps.attempts.insert({
-      reference,
-      transactionId: transaction.id,
-      connector: connector.name,
-      kind: 'qr',
-      attempt: n,
-      state: 'pending',
-      stateAt: now,
-      qrPayload: null,
-      expiresAt: null,
-      accountName: null,
-      issuer: null,
-      processorTxnNo: null,
-      paidAmountMinor: null,
-      paidAt: null,
-      refundId: null,
-      parentReference: null,
-      lastError: null,
-      // The reconciler settles it if this instance dies before it hears back.
-      nextCheckAt: firstCheck(now),
-      checks: 0,
-      createdAt: now,
-    });
+    const written = await this.#deps.attempts.insert(
+      pendingAttempt(
+        {
+          reference,
+          transactionId: transaction.id,
+          connector: connector.name,
+          kind: 'qr',
+          attempt: n,
+          // The reconciler settles it if this instance dies before it hears back.
+          nextCheckAt: firstCheck(now),
+        },
+        now,
+      ),
+    );
     if (!written) return this.#waitForOther(transaction.id, n);
     let qr;
     try {

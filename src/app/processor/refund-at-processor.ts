@@ -3,7 +3,7 @@
 // the void is written as an attempt first, so one the processor applied but whose answer never
 // came (or whose commit never happened) is found by the reconciler; the merchant's retry reaches
 // the same void (the connector asks before it voids).
-import type { ProcessorAttempt } from '../../domain/processor-attempt.ts';
+import { pendingAttempt } from '../../domain/processor-attempt.ts';
 import { ProcessorUnavailable } from '../../domain/processor-errors.ts';
 import type { TransactionRecord } from '../../domain/transaction.ts';
 import type { ProcessorAttemptStore } from '../ports/processor-store.ts';
@@ -34,11 +34,21 @@ export async function refundAtProcessor(
   if (connector.capabilities.refunds !== 'void' || paymentReference === null) return connector.refund(full);
   const now = deps.now();
   const reference = connector.attemptReference('void', `${request.refundId}:1`);
-  await deps.attempts.insert({
-    ...voidAttempt(reference, payment.id, connector.name, now),
-    refundId: request.refundId,
-    parentReference: paymentReference,
-  });
+  await deps.attempts.insert(
+    pendingAttempt(
+      {
+        reference,
+        transactionId: payment.id,
+        connector: connector.name,
+        kind: 'void',
+        attempt: 1,
+        nextCheckAt: now + VOID_CHECK_AFTER_MS,
+        refundId: request.refundId,
+        parentReference: paymentReference,
+      },
+      now,
+    ),
+  );
   try {
     const accepted = await connector.refund(full);
     await deps.attempts.update(reference, {
@@ -66,32 +76,6 @@ export type RefundBasics = Pick<
   RefundRequest,
   'refundId' | 'transactionId' | 'merchantId' | 'amountMinor' | 'currency' | 'reason'
 >;
-
-/** A void attempt as written before the processor is asked; checked by the reconciler if no answer comes. */
-function voidAttempt(reference: string, transactionId: string, connector: string, now: number): ProcessorAttempt {
-  return {
-    reference,
-    transactionId,
-    connector,
-    kind: 'void',
-    attempt: 1,
-    state: 'pending',
-    stateAt: now,
-    qrPayload: null,
-    expiresAt: null,
-    accountName: null,
-    issuer: null,
-    processorTxnNo: null,
-    paidAmountMinor: null,
-    paidAt: null,
-    refundId: null,
-    parentReference: null,
-    lastError: null,
-    nextCheckAt: now + VOID_CHECK_AFTER_MS,
-    checks: 0,
-    createdAt: now,
-  };
-}
 
 /** A pending void is checked once its request has surely ended (a refund request's own timeout is shorter). */
 const VOID_CHECK_AFTER_MS = 2 * 60_000;

@@ -7,25 +7,14 @@ import assert from 'node:assert/strict';
 import { startKbankSim, type KbankSim } from '../../../src/dev/kbank-sim/server.ts';
 import { testDialects } from '../../support/dialects.ts';
 import { addMerchant, initiationBody, post, startTestGateway, type TestGateway } from '../../support/test-gateway.ts';
+import { kbankEnvFor } from '../../support/connector-harnesses.ts';
 
 const TOKEN = 'Zq7_callback-path-token-0123456789abcdef';
 const PATH = `/processor/kbank/notify/${TOKEN}`;
 const ENVELOPE = { statusCode: '00', errorCode: null, errorDesc: null };
 
 function kbankEnv(sim: KbankSim, extra: Record<string, string> = {}): Record<string, string> {
-  const { consumerId, consumerSecret, partnerId, partnerSecret, merchantId } = sim.credentials;
-  return {
-    PROCESSOR_CONNECTOR: 'kbank',
-    KBANK_BASE_URL: sim.url,
-    KBANK_CONSUMER_ID: consumerId,
-    KBANK_CONSUMER_SECRET: consumerSecret,
-    KBANK_PARTNER_ID: partnerId,
-    KBANK_PARTNER_SECRET: partnerSecret,
-    KBANK_MERCHANT_ID: merchantId,
-    KBANK_CALLBACK_PATH_TOKEN: TOKEN,
-    TRANSACTION_TTL: '10m',
-    ...extra,
-  };
+  return { ...kbankEnvFor(sim, TOKEN), TRANSACTION_TTL: '10m', ...extra };
 }
 
 const sqlite = (await testDialects()).find((d) => d.dialect === 'sqlite')!;

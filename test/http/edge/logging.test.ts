@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SeededIds } from '../../../src/dev/kbank-sim/ids.ts';
 import { startKbankSim, type KbankSim } from '../../../src/dev/kbank-sim/server.ts';
-import { CONTRACT_DAY } from '../../support/connector-harnesses.ts';
+import { CONTRACT_DAY, kbankEnvFor } from '../../support/connector-harnesses.ts';
 import { testDialects } from '../../support/dialects.ts';
 import {
   addMerchant,
@@ -218,17 +218,9 @@ for (const { dialect, skip } of await testDialects()) {
     let gw: TestGateway;
     before(async () => {
       sim = await startKbankSim({ seed: SEED, now: CONTRACT_DAY });
-      const { consumerId, consumerSecret, partnerId, partnerSecret, merchantId } = sim.credentials;
       gw = await startTestGateway(dialect, {
         LOG_LEVEL: 'trace',
-        PROCESSOR_CONNECTOR: 'kbank',
-        KBANK_BASE_URL: sim.url,
-        KBANK_CONSUMER_ID: consumerId,
-        KBANK_CONSUMER_SECRET: consumerSecret,
-        KBANK_PARTNER_ID: partnerId,
-        KBANK_PARTNER_SECRET: partnerSecret,
-        KBANK_MERCHANT_ID: merchantId,
-        KBANK_CALLBACK_PATH_TOKEN: PATH_TOKEN,
+        ...kbankEnvFor(sim, PATH_TOKEN),
         TRANSACTION_TTL: '10m',
       });
       gw.clock.now = CONTRACT_DAY; // the simulator's day, so the void is inside its window
