@@ -6,6 +6,7 @@
 // With a processor that builds the QR, the page shows the processor's QR, created at the first
 // view (processor/payment-qr.ts).
 import { GatewayError, isGatewayError } from '../domain/errors.ts';
+import { ProcessorUnavailable } from '../domain/processor-errors.ts';
 import type { CompletionCause } from '../domain/lifecycle.ts';
 import type { TransactionRecord } from '../domain/transaction.ts';
 import type { CompletePayment } from './complete-payment.ts';
@@ -74,6 +75,16 @@ export class HostedPage {
   }
 
   /**
+   * What the customer may do on an open payment's page: Confirm only on the sandbox's own QR in
+   * sandbox mode (nobody confirms a bank's QR: a banking app pays it); Cancel in sandbox mode and
+   * on every processor QR, where it closes the QR at the processor first (docs/hosted-page.md).
+   */
+  actions(sandboxMode: boolean): { confirm: boolean; cancel: boolean } {
+    const processorQr = this.processorQr;
+    return { confirm: sandboxMode && !processorQr, cancel: sandboxMode || processorQr };
+  }
+
+  /**
    * The processor's QR for a PROCESSING payment (created at the first view), or undefined when
    * the payment was found paid meanwhile. Throws ProcessorUnavailable when the processor cannot
    * create one now: the page says so and offers a retry; the payment stays open.
@@ -84,8 +95,8 @@ export class HostedPage {
 
   /**
    * The customer's confirm (sandbox only) or cancel: the payment as completed, or undefined when
-   * another completion won the race (a double click, the sweeper) or the processor could not be
-   * asked to close its QR (the payment stays open).
+   * another completion won the race (a double click, the sweeper). Throws ProcessorUnavailable
+   * when the processor could not be asked to close its QR: the payment stays open (and payable).
    */
   async finish(
     t: TransactionRecord,
@@ -94,7 +105,9 @@ export class HostedPage {
     try {
       if (cause === 'cancel') {
         const result = await this.#deps.end.cancel(t);
-        if (result === 'open') return undefined;
+        if (result === 'open') {
+          throw new ProcessorUnavailable('The bank could not be asked to close this QR; try again shortly.', false);
+        }
         return await this.#deps.payments.findByRedirectId(t.redirectId);
       }
       // A banking app pays a processor's QR; nobody confirms it on the page.

@@ -2,7 +2,9 @@
 //   GET  /transaction/Redirect?ID=…          the hosted page (payment, or the result once final)
 //   GET  /transaction/Redirect/status?ID=…   a tiny JSON status for the page's polling
 //   POST /transaction/Redirect/confirm       sandbox: confirm (outcome by the amount rule)
-//   POST /transaction/Redirect/cancel        sandbox: cancel
+//   POST /transaction/Redirect/cancel        sandbox, and under a bank's QR: cancel (at the bank first)
+// With a processor that builds the QR (live mode), the first view creates it at the processor
+// (app/processor/payment-qr.ts); when it cannot, a 503 page in Thai and English offers a retry.
 // The ID in the URL is a bearer capability (≥ 128 random bits); the form posts are also
 // CSRF-protected (see hosted-page/security.ts). Every answer is HTML except the status JSON.
 // The payment is loaded, and expired if its deadline passed, by the HostedPage use case.
@@ -10,10 +12,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { HostedPage } from '../../app/hosted-page.ts';
 import type { SecretKey } from '../../domain/credentials.ts';
 import type { CompletionCause } from '../../domain/lifecycle.ts';
+import { ProcessorMismatch, ProcessorUnavailable } from '../../domain/processor-errors.ts';
 import type { TransactionRecord } from '../../domain/transaction.ts';
 import { sendPageMessage } from '../hosted-page/page-errors.ts';
 import { PagePaths, redirectIdOf } from '../hosted-page/page-paths.ts';
-import { PageRenderer } from '../hosted-page/page-renderer.ts';
+import { pageDeadline, PageRenderer, type OpenPage } from '../hosted-page/page-renderer.ts';
 import { formatRemaining } from '../hosted-page/page-view.ts';
 import { customerReturnUrl } from '../hosted-page/return-url.ts';
 import {
@@ -27,12 +30,15 @@ import {
 import { isPageLang, pickLang, type PageLang } from '../hosted-page/texts.ts';
 
 export type RedirectPageDeps = {
-  page: Pick<HostedPage, 'loadPaymentPage' | 'merchantName' | 'finish' | 'waitForNotification'>;
-  /** Binds the CSRF tokens of the sandbox forms to the redirect id and the browser's cookie. */
+  page: Pick<
+    HostedPage,
+    'loadPaymentPage' | 'merchantName' | 'finish' | 'waitForNotification' | 'actions' | 'processorQr' | 'processorQrFor'
+  >;
+  /** Binds the CSRF tokens of the page's forms to the redirect id and the browser's cookie. */
   key: SecretKey;
   now: () => number;
   publicBaseUrl: string;
-  /** MODE=sandbox: only then can the customer confirm or cancel on the page. */
+  /** MODE=sandbox: the page says it is a test; Confirm only then (HostedPage.actions). */
   sandbox: boolean;
   thaiQrBillerId: string;
 };
@@ -69,14 +75,28 @@ async function load(routes: Routes, id: unknown): Promise<TransactionRecord | un
 
 async function showPage(routes: Routes, request: QueryRequest, reply: FastifyReply): Promise<FastifyReply> {
   const query = request.query;
-  const t = await load(routes, query.ID);
+  let t = await load(routes, query.ID);
   if (!t) return sendPageMessage(reply, 404, 'notFound', langOf(query.lang));
   const lang = pickLang(query.lang, t.lang);
+  const open: OpenPage = { actions: routes.page.actions(routes.sandbox) };
+  if (t.status === 'PROCESSING' && routes.page.processorQr) {
+    try {
+      open.qr = await routes.page.processorQrFor(t);
+    } catch (error) {
+      // The bank could not make the QR now: a page that says so, with a retry; the payment stays open.
+      if (error instanceof ProcessorUnavailable || error instanceof ProcessorMismatch) {
+        return bankUnavailable(routes, request, reply, t, lang, error);
+      }
+      throw error;
+    }
+    // Found paid (or ended) while asking: the page shows what the payment is now.
+    if (!open.qr) t = (await load(routes, query.ID)) ?? t;
+  }
   // The row was just read: a cached page is used only if it was rendered from this same state.
-  const page = await routes.renderer.pageFor(t, lang, await routes.page.merchantName(t));
+  const page = await routes.renderer.pageFor(t, lang, await routes.page.merchantName(t), open);
   const nonce = newNonce();
-  const remainingMs = t.expiresAt - routes.now();
-  // Only the open sandbox page has the confirm/cancel forms, and only it sets the CSRF cookie.
+  const remainingMs = pageDeadline(t, open.qr) - routes.now();
+  // Only an open page with forms (sandbox, or Cancel under a bank's QR) sets the CSRF cookie.
   const csrf = page.hasCsrfForm
     ? csrfToken(routes.key, t.redirectId, ensureCsrfCookie(request, reply, routes.secureCookie))
     : '';
@@ -85,6 +105,23 @@ async function showPage(routes: Routes, request: QueryRequest, reply: FastifyRep
   return reply.send(
     page.body.fill({ nonce, csrf, remainingMs: String(remainingMs), remainingText: formatRemaining(remainingMs) }),
   );
+}
+
+/** 503 in Thai and English with a retry link to the same page; logged for the operator, never shown. */
+function bankUnavailable(
+  routes: Routes,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  t: TransactionRecord,
+  lang: PageLang,
+  error: unknown,
+): FastifyReply {
+  request.log.warn(
+    { transactionId: t.id, reason: error instanceof Error ? error.message : String(error) },
+    'the processor could not give this payment a QR now; the payment stays open',
+  );
+  reply.header('retry-after', '5');
+  return sendPageMessage(reply, 503, 'bankUnavailable', lang, routes.paths.pageHref(t.redirectId, lang));
 }
 
 /** Only the state and, once final, the way back: no amount, names or account data. */
@@ -105,8 +142,8 @@ async function finish(
 ): Promise<FastifyReply> {
   const body = (request.body && typeof request.body === 'object' ? request.body : {}) as Record<string, unknown>;
   const lang = langOf(body.lang);
-  // Live: the processor decides, not the page.
-  if (!routes.sandbox) return sendPageMessage(reply, 404, 'notFound', lang);
+  // Confirm only on the sandbox's own QR; Cancel also under a bank's QR (HostedPage.actions).
+  if (!routes.page.actions(routes.sandbox)[cause]) return sendPageMessage(reply, 404, 'notFound', lang);
   const t = await load(routes, body.ID);
   if (!t) return sendPageMessage(reply, 404, 'notFound', lang);
   const pageHref = routes.paths.pageHref(t.redirectId, lang);
@@ -116,8 +153,18 @@ async function finish(
   setPageHeaders(reply, newNonce());
   // Already final (or just expired): show the result.
   if (t.status !== 'PROCESSING') return reply.redirect(pageHref, 303);
-  const done = await routes.page.finish(t, cause);
-  // Lost a race with another completion (a double click, the sweeper): the page shows what won.
+  let done;
+  try {
+    done = await routes.page.finish(t, cause);
+  } catch (error) {
+    // The bank could not be asked to close its QR: nothing changed, the customer may try again.
+    if (error instanceof ProcessorUnavailable) {
+      return bankUnavailable(routes, request, reply, t, lang ?? pickLang(undefined, t.lang), error);
+    }
+    throw error;
+  }
+  // Lost a race with another completion (a double click, the sweeper), or the customer paid
+  // before cancelling (it ends SUCCESS): the page shows what won.
   if (!done) return reply.redirect(pageHref, 303);
   await waitForNotification(routes, done, request);
   return reply.redirect(customerReturnUrl(done), 303);

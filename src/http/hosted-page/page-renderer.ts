@@ -1,7 +1,10 @@
 // The hosted page of one payment, rendered for the cache (page-cache.ts): with SLOT_MARKERS where
 // the per-response values go (nonce, CSRF token, countdown), so it is rendered once per
 // (transaction, language, state) and filled per response. The QR of an open payment is rendered
-// once per language (qr-svg-cache.ts), not per GET. One renderer per app.
+// once per language (qr-svg-cache.ts), not per GET. One renderer per app. With a processor that
+// builds the QR (live mode, docs/connectors/kbank.md "What the customer sees"), the page shows
+// the processor's QR verbatim and who issued it, and counts down to the earlier deadline.
+import type { ShownQr } from '../../app/processor/payment-qr.ts';
 import type { FailureTag } from '../../domain/lifecycle.ts';
 import type { TransactionRecord } from '../../domain/transaction.ts';
 import { cachedPage, RenderedPageCache, SLOT_MARKERS, type CachedPage } from './page-cache.ts';
@@ -15,9 +18,20 @@ import { TEXTS, type PageLang } from './texts.ts';
 
 const POLL_MS = 3000;
 
+/** What an open payment's page offers (ignored once the payment is final). */
+export type OpenPage = { qr?: ShownQr | undefined; actions: { confirm: boolean; cancel: boolean } };
+
+/** The page counts down to the earlier of the payment's deadline and its processor QR's. */
+export function pageDeadline(
+  t: Pick<TransactionRecord, 'expiresAt'>,
+  qr: Pick<ShownQr, 'expiresAt'> | undefined,
+): number {
+  return qr ? Math.min(t.expiresAt, qr.expiresAt) : t.expiresAt;
+}
+
 export type PageRendererOptions = {
   paths: PagePaths;
-  /** MODE=sandbox: the page says so and offers the confirm and cancel forms. */
+  /** MODE=sandbox: the page says it is a test. */
   sandbox: boolean;
   /** THAI_QR_BILLER_ID, inside every QR payload. */
   thaiQrBillerId: string;
@@ -32,13 +46,19 @@ export class PageRenderer {
     this.#options = options;
   }
 
-  /** The page of `t` as it stands, from the cache when it was rendered from this same state. */
-  async pageFor(t: TransactionRecord, lang: PageLang, merchantName: string): Promise<CachedPage> {
-    const fingerprint = pageFingerprint(t, merchantName);
+  /**
+   * The page of `t` as it stands, from the cache when it was rendered from this same state.
+   * `open` is what an open payment's page offers: the processor's QR (else the gateway builds
+   * one) and the forms the customer may post (HostedPage.actions).
+   */
+  async pageFor(t: TransactionRecord, lang: PageLang, merchantName: string, open: OpenPage): Promise<CachedPage> {
+    const fingerprint = pageFingerprint(t, merchantName, open.qr);
     let page = this.#pages.get(t.id, lang, fingerprint);
     if (!page) {
       page =
-        t.status === 'PROCESSING' ? await this.#payment(t, lang, merchantName) : this.#result(t, lang, merchantName);
+        t.status === 'PROCESSING'
+          ? await this.#payment(t, lang, merchantName, open)
+          : this.#result(t, lang, merchantName);
       this.#pages.set(t.id, lang, fingerprint, page);
     }
     return page;
@@ -66,13 +86,14 @@ export class PageRenderer {
     return cachedPage(body, contentSecurityPolicy(slot.nonce));
   }
 
-  /** An open payment: its QR, the countdown and, in the sandbox, the confirm and cancel forms. */
-  async #payment(t: TransactionRecord, lang: PageLang, merchantName: string): Promise<CachedPage> {
+  /** An open payment: its QR, the countdown and the forms the customer may post. */
+  async #payment(t: TransactionRecord, lang: PageLang, merchantName: string, open: OpenPage): Promise<CachedPage> {
     const { paths, sandbox, thaiQrBillerId } = this.#options;
     const slot = SLOT_MARKERS;
     const amount = formatAmount(t.amountMinor, t.currency);
-    const payload = qrPayloadFor(t, thaiQrBillerId, merchantName);
+    const payload = open.qr?.payload ?? qrPayloadFor(t, thaiQrBillerId, merchantName);
     const qrSvg = await this.#qrImages.svgFor(t.id, lang, payload, TEXTS[lang].qrLabel(amount, merchantName));
+    const { confirm, cancel } = open.actions;
     const body = paymentPage({
       lang,
       nonce: slot.nonce,
@@ -85,18 +106,19 @@ export class PageRenderer {
       qrSvg,
       remainingMs: slot.remainingMs,
       remainingText: slot.remainingText,
-      deadlineText: formatDeadline(t.expiresAt, lang),
+      deadlineText: formatDeadline(pageDeadline(t, open.qr), lang),
       statusUrl: paths.statusHref(t.redirectId),
       qrPngUrl: paths.qrPngHref(t.redirectId),
       testMode: sandbox,
-      sandbox: sandbox
+      forms: cancel
         ? {
-            confirmAction: `${paths.page}/confirm`,
+            confirmAction: confirm ? `${paths.page}/confirm` : undefined,
             cancelAction: `${paths.page}/cancel`,
             redirectId: t.redirectId,
             csrf: slot.csrf,
           }
         : undefined,
+      issuer: open.qr ? { name: open.qr.issuer, accountName: open.qr.accountName } : undefined,
       languageLinks: this.#languageLinks(t, lang),
       pollMs: POLL_MS,
     });

@@ -76,13 +76,25 @@ export function formatDeadline(at: number, lang: PageLang): string {
  * What can change about a transaction after initiation and shows on its page: its state and
  * result, refunds, and the merchant's (current) name. Everything else on the page (amount,
  * trackid, description, payer bank and account, deadline, return URLs, ids) is written once at
- * initiation. A cached page is reused only while this is unchanged (see page-cache.ts).
+ * initiation, except a processor's QR, which a new attempt replaces. A cached page is reused only
+ * while this is unchanged (see page-cache.ts).
  */
 export function pageFingerprint(
   t: Pick<TransactionRecord, 'status' | 'errorCodeTag' | 'errorText' | 'refundedMinor' | 'completedAt'>,
   merchantName: string,
+  processorQr?: { payload: string; expiresAt: number; accountName: string | null },
 ): string {
-  return JSON.stringify([t.status, t.errorCodeTag, t.errorText, String(t.refundedMinor), t.completedAt, merchantName]);
+  // A processor's QR replaced by a new attempt (the old one expired or was never answered) is a new page.
+  const qr = processorQr ? [processorQr.payload, processorQr.expiresAt, processorQr.accountName] : null;
+  return JSON.stringify([
+    t.status,
+    t.errorCodeTag,
+    t.errorText,
+    String(t.refundedMinor),
+    t.completedAt,
+    merchantName,
+    qr,
+  ]);
 }
 
 /** The EMVCo Thai QR payload: bill payment (tag 30) with the transaction as reference 1. */

@@ -51,6 +51,7 @@ dd{margin:0;text-align:right;font-weight:600;overflow-wrap:anywhere}
 .sandbox h2{margin:0;font-size:.95rem;color:#92400e}
 .sandbox p{margin:2px 0 12px;color:#78350f;font-size:.875rem}
 .actions{display:grid;gap:10px}
+.customer-actions{margin:0 20px 20px}
 .actions form{margin:0}
 .btn{display:block;width:100%;min-height:48px;padding:12px 16px;border-radius:10px;border:2px solid transparent;` +
   `font:inherit;font-weight:700;text-align:center;text-decoration:none;cursor:pointer}
@@ -78,12 +79,12 @@ dd{margin:0;text-align:right;font-weight:600;overflow-wrap:anywhere}
   .pay .summary{grid-column:1/-1;display:flex;justify-content:space-between;align-items:flex-end;gap:16px;` +
   `padding:24px 28px}
   .pay .amount{font-size:2.5rem}
-  .pay .qr-panel{grid-column:1;grid-row:2/span 3;border-right:1px solid #e5e7eb;padding:28px}
+  .pay .qr-panel{grid-column:1;grid-row:2/span 4;border-right:1px solid #e5e7eb;padding:28px}
   .pay .qr{width:272px;height:272px}
-  .pay .details,.pay .status,.pay .sandbox{grid-column:2}
+  .pay .details,.pay .status,.pay .sandbox,.pay .customer-actions{grid-column:2}
   .pay .details{padding:8px 28px 16px}
   .pay .status{margin:0 28px 16px}
-  .pay .sandbox{margin:0 28px 28px}
+  .pay .sandbox,.pay .customer-actions{margin:0 28px 28px}
   .narrow{max-width:520px;margin:0 auto}
 }
 .test-banner{margin:0 0 12px;padding:8px 12px;border:2px dashed #d97706;border-radius:10px;background:#fffbeb;` +

@@ -52,6 +52,8 @@ export function languageSwitch(lang: PageLang, hrefFor: (lang: PageLang) => stri
   return html`<nav class="lang" aria-label="${TEXTS[lang].languageNav}"><a href="${hrefFor(other)}" hreflang="${other}" lang="${other}">${TEXTS[lang].switchTo}</a></nav>`;
 }
 
+export type PageForms = { confirmAction?: string | undefined; cancelAction: string; redirectId: string; csrf: string };
+
 export type PaymentPageModel = {
   lang: PageLang;
   nonce: string;
@@ -67,8 +69,13 @@ export type PaymentPageModel = {
   remainingText: string;
   deadlineText: string;
   statusUrl: string;
-  /** Present in sandbox mode only: the confirm/cancel forms. */
-  sandbox?: { confirmAction: string; cancelAction: string; redirectId: string; csrf: string } | undefined;
+  /**
+   * The customer's forms, when the page has any: Confirm and Cancel in the sandbox's test panel,
+   * or Cancel alone under a bank's QR (HostedPage.actions).
+   */
+  forms?: PageForms | undefined;
+  /** Live mode: who issued the QR shown (the processor) and the account it pays into. */
+  issuer?: { name: string; accountName: string | null } | undefined;
   languageLinks: SafeHtml;
   pollMs: number;
   /** The PNG download of the same QR ("Save QR"). */
@@ -92,28 +99,54 @@ ${m.maskedAccount ? html`<dt>${t.account}</dt><dd class="mono" aria-label="${m.l
 </dl>`;
 }
 
-export function paymentPage(m: PaymentPageModel): string {
+/** One form of the page: the redirect id, the CSRF token and the language go with it. */
+function pageForm(m: { lang: PageLang; forms: PageForms }, action: string, button: SafeHtml): SafeHtml {
+  return html`<form method="post" action="${action}" data-once>
+<input type="hidden" name="ID" value="${m.forms.redirectId}">
+<input type="hidden" name="csrf" value="${m.forms.csrf}">
+<input type="hidden" name="lang" value="${m.lang}">
+${button}
+</form>`;
+}
+
+/** The sandbox's test panel (Confirm and Cancel), or Cancel alone under a bank's QR. */
+function actionsSection(m: { lang: PageLang; forms?: PageForms | undefined }): SafeHtml | '' {
   const t = TEXTS[m.lang];
-  const sandbox = m.sandbox
-    ? html`<section class="sandbox" aria-labelledby="sandbox-title">
+  const forms = m.forms;
+  if (!forms) return '';
+  const cancel = pageForm(
+    { lang: m.lang, forms },
+    forms.cancelAction,
+    html`<button type="submit" class="btn btn-secondary" id="cancel">${t.cancel}</button>`,
+  );
+  if (!forms.confirmAction) return html`<div class="actions customer-actions">${cancel}</div>`;
+  const confirm = pageForm(
+    { lang: m.lang, forms },
+    forms.confirmAction,
+    html`<button type="submit" class="btn btn-primary" id="confirm">${t.confirm}</button>`,
+  );
+  return html`<section class="sandbox" aria-labelledby="sandbox-title">
 <h2 id="sandbox-title">${t.sandboxTitle}</h2>
 <p>${t.sandboxHint}</p>
 <div class="actions">
-<form method="post" action="${m.sandbox.confirmAction}" data-once>
-<input type="hidden" name="ID" value="${m.sandbox.redirectId}">
-<input type="hidden" name="csrf" value="${m.sandbox.csrf}">
-<input type="hidden" name="lang" value="${m.lang}">
-<button type="submit" class="btn btn-primary" id="confirm">${t.confirm}</button>
-</form>
-<form method="post" action="${m.sandbox.cancelAction}" data-once>
-<input type="hidden" name="ID" value="${m.sandbox.redirectId}">
-<input type="hidden" name="csrf" value="${m.sandbox.csrf}">
-<input type="hidden" name="lang" value="${m.lang}">
-<button type="submit" class="btn btn-secondary" id="cancel">${t.cancel}</button>
-</form>
+${confirm}
+${cancel}
 </div>
-</section>`
-    : '';
+</section>`;
+}
+
+/** Live mode: the bank that issued the QR, the account it pays into, and that any banking app pays it. */
+function issuerLines(lang: PageLang, issuer: PaymentPageModel['issuer']): SafeHtml | '' {
+  if (!issuer) return '';
+  const t = TEXTS[lang];
+  return html`<p class="issuer" id="issuer">${t.issuedBy(issuer.name)}. ${t.anyBankApp}</p>
+${issuer.accountName ? html`<p class="hint" id="payee">${t.payeeAccount}: ${issuer.accountName}</p>` : ''}`;
+}
+
+export function paymentPage(m: PaymentPageModel): string {
+  const t = TEXTS[m.lang];
+  // Without Confirm the processor decides: the page says it waits and polls.
+  const waits = !m.forms?.confirmAction;
   const main = html`<div class="card pay" id="payment" data-status-url="${m.statusUrl}" data-remaining-ms="${m.remainingMs}" data-poll-ms="${m.pollMs}" data-expired-text="${t.expiredNow}" data-redirecting-text="${t.redirecting}" data-return-text="${t.returnToMerchant}">
 <section class="summary" aria-labelledby="merchant-name">
 <div>
@@ -130,6 +163,7 @@ ${m.description ? html`<p class="desc">${m.description}</p>` : ''}
 <h2 id="scan-title">${t.scanTitle}</h2>
 <p class="hint">${t.scanHint}</p>
 <div class="qr-frame"><div class="qr-head" aria-hidden="true">THAI QR PAYMENT</div><div class="qr" id="qr">${raw(m.qrSvg)}</div></div>
+${issuerLines(m.lang, m.issuer)}
 <p class="timer" id="timer" role="timer" aria-live="off">${t.expiresIn} <strong id="countdown">${m.remainingText}</strong></p>
 <span class="deadline" id="deadline">${t.expiresAt(m.deadlineText)}</span>
 ${
@@ -143,9 +177,9 @@ ${
 <h2 id="details-title">${t.details}</h2>
 ${detailsList({ lang: m.lang, trackid: m.trackid, bankName: m.bankName, maskedAccount: m.maskedAccount })}
 </section>
-<p class="status" id="live-status" role="status" aria-live="polite">${m.sandbox ? '' : t.waiting}</p>
-${sandbox}
-${m.sandbox ? '' : html`<p class="status"><a href="">${t.checkStatus}</a></p>`}
+<p class="status" id="live-status" role="status" aria-live="polite">${waits ? t.waiting : ''}</p>
+${waits ? html`<p class="status"><a href="">${t.checkStatus}</a></p>` : ''}
+${actionsSection(m)}
 </div>`;
   return layout(
     {
@@ -211,23 +245,35 @@ ${refunded ? html`<dt>${t.refundedLabel}</dt><dd id="refunded">${refunded.amount
   );
 }
 
-export type MessageKind = 'notFound' | 'forbidden' | 'error';
+export type MessageKind = 'notFound' | 'forbidden' | 'error' | 'bankUnavailable';
 
-/** 404/403/5xx pages: short, bilingual when the language is unknown, never any internals. */
+function messageTexts(kind: MessageKind, l: PageLang): [title: string, body: string, back: string] {
+  const t = TEXTS[l];
+  switch (kind) {
+    case 'notFound':
+      return [t.notFoundTitle, t.notFoundBody, t.backToPayment];
+    case 'forbidden':
+      return [t.forbiddenTitle, t.forbiddenBody, t.backToPayment];
+    case 'bankUnavailable':
+      return [t.bankUnavailableTitle, t.bankUnavailableBody, t.tryAgain];
+    case 'error':
+      return [t.errorTitle, t.errorBody, t.backToPayment];
+  }
+}
+
+/**
+ * 404/403/5xx pages: short, bilingual when the language is unknown, never any internals. The
+ * bank's QR not ready is always in Thai and English (the customer may not have picked a language).
+ */
 export function messagePage(kind: MessageKind, nonce: string, lang: PageLang | undefined, backHref?: string): string {
-  const langs: PageLang[] = lang ? [lang] : ['th', 'en'];
-  const block = (l: PageLang): SafeHtml => {
-    const t = TEXTS[l];
-    const [title, body] =
-      kind === 'notFound'
-        ? [t.notFoundTitle, t.notFoundBody]
-        : kind === 'forbidden'
-          ? [t.forbiddenTitle, t.forbiddenBody]
-          : [t.errorTitle, t.errorBody];
-    return html`<section class="message" lang="${l}"><h1>${title}</h1><p>${body}</p>${backHref ? html`<p><a class="btn btn-secondary" href="${backHref}">${t.backToPayment}</a></p>` : ''}</section>`;
-  };
   const primary = lang ?? 'th';
-  const t = TEXTS[primary];
-  const title = kind === 'notFound' ? t.notFoundTitle : kind === 'forbidden' ? t.forbiddenTitle : t.errorTitle;
-  return layout({ lang: primary, nonce, title }, html`<div class="card narrow">${langs.map(block)}</div>`);
+  const langs: PageLang[] = lang && kind !== 'bankUnavailable' ? [lang] : [primary, primary === 'th' ? 'en' : 'th'];
+  const block = (l: PageLang): SafeHtml => {
+    const [title, body, back] = messageTexts(kind, l);
+    return html`<section class="message" lang="${l}"><h1>${title}</h1><p>${body}</p>${backHref ? html`<p><a class="btn btn-secondary" href="${backHref}">${back}</a></p>` : ''}</section>`;
+  };
+  return layout(
+    { lang: primary, nonce, title: messageTexts(kind, primary)[0] },
+    html`<div class="card narrow">${langs.map(block)}</div>`,
+  );
 }

@@ -48,6 +48,14 @@ export type PageTexts = {
   saveQr: string;
   sameDeviceHint: string;
   testBanner: string;
+  /** Live mode: the bank that issued the QR, and that any Thai banking app pays it. */
+  issuedBy: (issuer: string) => string;
+  payeeAccount: string;
+  anyBankApp: string;
+  /** Live mode: the bank could not create (or close) the QR just now; the payment stays open. */
+  bankUnavailableTitle: string;
+  bankUnavailableBody: string;
+  tryAgain: string;
 };
 
 const th: PageTexts = {
@@ -99,6 +107,12 @@ const th: PageTexts = {
   saveQr: 'บันทึก QR',
   sameDeviceHint: 'ชำระเงินบนมือถือเครื่องนี้? บันทึก QR แล้วเปิดรูปนั้นในแอปธนาคารของคุณ',
   testBanner: 'โหมดทดสอบ (Sandbox) — ไม่มีการตัดเงินจริง',
+  issuedBy: (issuer) => `QR นี้ออกโดย ${issuer}`,
+  payeeAccount: 'ชื่อบัญชีผู้รับเงิน',
+  anyBankApp: 'ชำระได้ด้วยแอปของทุกธนาคารในประเทศไทย',
+  bankUnavailableTitle: 'ธนาคารยังไม่ตอบกลับในขณะนี้',
+  bankUnavailableBody: 'รายการชำระเงินของคุณยังเปิดอยู่และยังไม่มีการเปลี่ยนแปลงใด ๆ กรุณาลองใหม่อีกครั้งในอีกสักครู่',
+  tryAgain: 'ลองอีกครั้ง',
 };
 
 const en: PageTexts = {
@@ -151,6 +165,12 @@ const en: PageTexts = {
   saveQr: 'Save QR',
   sameDeviceHint: 'Paying on this phone? Save the QR and open it in your banking app.',
   testBanner: 'TEST (sandbox) — no real money moves',
+  issuedBy: (issuer) => `QR issued by ${issuer}`,
+  payeeAccount: 'Paid into',
+  anyBankApp: 'Any Thai banking app can pay it.',
+  bankUnavailableTitle: 'The bank is not answering right now',
+  bankUnavailableBody: 'Your payment is still open and nothing has changed. Please try again in a moment.',
+  tryAgain: 'Try again',
 };
 
 export const TEXTS: Record<PageLang, PageTexts> = { th, en };

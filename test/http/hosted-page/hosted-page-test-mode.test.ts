@@ -12,16 +12,21 @@ import {
   type TestGateway,
 } from '../../support/test-gateway.ts';
 import { startPayment } from '../../support/lifecycle.ts';
+import { startLiveGateway } from '../../support/live-gateway.ts';
 
 for (const mode of ['sandbox', 'live'] as const) {
   describe(`hosted page test marking [${mode}]`, () => {
     let gw: TestGateway;
     let creds: MerchantCredentials;
     before(async () => {
-      gw = await startTestGateway('sqlite', {
-        GATEWAY_MODE: mode,
-        PUBLIC_BASE_URL: mode === 'live' ? 'https://pay.example' : 'http://127.0.0.1:8080',
-      });
+      if (mode === 'live') {
+        // Live mode runs a bank connector: KBank on kbank-sim.
+        const live = await startLiveGateway('sqlite');
+        gw = live;
+        creds = live.creds;
+        return;
+      }
+      gw = await startTestGateway('sqlite', { GATEWAY_MODE: mode, PUBLIC_BASE_URL: 'http://127.0.0.1:8080' });
       creds = await addMerchant(gw);
     });
     after(async () => gw?.close());

@@ -1,6 +1,7 @@
 // GET /transaction/Redirect and its form posts and status route (docs/hosted-page.md), on both
 // stores: content in both languages, the Thai QR it shows, headers, CSRF, 404 pages, the
-// result page, the return URL (keeping the merchant's query), expiry and live mode.
+// result page, the return URL (keeping the merchant's query) and expiry. Live mode, with a
+// bank's QR: live-page.test.ts.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { formSecrets, get, postForm, type Page } from '../../support/hosted-page-form.ts';
@@ -358,29 +359,6 @@ for (const { dialect, skip } of await testDialects()) {
       });
       assert.equal(res.statusCode, 415);
       assert.match(String(res.headers['content-type']), /^text\/html/);
-    });
-  });
-
-  describe(`hosted page in live mode [${dialect}]`, { skip }, () => {
-    let gw: TestGateway;
-    let creds: MerchantCredentials;
-    before(async () => {
-      gw = await startTestGateway(dialect, { GATEWAY_MODE: 'live', PUBLIC_BASE_URL: 'https://pay.example' });
-      creds = await addMerchant(gw);
-    });
-    after(() => gw?.close());
-
-    test('no sandbox buttons; the page waits for the processor; form posts → 404 page', async () => {
-      const p = await startPayment(gw, creds, { bill_amount: '100', lang: 'en' });
-      const page = await get(gw, pageUrl(p));
-      assert.equal(page.status, 200);
-      assert.doesNotMatch(page.body, /id="confirm"|id="cancel"|name="csrf"/);
-      assert.match(page.body, /Waiting for your bank to confirm/);
-      assert.equal(page.headers['set-cookie'], undefined);
-      const res = await postForm(gw, '/transaction/Redirect/confirm', { ID: p.redirectId, csrf: 'x' });
-      assert.equal(res.status, 404);
-      assert.match(res.body, /Payment page not found/);
-      assert.equal((await snapshot(gw, p.transactionid)).status, 'PROCESSING');
     });
   });
 }
