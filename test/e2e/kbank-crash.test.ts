@@ -1,0 +1,329 @@
+// A live gateway killed with SIGKILL while KBank holds its answer, on both stores: the gateway runs
+// as child processes (`serve`, GATEWAY_MODE=live) against kbank-sim in this process, and after a
+// restart it converges to the bank's truth (docs/connectors/kbank.md "The QR", "Reconciler",
+// "Refunds"; the spec's §1 "Decisions": ambiguous calls are settled by inquiry, never resent).
+//   - The first view's create: KBank applied it and holds the answer; the gateway dies. After the
+//     restart the pending attempt is settled by inquiry: the unseen QR is cancelled at KBank and the
+//     customer is shown one payable QR; or, if the customer had paid the held QR meanwhile, the
+//     payment ends SUCCESS once (one notification, one ledger entry), with no second QR.
+//   - A refund's void: KBank applied it and holds the answer; the gateway dies mid-request. After
+//     the restart the merchant's retry of the same refund finds the void: one void at KBank, one
+//     refund in the ledger.
+// The hosted page route does not create the KBank QR yet (src/http/api/redirect-page.ts never calls
+// HostedPage.processorQrFor), so the first view runs in a child of its own over the production
+// services (test/support/kbank-first-view.ts), killed together with `serve`: the whole gateway dies.
+import { after, afterEach, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { startKbankSim, type KbankSim } from '../../src/dev/kbank-sim/server.ts';
+import { openStoreEngine, type StoreEngine } from '../../src/store/engine.ts';
+import { kbankEnvFor } from '../support/connector-harnesses.ts';
+import { createMerchant, gatewayEnv, type Creds } from '../support/delivery-process.ts';
+import { testDialects } from '../support/dialects.ts';
+import {
+  freePort,
+  killLeftoverGateways,
+  startGatewayProcess,
+  type GatewayProcess,
+} from '../support/gateway-process.ts';
+import { createTestDatabase } from '../support/test-store.ts';
+import { initiationBody } from '../support/test-gateway.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const TOKEN = 'crash-test-callback-token-0123456789abcdef';
+const CREATE = '/v1/qrpayment/request';
+const CANCEL = '/v1/qrpayment/cancel';
+const VOID = '/v1/qrpayment/void';
+/** The reconciler's first check of an attempt comes 15 s after it was written (check-schedule.ts). */
+const CONVERGE_MS = 45_000;
+
+/** Bangkok minutes of the day now: the child gateways run on the real clock. */
+const bangkokMinute = () => Math.floor(((Date.now() + 7 * 3_600_000) % 86_400_000) / 60_000);
+// Voids are same-day and before the cut-off (set to 23:59 here): not in the last minutes of a day.
+const nearMidnight = bangkokMinute() >= 23 * 60 + 57 ? 'within minutes of midnight in Bangkok' : false;
+
+for (const { dialect, skip } of await testDialects()) {
+  describe(`a live gateway killed while KBank holds its answer [${dialect}]`, { skip: skip || nearMidnight }, () => {
+    let sim: KbankSim;
+    let database: { databaseUrl: string; drop(): Promise<void> };
+    let engine: StoreEngine;
+    let env: Record<string, string>;
+    let creds: Creds;
+    let gateway: GatewayProcess | undefined;
+    let trackid = 0;
+
+    before(async () => {
+      sim = await startKbankSim({ now: Date.now(), tickingClock: true, voidCutoff: '23:59' });
+      database = await createTestDatabase(dialect);
+      const port = await freePort();
+      env = gatewayEnv(database.databaseUrl, {
+        GATEWAY_MODE: 'live',
+        PUBLIC_BASE_URL: 'https://pay.example',
+        PORT: String(port),
+        OUTBOUND_ALLOW_HTTP: 'true',
+        OUTBOUND_ALLOWLIST: '127.0.0.1',
+        ...kbankEnvFor(sim, TOKEN),
+        TRANSACTION_TTL: '10m',
+        // Longer than any test waits: a held answer keeps the request in flight until the kill.
+        KBANK_TIMEOUT: '60s',
+        KBANK_VOID_CUTOFF: '23:59',
+      });
+      creds = await createMerchant(env, 'KBank Crash Shop');
+      engine = openStoreEngine(database.databaseUrl);
+      // KBank's callbacks go to whichever `serve` is running on that port.
+      sim.setCallbackUrl(sim.credentials.merchantId, `http://127.0.0.1:${port}/processor/kbank/notify/${TOKEN}`);
+    });
+    afterEach(async () => {
+      sim.clearFaults();
+      await gateway?.stop('SIGKILL');
+      gateway = undefined;
+      await killLeftoverGateways();
+    });
+    after(async () => {
+      await engine?.close();
+      await database?.drop();
+      await sim?.close();
+    });
+
+    const bankCalls = (path: string, uid?: string) =>
+      sim.log().requests.filter((r) => {
+        const body = r.body as { partnerTxnUid?: string; origPartnerTxnUid?: string } | null;
+        return r.path === path && (uid === undefined || body?.partnerTxnUid === uid || body?.origPartnerTxnUid === uid);
+      }).length;
+    const recordAtBank = (uid: string) => sim.state().records.find((r) => r.partnerTxnUid === uid)?.status;
+    const api = async (path: string, body: unknown) => {
+      const res = await fetch(`${gateway!.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      return { status: res.status, body: (await res.json()) as Record<string, any> };
+    };
+    const initiate = async (amount = '1000.00') => {
+      const res = await api(
+        '/transaction/s2s',
+        initiationBody(creds, {
+          trackid: `kbank-crash-${process.pid}-${++trackid}`,
+          bill_amount: amount,
+          serverUrl: 'https://merchant.example/notify',
+        }),
+      );
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      const redirectId = new URL(res.body.redirectUrl as string).searchParams.get('ID')!;
+      return { transactionid: res.body.transactionid as string, redirectId };
+    };
+    const attempts = (transactionId: string) =>
+      engine.db
+        .selectFrom('processor_attempts')
+        .select(['reference', 'kind', 'attempt', 'state'])
+        .where('transaction_id', '=', transactionId)
+        .orderBy('kind')
+        .orderBy('attempt')
+        .execute();
+    const payment = async (transactionId: string) => {
+      const db = engine.db;
+      const row = await db
+        .selectFrom('transactions')
+        .select(['status', 'refunded_minor'])
+        .where('id', '=', transactionId)
+        .executeTakeFirstOrThrow();
+      const count = async (table: 'transaction_transitions' | 'outbox_events' | 'refunds') =>
+        (await db.selectFrom(table).select('transaction_id').where('transaction_id', '=', transactionId).execute())
+          .length;
+      return {
+        status: row.status,
+        refundedMinor: BigInt(row.refunded_minor),
+        transitions: await count('transaction_transitions'),
+        notifications: await count('outbox_events'),
+        refunds: await count('refunds'),
+        paymentEntries: (
+          await db.selectFrom('journal_entries').select('id').where('transaction_id', '=', transactionId).execute()
+        ).length,
+      };
+    };
+    const until = async <T>(what: string, read: () => Promise<T> | T, done: (v: T) => boolean): Promise<T> => {
+      const deadline = Date.now() + CONVERGE_MS;
+      for (;;) {
+        const value = await read();
+        if (done(value)) return value;
+        if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(value)}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    };
+
+    /** The first view in a child: resolves with what it printed, once it has ended. */
+    const firstView = (redirectId: string) => {
+      const child = spawn(process.execPath, ['test/support/kbank-first-view.ts', redirectId], {
+        cwd: ROOT,
+        env: env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let out = '';
+      let err = '';
+      child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+      child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+      const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null; out: string; err: string }>(
+        (resolve) => child.once('exit', (code, signal) => resolve({ code, signal, out, err })),
+      );
+      return { child, ended };
+    };
+    const shownQr = async (redirectId: string) => {
+      const { code, out, err } = await firstView(redirectId).ended;
+      assert.equal(code, 0, err);
+      return JSON.parse(out) as { reference?: string; payload?: string; paid?: true };
+    };
+    const kill = async (child: ChildProcess) => {
+      child.kill('SIGKILL');
+      if (child.exitCode === null && child.signalCode === null) await new Promise((r) => child.once('exit', r));
+    };
+
+    /** Starts the first view with KBank holding the create's answer; kills the whole gateway once KBank applied it. */
+    const crashDuringCreate = async (redirectId: string) => {
+      const before = bankCalls(CREATE);
+      sim.faults({ endpoint: 'request', fault: 'timeout' });
+      const view = firstView(redirectId);
+      await until(
+        'the create reaching KBank',
+        () => bankCalls(CREATE),
+        (n) => n === before + 1,
+      );
+      await kill(view.child);
+      assert.equal((await view.ended).signal, 'SIGKILL');
+      assert.equal(await gateway!.stop('SIGKILL'), null);
+      gateway = undefined;
+    };
+
+    test('killed during the create: after the restart the unseen QR is cancelled, the customer sees one', async () => {
+      gateway = await startGatewayProcess(env);
+      const p = await initiate();
+      await crashDuringCreate(p.redirectId);
+      const [held] = await attempts(p.transactionid);
+      assert.deepEqual([held?.attempt, held?.state], [1, 'pending'], 'the crash left the attempt pending');
+      assert.equal(recordAtBank(held!.reference), 'REQUESTED', 'KBank created it');
+
+      gateway = await startGatewayProcess(env);
+      const shown = await shownQr(p.redirectId); // the customer's next view
+      assert.notEqual(shown.reference, held!.reference);
+      assert.ok(shown.payload);
+      assert.deepEqual(
+        (await attempts(p.transactionid)).map((a) => [a.attempt, a.state]),
+        [
+          [1, 'cancelled'],
+          [2, 'requested'],
+        ],
+      );
+      assert.equal(recordAtBank(held!.reference), 'CANCELLED');
+      assert.equal(bankCalls(CANCEL, held!.reference), 1);
+      assert.equal((await shownQr(p.redirectId)).reference, shown.reference, 'the same QR on every view');
+      assert.equal(sim.pay(held!.reference).ok, false, 'the unseen QR cannot be paid');
+
+      const paid = sim.pay(shown.reference!);
+      assert.ok(paid.ok);
+      await paid.callback;
+      const done = await until(
+        'the payment completing',
+        () => payment(p.transactionid),
+        (s) => s.status === 'SUCCESS',
+      );
+      assert.deepEqual([done.transitions, done.notifications, done.paymentEntries], [1, 1, 1]);
+      assert.deepEqual(await shownQr(p.redirectId), { paid: true });
+    });
+
+    test('killed during the create, the held QR paid meanwhile: after the restart SUCCESS once', async () => {
+      gateway = await startGatewayProcess(env);
+      const p = await initiate();
+      await crashDuringCreate(p.redirectId);
+      const [held] = await attempts(p.transactionid);
+      assert.equal(held?.state, 'pending');
+      // The customer pays the QR KBank made while no gateway runs; its callback finds nobody.
+      const paid = sim.pay(held!.reference, undefined, { callback: 'drop' });
+      assert.ok(paid.ok);
+
+      gateway = await startGatewayProcess(env); // its reconciler settles the pending attempt
+      const done = await until(
+        'the restarted gateway completing the payment',
+        () => payment(p.transactionid),
+        (s) => s.status === 'SUCCESS',
+      );
+      assert.deepEqual([done.transitions, done.notifications, done.paymentEntries], [1, 1, 1]);
+      assert.deepEqual(
+        (await attempts(p.transactionid)).map((a) => [a.attempt, a.state]),
+        [[1, 'paid']],
+      );
+      assert.deepEqual(await shownQr(p.redirectId), { paid: true }, 'no second QR');
+      assert.equal(bankCalls(CREATE, held!.reference), 1);
+      assert.equal(bankCalls(CANCEL, held!.reference), 0);
+      const after = await payment(p.transactionid);
+      assert.deepEqual([after.transitions, after.notifications, after.paymentEntries], [1, 1, 1]);
+    });
+
+    test("killed during a refund's void: the merchant's retry finds the void, one refund", async () => {
+      gateway = await startGatewayProcess(env);
+      const p = await initiate('1000.00');
+      const qr = await shownQr(p.redirectId);
+      const paid = sim.pay(qr.reference!);
+      assert.ok(paid.ok);
+      await paid.callback;
+      await until(
+        'the payment completing',
+        () => payment(p.transactionid),
+        (s) => s.status === 'SUCCESS',
+      );
+
+      const refundBody = {
+        merchantid: creds.merchantid,
+        password: creds.password,
+        transactionid: p.transactionid,
+        bill_amount: '1000.00',
+        bill_currencycode: 'THB',
+      };
+      sim.faults({ endpoint: 'void', fault: 'timeout' });
+      const inFlight = api('/transaction/refund', refundBody);
+      inFlight.catch(() => undefined);
+      await until(
+        'the void reaching KBank',
+        () => bankCalls(VOID, qr.reference),
+        (n) => n === 1,
+      );
+      assert.equal(await gateway.stop('SIGKILL'), null);
+      gateway = undefined;
+      await assert.rejects(inFlight, 'the merchant got no answer');
+      assert.equal(recordAtBank(qr.reference!), 'VOIDED', 'KBank applied the void');
+      const killed = await payment(p.transactionid);
+      assert.deepEqual([killed.refunds, killed.refundedMinor], [0, 0n], 'nothing recorded before the kill');
+      assert.deepEqual(
+        (await attempts(p.transactionid)).map((a) => [a.kind, a.state]),
+        [
+          ['qr', 'paid'],
+          ['void', 'pending'],
+        ],
+      );
+
+      gateway = await startGatewayProcess(env);
+      const retry = await api('/transaction/refund', refundBody);
+      assert.equal(retry.status, 200, JSON.stringify(retry.body));
+      assert.equal(retry.body.refunded_amount, '1000.00');
+      assert.equal(bankCalls(VOID, qr.reference), 1, 'no second void at KBank');
+      const after = await payment(p.transactionid);
+      assert.deepEqual([after.refunds, after.refundedMinor, after.notifications], [1, 1000_0000n, 2]);
+      const refundEntries = await engine.db
+        .selectFrom('journal_entries')
+        .select('id')
+        .where('kind', '=', 'refund')
+        .where('idempotency_key', '=', `refund:${retry.body.refundid as string}`)
+        .execute();
+      assert.equal(refundEntries.length, 1);
+      assert.deepEqual(
+        (await attempts(p.transactionid)).map((a) => [a.kind, a.state]),
+        [
+          ['qr', 'paid'],
+          ['void', 'voided'],
+        ],
+      );
+      const again = await api('/transaction/refund', refundBody);
+      assert.equal(again.body.refundid, retry.body.refundid, 'the same refund again');
+      assert.equal(bankCalls(VOID, qr.reference), 1);
+    });
+  });
+}
