@@ -143,7 +143,7 @@ describe('two live gateway instances on one PostgreSQL database [postgres]', { s
     assert.deepEqual(inquiries(), asked);
   });
 
-  test(`the same refund sent to both instances at once (${REFUNDS} payments): one void each, one refund each`, async () => {
+  test(`the same refund sent to both instances at once (${REFUNDS} payments): one void, one refund each`, async () => {
     const paid: Array<{ p: Started; uid: string }> = [];
     for (let i = 0; i < REFUNDS; i++) {
       const p = await gw.start({ bill_amount: '777.00' });
