@@ -32,7 +32,7 @@ export type RefundPaymentDeps = {
   refunds: Pick<RefundReads, 'findByKey'>;
   ledger: Pick<LedgerReads, 'balance'>;
   /** The payment's attempts at its processor (the paid QR a void refers to). */
-  attempts: Pick<ProcessorAttemptStore, 'latest' | 'insert' | 'update'>;
+  attempts: Pick<ProcessorAttemptStore, 'latest' | 'insert' | 'update' | 'find'>;
   key: SecretKey;
   connector: () => ProcessorConnector;
   now: () => number;

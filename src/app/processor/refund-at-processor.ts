@@ -11,7 +11,7 @@ import type { ProcessorConnector, RefundAccepted, RefundRequest } from '../ports
 
 export type RefundAtProcessorDeps = {
   connector: () => ProcessorConnector;
-  attempts: Pick<ProcessorAttemptStore, 'latest' | 'insert' | 'update'>;
+  attempts: Pick<ProcessorAttemptStore, 'latest' | 'insert' | 'update' | 'find'>;
   now: () => number;
 };
 
@@ -34,7 +34,7 @@ export async function refundAtProcessor(
   if (connector.capabilities.refunds !== 'void' || paymentReference === null) return connector.refund(full);
   const now = deps.now();
   const reference = connector.attemptReference('void', `${request.refundId}:1`);
-  await deps.attempts.insert(
+  const written = await deps.attempts.insert(
     pendingAttempt(
       {
         reference,
@@ -49,6 +49,15 @@ export async function refundAtProcessor(
       now,
     ),
   );
+  if (!written) {
+    // Another request of this same refund wrote the void first. Without this wait both sent the
+    // void with the same partnerTxnUid at once (two instances: test/connectors/kbank/two-instances.test.ts):
+    // KBank applied one and refused the other as a repeat, which the spec forbids provoking (§6.5).
+    const other = await waitForOther(deps, reference);
+    if (other?.state === 'voided') return { reference: other.processorTxnNo ?? reference };
+    // Not in flight: an earlier try whose answer never came, or one refused. Asked again as
+    // before: the connector inquires first and never voids twice.
+  }
   try {
     const accepted = await connector.refund(full);
     await deps.attempts.update(reference, {
@@ -59,8 +68,11 @@ export async function refundAtProcessor(
     });
     return accepted;
   } catch (error) {
-    // Refused: nothing moved. Unknown: left pending for the reconciler (and the merchant's retry).
-    if (!(error instanceof ProcessorUnavailable)) {
+    // Refused: nothing moved. Unknown: left pending for the reconciler (and the merchant's retry),
+    // with its error, which tells a later request of the same refund that this one is over.
+    if (error instanceof ProcessorUnavailable) {
+      await deps.attempts.update(reference, { lastError: error.message });
+    } else {
       await deps.attempts.update(reference, {
         state: 'failed',
         stateAt: deps.now(),
@@ -76,6 +88,23 @@ export type RefundBasics = Pick<
   RefundRequest,
   'refundId' | 'transactionId' | 'merchantId' | 'amountMinor' | 'currency' | 'reason'
 >;
+
+/**
+ * Waits while another request of the same refund is at the processor (its void attempt pending and
+ * without an error); the attempt as it is then. Throws ProcessorUnavailable when it takes too long.
+ */
+async function waitForOther(deps: RefundAtProcessorDeps, reference: string) {
+  for (let waited = 0; waited < WAIT_FOR_OTHER_MS; waited += POLL_MS) {
+    const attempt = await deps.attempts.find(reference);
+    if (attempt?.state !== 'pending' || attempt.lastError !== null) return attempt;
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+  throw new ProcessorUnavailable('This refund is being made by another request; send it again shortly.', true);
+}
+
+/** How long a request waits for another request of the same refund at the processor. */
+const WAIT_FOR_OTHER_MS = 10_000;
+const POLL_MS = 50;
 
 /** A pending void is checked once its request has surely ended (a refund request's own timeout is shorter). */
 const VOID_CHECK_AFTER_MS = 2 * 60_000;
