@@ -47,8 +47,10 @@ export class ReceiveNotification {
         transactionId: attempt?.transactionId ?? null,
         outcome,
       },
-      // The same payment reported twice is checked once.
-      hint.ok && attempt ? `${hint.reference}:${hint.processorTxnNo ?? ''}` : null,
+      // The same payment reported twice is checked once. Only a report naming the processor's
+      // transaction number counts as "the same": a forged one without it must not take the slot
+      // of a genuine one (each is checked; the reconciler paces the queries).
+      hint.ok && attempt && hint.processorTxnNo !== null ? `${hint.reference}:${hint.processorTxnNo}` : null,
     );
     if (logged.duplicate) return 'duplicate';
     if (attempt) await this.#deps.checkSoon(attempt.reference);

@@ -132,6 +132,23 @@ for (const { dialect, skip } of await testDialects()) {
       await assertUnchanged(gw, p, before, 'a wrong amount completes nothing either');
     });
 
+    test('a callback without a transaction number is never taken as a copy: each is checked', async () => {
+      const { p, uid } = await shown();
+      const before = await snapshot(gw, p);
+      const inquiries = gw.bankCalls(INQUIRY, uid);
+      const { txnNo: _dropped, ...withoutTxnNo } = JSON.parse(await simBody(uid, 'normal')) as Record<string, unknown>;
+      for (let i = 0; i < 2; i++) await send(JSON.stringify(withoutTxnNo));
+      assert.equal(gw.bankCalls(INQUIRY, uid), inquiries + 2, 'both asked about');
+      assert.deepEqual(
+        (await notificationsOf(p)).map((n) => n.outcome),
+        ['checked', 'checked'],
+      );
+      await assertUnchanged(gw, p, before, 'the bank said REQUESTED both times');
+      // The genuine callback (with its number) still completes the payment.
+      await send(await gw.pay(uid));
+      assert.equal((await snapshot(gw, p)).status, 'SUCCESS');
+    });
+
     test('the same real callback sent three times completes the payment once', async () => {
       const { p, uid } = await shown();
       const before = await snapshot(gw, p);
