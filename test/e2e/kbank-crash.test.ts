@@ -1,22 +1,22 @@
 // A live gateway killed with SIGKILL while KBank holds its answer, on both stores: the gateway runs
-// as child processes (`serve`, GATEWAY_MODE=live) against kbank-sim in this process, and after a
+// as a child process (`serve`, GATEWAY_MODE=live) against kbank-sim in this process, and after a
 // restart it converges to the bank's truth (docs/connectors/kbank.md "The QR", "Reconciler",
 // "Refunds"; the spec's §1 "Decisions": ambiguous calls are settled by inquiry, never resent).
-//   - The first view's create: KBank applied it and holds the answer; the gateway dies. After the
-//     restart the pending attempt is settled by inquiry: the unseen QR is cancelled at KBank and the
-//     customer is shown one payable QR; or, if the customer had paid the held QR meanwhile, the
-//     payment ends SUCCESS once (one notification, one ledger entry), with no second QR.
+//   - The first view's create: the customer's GET /transaction/Redirect makes `serve` ask KBank for
+//     the QR; KBank applied it and holds the answer; `serve` dies and the GET fails on its socket.
+//     After the restart the pending attempt is settled by inquiry and the page shows it: the unseen
+//     QR is cancelled at KBank and the page shows one payable QR (the second attempt's); or, if the
+//     customer had paid the held QR meanwhile, the payment ends SUCCESS once (one notification, one
+//     ledger entry) and the page shows the result, with no second QR.
 //   - A refund's void: KBank applied it and holds the answer; the gateway dies mid-request. After
 //     the restart the merchant's retry of the same refund finds the void: one void at KBank, one
 //     refund in the ledger.
-// The hosted page route does not create the KBank QR yet (src/http/api/redirect-page.ts never calls
-// HostedPage.processorQrFor), so the first view runs in a child of its own over the production
-// services (test/support/kbank-first-view.ts), killed together with `serve`: the whole gateway dies.
+// Live mode wants an https PUBLIC_BASE_URL; the page is requested on the child's own listening
+// address (127.0.0.1:<port>), its path and ID as in the redirectUrl the initiation returned.
 import { after, afterEach, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { startKbankSim, type KbankSim } from '../../src/dev/kbank-sim/server.ts';
+import { renderQrSvg } from '../../src/http/hosted-page/qr-svg.ts';
 import { openStoreEngine, type StoreEngine } from '../../src/store/engine.ts';
 import { kbankEnvFor } from '../support/connector-harnesses.ts';
 import { createMerchant, gatewayEnv, type Creds } from '../support/delivery-process.ts';
@@ -30,7 +30,6 @@ import {
 import { createTestDatabase } from '../support/test-store.ts';
 import { initiationBody } from '../support/test-gateway.ts';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const TOKEN = 'crash-test-callback-token-0123456789abcdef';
 const CREATE = '/v1/qrpayment/request';
 const CANCEL = '/v1/qrpayment/cancel';
@@ -110,13 +109,15 @@ for (const { dialect, skip } of await testDialects()) {
         }),
       );
       assert.equal(res.status, 200, JSON.stringify(res.body));
-      const redirectId = new URL(res.body.redirectUrl as string).searchParams.get('ID')!;
+      const page = new URL(res.body.redirectUrl as string);
+      assert.equal(`${page.origin}${page.pathname}`, 'https://pay.example/transaction/Redirect');
+      const redirectId = page.searchParams.get('ID')!;
       return { transactionid: res.body.transactionid as string, redirectId };
     };
     const attempts = (transactionId: string) =>
       engine.db
         .selectFrom('processor_attempts')
-        .select(['reference', 'kind', 'attempt', 'state'])
+        .select(['reference', 'kind', 'attempt', 'state', 'qr_payload'])
         .where('transaction_id', '=', transactionId)
         .orderBy('kind')
         .orderBy('attempt')
@@ -152,60 +153,67 @@ for (const { dialect, skip } of await testDialects()) {
       }
     };
 
-    /** The first view in a child: resolves with what it printed, once it has ended. */
-    const firstView = (redirectId: string) => {
-      const child = spawn(process.execPath, ['test/support/kbank-first-view.ts', redirectId], {
-        cwd: ROOT,
-        env: env,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let out = '';
-      let err = '';
-      child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-      child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
-      const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null; out: string; err: string }>(
-        (resolve) => child.once('exit', (code, signal) => resolve({ code, signal, out, err })),
-      );
-      return { child, ended };
+    /** The customer's browser: GET of the hosted page on the running `serve` (English). */
+    const view = async (redirectId: string) => {
+      const res = await fetch(`${gateway!.url}/transaction/Redirect?ID=${encodeURIComponent(redirectId)}&lang=en`);
+      return { status: res.status, body: await res.text() };
     };
-    const shownQr = async (redirectId: string) => {
-      const { code, out, err } = await firstView(redirectId).ended;
-      assert.equal(code, 0, err);
-      return JSON.parse(out) as { reference?: string; payload?: string; paid?: true };
+    const svgOf = (body: string) => /<svg[\s\S]*?<\/svg>/.exec(body)?.[0]?.replace(/ aria-label="[^"]*"/, '');
+    /** The page shows the one payable QR, verbatim: resolves with its attempt. */
+    const shownQr = async (transactionId: string, redirectId: string) => {
+      const page = await view(redirectId);
+      assert.equal(page.status, 200, page.body);
+      const payable = (await attempts(transactionId)).filter((a) => a.state === 'requested');
+      assert.equal(payable.length, 1, 'exactly one QR the customer can pay');
+      const [qr] = payable;
+      const payload = qr!.qr_payload;
+      assert.ok(payload, 'the payable QR has its payload');
+      assert.equal(svgOf(page.body), (await renderQrSvg(payload)).replace(/ aria-label="[^"]*"/, ''), 'the QR shown');
+      assert.match(page.body, /id="cancel"/);
+      return { reference: qr!.reference, attempt: qr!.attempt, payload };
     };
-    const kill = async (child: ChildProcess) => {
-      child.kill('SIGKILL');
-      if (child.exitCode === null && child.signalCode === null) await new Promise((r) => child.once('exit', r));
+    /** The page shows the payment's success, and no QR. */
+    const shownPaid = async (redirectId: string) => {
+      const page = await view(redirectId);
+      assert.equal(page.status, 200, page.body);
+      assert.match(page.body, /Payment successful/);
+      assert.doesNotMatch(page.body, /id="cancel"|data-remaining-ms/);
     };
 
-    /** Starts the first view with KBank holding the create's answer; kills the whole gateway once KBank applied it. */
+    /** The first view with KBank holding the create's answer; `serve` is killed once KBank applied it. */
     const crashDuringCreate = async (redirectId: string) => {
       const before = bankCalls(CREATE);
       sim.faults({ endpoint: 'request', fault: 'timeout' });
-      const view = firstView(redirectId);
+      const firstView = view(redirectId);
+      firstView.catch(() => undefined);
       await until(
         'the create reaching KBank',
         () => bankCalls(CREATE),
         (n) => n === before + 1,
       );
-      await kill(view.child);
-      assert.equal((await view.ended).signal, 'SIGKILL');
       assert.equal(await gateway!.stop('SIGKILL'), null);
+      assert.equal((await gateway!.exited).signal, 'SIGKILL');
       gateway = undefined;
+      // The customer's browser loses the connection: no page at all.
+      await assert.rejects(firstView, (error: Error & { cause?: { code?: string } }) => {
+        assert.equal(error.name, 'TypeError', String(error));
+        assert.ok(['UND_ERR_SOCKET', 'ECONNRESET'].includes(String(error.cause?.code)), String(error.cause));
+        return true;
+      });
     };
 
-    test('killed during the create: after the restart the unseen QR is cancelled, the customer sees one', async () => {
+    test('killed during the create: after the restart the unseen QR is cancelled, the page shows one', async () => {
       gateway = await startGatewayProcess(env);
       const p = await initiate();
       await crashDuringCreate(p.redirectId);
-      const [held] = await attempts(p.transactionid);
-      assert.deepEqual([held?.attempt, held?.state], [1, 'pending'], 'the crash left the attempt pending');
+      const [held, ...others] = await attempts(p.transactionid);
+      assert.deepEqual([held?.attempt, held?.state, others.length], [1, 'pending', 0], 'the crash left it pending');
       assert.equal(recordAtBank(held!.reference), 'REQUESTED', 'KBank created it');
 
       gateway = await startGatewayProcess(env);
-      const shown = await shownQr(p.redirectId); // the customer's next view
+      const shown = await shownQr(p.transactionid, p.redirectId); // the customer's next view
+      assert.equal(shown.attempt, 2, "the page shows the second attempt's QR");
       assert.notEqual(shown.reference, held!.reference);
-      assert.ok(shown.payload);
       assert.deepEqual(
         (await attempts(p.transactionid)).map((a) => [a.attempt, a.state]),
         [
@@ -215,10 +223,13 @@ for (const { dialect, skip } of await testDialects()) {
       );
       assert.equal(recordAtBank(held!.reference), 'CANCELLED');
       assert.equal(bankCalls(CANCEL, held!.reference), 1);
-      assert.equal((await shownQr(p.redirectId)).reference, shown.reference, 'the same QR on every view');
+      assert.deepEqual([bankCalls(CREATE, held!.reference), bankCalls(CREATE, shown.reference)], [1, 1]);
+      const again = await shownQr(p.transactionid, p.redirectId);
+      assert.deepEqual(again, shown, 'the same QR on every view');
+      assert.equal(bankCalls(CREATE, shown.reference), 1, 'no second create for it');
       assert.equal(sim.pay(held!.reference).ok, false, 'the unseen QR cannot be paid');
 
-      const paid = sim.pay(shown.reference!);
+      const paid = sim.pay(shown.reference);
       assert.ok(paid.ok);
       await paid.callback;
       const done = await until(
@@ -227,7 +238,7 @@ for (const { dialect, skip } of await testDialects()) {
         (s) => s.status === 'SUCCESS',
       );
       assert.deepEqual([done.transitions, done.notifications, done.paymentEntries], [1, 1, 1]);
-      assert.deepEqual(await shownQr(p.redirectId), { paid: true });
+      await shownPaid(p.redirectId);
     });
 
     test('killed during the create, the held QR paid meanwhile: after the restart SUCCESS once', async () => {
@@ -251,7 +262,9 @@ for (const { dialect, skip } of await testDialects()) {
         (await attempts(p.transactionid)).map((a) => [a.attempt, a.state]),
         [[1, 'paid']],
       );
-      assert.deepEqual(await shownQr(p.redirectId), { paid: true }, 'no second QR');
+      const creates = bankCalls(CREATE);
+      await shownPaid(p.redirectId);
+      assert.equal(bankCalls(CREATE), creates, 'no second QR');
       assert.equal(bankCalls(CREATE, held!.reference), 1);
       assert.equal(bankCalls(CANCEL, held!.reference), 0);
       const after = await payment(p.transactionid);
@@ -261,8 +274,8 @@ for (const { dialect, skip } of await testDialects()) {
     test("killed during a refund's void: the merchant's retry finds the void, one refund", async () => {
       gateway = await startGatewayProcess(env);
       const p = await initiate('1000.00');
-      const qr = await shownQr(p.redirectId);
-      const paid = sim.pay(qr.reference!);
+      const qr = await shownQr(p.transactionid, p.redirectId);
+      const paid = sim.pay(qr.reference);
       assert.ok(paid.ok);
       await paid.callback;
       await until(
@@ -289,7 +302,7 @@ for (const { dialect, skip } of await testDialects()) {
       assert.equal(await gateway.stop('SIGKILL'), null);
       gateway = undefined;
       await assert.rejects(inFlight, 'the merchant got no answer');
-      assert.equal(recordAtBank(qr.reference!), 'VOIDED', 'KBank applied the void');
+      assert.equal(recordAtBank(qr.reference), 'VOIDED', 'KBank applied the void');
       const killed = await payment(p.transactionid);
       assert.deepEqual([killed.refunds, killed.refundedMinor], [0, 0n], 'nothing recorded before the kill');
       assert.deepEqual(

@@ -1,7 +1,10 @@
 // Live-mode lifecycle edges against kbank-sim, on both stores: where the customer, the bank and
 // the gateway's deadline meet (docs/connectors/kbank.md "Lifecycle", "The QR"; the spec's §4.5–4.10,
 // /work/shared/connectors/kbank-qr.md). Proves, with the real gateway and the real simulator:
-//   - Cancel after paying at the bank ends the payment SUCCESS: the bank's cancel answers paid;
+//   - the customer's Cancel on the hosted page (GET the page, which creates the QR, then POST the
+//     form with its CSRF cookie and token) closes the QR at the bank first: unpaid, the payment
+//     ends FAILED/CANCELLED; paid at the bank first, the bank's cancel answers paid and it ends
+//     SUCCESS, the customer sent back with CAPTURED;
 //   - a QR paid just before the deadline (or paid, then learnt of after it) is never EXPIRED, by
 //     the sweeper or by the hosted page's lazy expiry; an unpaid one is cancelled at the bank first;
 //   - with the bank down at expiry the payment stays PROCESSING past its deadline, and the next
@@ -12,9 +15,9 @@
 // and the merchant's balance, and in the requests that reached the bank.
 import { after, afterEach, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { HostedPage } from '../../../src/app/hosted-page.ts';
 import { ExpirySweeper } from '../../../src/app/expiry-sweeper.ts';
 import { testDialects } from '../../support/dialects.ts';
+import { formSecrets, get, postForm } from '../../support/hosted-page-form.ts';
 import { payoutBalance, snapshot, type Started } from '../../support/lifecycle.ts';
 import { startLiveGateway, type LiveGateway } from '../../support/live-gateway.ts';
 
@@ -26,25 +29,11 @@ const CREATE = '/v1/qrpayment/request';
 for (const { dialect, skip } of await testDialects()) {
   describe(`KBank lifecycle edges [${dialect}]`, { skip }, () => {
     let gw: LiveGateway;
-    let page: HostedPage;
     let sweeper: ExpirySweeper;
 
     before(async () => {
       gw = await startLiveGateway(dialect);
-      // The customer's side exactly as the HTTP layer builds it (compose/http-deps.ts).
       const s = gw.services;
-      page = new HostedPage({
-        payments: s.transactions,
-        connector: s.processor.connector,
-        end: s.processor.end,
-        paymentQr: s.processor.paymentQr,
-        merchants: s.merchants,
-        directory: s.directory,
-        complete: s.complete,
-        notificationWaits: s.notificationWaits,
-        returnWaitForNotificationMs: 0,
-        now: s.now,
-      });
       // The sweeper as `serve` runs it (expiry-sweeper.ts expirySweeperWorker), one pass at a time.
       sweeper = new ExpirySweeper({
         transactions: s.transactions,
@@ -81,15 +70,23 @@ for (const { dialect, skip } of await testDialects()) {
 
     test('Cancel after paying at the bank (no callback yet): SUCCESS, one notification, credited', async () => {
       const p = await gw.start({ bill_amount: '1000.00' });
-      const qr = await gw.showQr(p);
+      // The customer's first view creates the bank's QR; the page carries the Cancel form.
+      const page = await get(gw, `/transaction/Redirect?ID=${p.redirectId}`);
+      assert.equal(page.status, 200, page.body);
+      const { cookie, csrf } = formSecrets(page);
+      const [qr, ...more] = await gw.attempts(p);
+      assert.deepEqual([qr?.state, more.length], ['requested', 0], 'the view made one QR');
+      assert.equal(gw.bankCalls(CREATE, qr!.reference), 1);
       const before = await balance();
-      const callback = await gw.pay(qr.reference); // paid at KBank; its callback is held back
-      const t = await gw.transaction(p);
-      assert.equal(t.status, 'PROCESSING');
+      const callback = await gw.pay(qr!.reference); // paid at KBank; its callback is held back
+      assert.equal((await gw.transaction(p)).status, 'PROCESSING');
 
-      const done = await page.finish(t, 'cancel');
-      assert.equal(done?.status, 'SUCCESS', 'the bank answered paid: the customer paid, so it is not cancelled');
-      assert.equal(gw.bankCalls(CANCEL, qr.reference), 1);
+      const res = await postForm(gw, '/transaction/Redirect/cancel', { ID: p.redirectId, csrf }, { cookie });
+      assert.equal(res.status, 303, res.body);
+      // The bank answered paid: the customer paid, so it is not cancelled; the shop hears CAPTURED.
+      assert.match(String(res.headers.location), /result=CAPTURED/);
+      assert.doesNotMatch(String(res.headers.location), /Not%20Successful/);
+      assert.equal(gw.bankCalls(CANCEL, qr!.reference), 1);
       await assertSuccessOnce(p, await netOf(gw, p), before);
       assert.equal((await notifications(p))[0]?.result, 'CAPTURED');
       assert.equal((await gw.attempts(p))[0]?.state, 'paid');
@@ -98,6 +95,32 @@ for (const { dialect, skip } of await testDialects()) {
       assert.equal((await gw.callback(callback)).status, 200);
       await gw.reconcile();
       await assertSuccessOnce(p, await netOf(gw, p), before);
+    });
+
+    test('Cancel of an unpaid QR: closed at the bank, FAILED/CANCELLED, one notification, no credit', async () => {
+      const p = await gw.start();
+      const page = await get(gw, `/transaction/Redirect?ID=${p.redirectId}`);
+      assert.equal(page.status, 200, page.body);
+      const { cookie, csrf } = formSecrets(page);
+      const [qr, ...more] = await gw.attempts(p);
+      assert.deepEqual([qr?.state, more.length], ['requested', 0], 'the view made one QR');
+      const before = await balance();
+
+      const res = await postForm(gw, '/transaction/Redirect/cancel', { ID: p.redirectId, csrf }, { cookie });
+      assert.equal(res.status, 303, res.body);
+      assert.match(String(res.headers.location), /result=Not%20Successful&responsecode=6/);
+      assert.equal(gw.bankCalls(CANCEL, qr!.reference), 1);
+      assert.equal((await gw.attempts(p))[0]?.state, 'cancelled');
+      const snap = await snapshot(gw, p.transactionid);
+      assert.equal(snap.status, 'FAILED');
+      assert.equal((await gw.transaction(p)).errorCodeTag, 'CANCELLED');
+      assert.deepEqual(
+        snap.transitions.map((t) => [t.toStatus, t.cause]),
+        [['FAILED', 'cancel']],
+      );
+      assert.equal(snap.outbox.length, 1, 'one result notification');
+      assert.equal(await balance(), before, 'nothing credited');
+      assert.equal(gw.sim.pay(qr!.reference).ok, false, 'the closed QR can no longer be paid');
     });
 
     test('paid just before the deadline: the sweeper does not expire it, it ends SUCCESS', async () => {
