@@ -55,8 +55,8 @@ export async function refundAtProcessor(
     // KBank applied one and refused the other as a repeat, which the spec forbids provoking (§6.5).
     const other = await waitForOther(deps, reference);
     if (other?.state === 'voided') return { reference: other.processorTxnNo ?? reference };
-    // Not in flight: an earlier try whose answer never came, or one refused. Asked again as
-    // before: the connector inquires first and never voids twice.
+    // Not in flight (any more): an earlier try whose answer never came, one refused, or one whose
+    // instance died. Asked again: the connector inquires first and never voids twice.
   }
   try {
     const accepted = await connector.refund(full);
@@ -90,19 +90,22 @@ export type RefundBasics = Pick<
 >;
 
 /**
- * Waits while another request of the same refund is at the processor (its void attempt pending and
- * without an error); the attempt as it is then. Throws ProcessorUnavailable when it takes too long.
+ * Waits while another request of the same refund may be at the processor: its void attempt
+ * pending, without an error, and written less than WAIT_FOR_OTHER_MS ago. The attempt as it is
+ * then. An attempt still pending after that was left by a request that died (a crash) or is very
+ * slow: the caller goes on, and the connector's inquiry-first finds a void that was applied; the
+ * void's id is the same, so the processor never applies two.
  */
 async function waitForOther(deps: RefundAtProcessorDeps, reference: string) {
-  for (let waited = 0; waited < WAIT_FOR_OTHER_MS; waited += POLL_MS) {
+  for (let waited = 0; ; waited += POLL_MS) {
     const attempt = await deps.attempts.find(reference);
     if (attempt?.state !== 'pending' || attempt.lastError !== null) return attempt;
+    if (waited >= WAIT_FOR_OTHER_MS || deps.now() - attempt.stateAt >= WAIT_FOR_OTHER_MS) return attempt;
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
-  throw new ProcessorUnavailable('This refund is being made by another request; send it again shortly.', true);
 }
 
-/** How long a request waits for another request of the same refund at the processor. */
+/** How long a request waits for another request of the same refund at the processor, at most. */
 const WAIT_FOR_OTHER_MS = 10_000;
 const POLL_MS = 50;
 
