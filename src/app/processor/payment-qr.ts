@@ -22,6 +22,8 @@ const WAIT_FOR_OTHER_MS = 5_000;
 const POLL_MS = 100;
 /** Attempts per payment at most (each failed one is a processor request). */
 const MAX_ATTEMPTS = 5;
+/** Payments whose QR this process remembers (the open pages being looked at; the oldest forgotten first). */
+const REMEMBERED_QRS = 10_000;
 
 export type PaymentQrDeps = {
   connector: () => ProcessorConnector;
@@ -38,6 +40,12 @@ export class PaymentQr {
   readonly #deps: PaymentQrDeps;
   /** One create per payment in this process at a time (views of one page arrive together). */
   readonly #inFlight = new Map<string, Promise<ShownQr | undefined>>();
+  /**
+   * The QR shown for each payment, kept until the processor's deadline: a QR is only ever replaced
+   * once it is no longer alive, so a repeat view (the page's reloads, Save QR) needs no read.
+   * The caller checks the payment is still PROCESSING from its own read of the row.
+   */
+  readonly #shown = new Map<string, ShownQr>();
 
   constructor(deps: PaymentQrDeps) {
     this.#deps = deps;
@@ -50,9 +58,13 @@ export class PaymentQr {
    * payment stays open and a later view tries again.
    */
   ensure(transaction: TransactionRecord): Promise<ShownQr | undefined> {
+    const remembered = this.#shown.get(transaction.id);
+    if (remembered && remembered.expiresAt > this.#deps.now()) return Promise.resolve(remembered);
     const running = this.#inFlight.get(transaction.id);
     if (running) return running;
-    const work = this.#ensure(transaction).finally(() => this.#inFlight.delete(transaction.id));
+    const work = this.#ensure(transaction)
+      .then((shown) => this.#remember(transaction.id, shown))
+      .finally(() => this.#inFlight.delete(transaction.id));
     this.#inFlight.set(transaction.id, work);
     return work;
   }
@@ -72,6 +84,14 @@ export class PaymentQr {
       if (created) return created;
     }
     throw new ProcessorUnavailable('The bank could not create a QR for this payment; try again shortly.', false);
+  }
+
+  #remember(transactionId: string, shown: ShownQr | undefined): ShownQr | undefined {
+    this.#shown.delete(transactionId);
+    if (!shown) return undefined;
+    this.#shown.set(transactionId, shown);
+    if (this.#shown.size > REMEMBERED_QRS) this.#shown.delete(this.#shown.keys().next().value!);
+    return shown;
   }
 
   /** The attempt's QR while the processor still accepts payment on it. */
