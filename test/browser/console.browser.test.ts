@@ -8,25 +8,20 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
-import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { createConsoleServices } from '../../src/app/console/console-services.ts';
 import { deliveryWorker } from '../../src/delivery/delivery-worker.ts';
 import {
   browserSkipReason,
   launchBrowser,
+  screenshotsDir,
   startListeningGateway,
   type Browser,
   type ListeningGateway,
 } from '../support/browser.ts';
 
-const IMAGES =
-  process.env.UPDATE_SCREENSHOTS === '1'
-    ? new URL('../../docs/images/', import.meta.url)
-    : pathToFileURL(`${mkdtempSync(join(tmpdir(), 'gw-shots-'))}/`);
+const IMAGES = screenshotsDir();
 const MOBILE = { width: 360, height: 740 };
 const DESKTOP = { width: 1280, height: 860 };
 const OPERATOR_PASSWORD = 'operator password 1';
@@ -83,7 +78,6 @@ describe('web console in Chromium', { skip, timeout: 180_000 }, () => {
   let expecting404 = false;
 
   before(async () => {
-    mkdirSync(IMAGES, { recursive: true });
     receiver = await startReceiver();
     gw = await startListeningGateway(
       { RETRY_LADDER: '0', DELIVERY_POLL_INTERVAL: '100ms' },

@@ -8,14 +8,12 @@
 // test/http/hosted-page/live-page.test.ts.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { startKbankSim, type KbankSim } from '../../src/dev/kbank-sim/server.ts';
 import {
+  addShop,
   browserSkipReason,
   launchBrowser,
+  screenshotsDir,
   startListeningGateway,
   startMerchantSite,
   type Browser,
@@ -25,10 +23,7 @@ import {
 import { kbankEnvFor } from '../support/connector-harnesses.ts';
 import { workersFor } from '../../src/workers.ts';
 
-const IMAGES =
-  process.env.UPDATE_SCREENSHOTS === '1'
-    ? new URL('../../docs/images/', import.meta.url)
-    : pathToFileURL(`${mkdtempSync(join(tmpdir(), 'gw-shots-'))}/`);
+const IMAGES = screenshotsDir();
 const MOBILE = { width: 360, height: 740 };
 const CALLBACK_TOKEN = 'browser-live-callback-token-0123456789';
 
@@ -42,7 +37,6 @@ describe('live hosted page with KBank in Chromium', { skip, timeout: 120_000 }, 
   let creds: { merchantid: string; password: string };
 
   before(async () => {
-    mkdirSync(IMAGES, { recursive: true });
     merchant = await startMerchantSite();
     sim = await startKbankSim({ now: Date.now() });
     gw = await startListeningGateway(
@@ -60,13 +54,7 @@ describe('live hosted page with KBank in Chromium', { skip, timeout: 120_000 }, 
     );
     // KBank calls the gateway's callback route when the customer pays.
     sim.setCallbackUrl(sim.credentials.merchantId, `${gw.gateway.url}/processor/kbank/notify/${CALLBACK_TOKEN}`);
-    const services = gw.gateway.services;
-    creds = await services.manageMerchants.create({
-      name: 'Siam Coffee Roasters',
-      payoutCurrency: 'THB',
-      payoutAccount: '4111111111119012',
-    });
-    await services.directory.refresh();
+    creds = await addShop(gw);
     browser = await launchBrowser();
   });
   after(async () => {

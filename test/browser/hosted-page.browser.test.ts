@@ -6,14 +6,12 @@
 // SQLite only: the store behaviour is covered on both stores by the HTTP tests.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { Page } from 'playwright-core';
 import {
+  addShop,
   browserSkipReason,
   launchBrowser,
+  screenshotsDir,
   startListeningGateway,
   startMerchantSite,
   type Browser,
@@ -21,12 +19,7 @@ import {
   type MerchantSite,
 } from '../support/browser.ts';
 
-// UPDATE_SCREENSHOTS=1 refreshes the pictures in docs/images/; otherwise they go to a temp
-// directory, so an ordinary test run leaves the tracked images (and the work tree) alone.
-const IMAGES =
-  process.env.UPDATE_SCREENSHOTS === '1'
-    ? new URL('../../docs/images/', import.meta.url)
-    : pathToFileURL(`${mkdtempSync(join(tmpdir(), 'gw-shots-'))}/`);
+const IMAGES = screenshotsDir();
 const MOBILE = { width: 360, height: 740 };
 const DESKTOP = { width: 1280, height: 800 };
 
@@ -39,16 +32,9 @@ describe('hosted page in Chromium', { skip, timeout: 120_000 }, () => {
   let creds: { merchantid: string; password: string };
 
   before(async () => {
-    mkdirSync(IMAGES, { recursive: true });
     merchant = await startMerchantSite();
     gw = await startListeningGateway();
-    const services = gw.gateway.services;
-    creds = await services.manageMerchants.create({
-      name: 'Siam Coffee Roasters',
-      payoutCurrency: 'THB',
-      payoutAccount: '4111111111119012',
-    });
-    await services.directory.refresh();
+    creds = await addShop(gw);
     browser = await launchBrowser();
   });
   after(async () => {

@@ -15,6 +15,7 @@ import { testDialects } from '../support/dialects.ts';
 import { initiation } from '../support/running-gateway.ts';
 import { deliveryWorker } from '../../src/delivery/delivery-worker.ts';
 import {
+  addShop,
   browserSkipReason,
   launchBrowser,
   startListeningGateway,
@@ -78,13 +79,7 @@ for (const { dialect, skip: storeSkip } of await testDialects()) {
         { RETURN_WAIT_FOR_NOTIFICATION: '1500ms', DELIVERY_TIMEOUT: '20s', DELIVERY_LEASE: '30s' },
         { dialect, workers: [deliveryWorker] },
       );
-      const services = gw.gateway.services;
-      creds = await services.manageMerchants.create({
-        name: 'Siam Coffee Roasters',
-        payoutCurrency: 'THB',
-        payoutAccount: '4111111111119012',
-      });
-      await services.directory.refresh();
+      creds = await addShop(gw);
       browser = await launchBrowser();
     });
     after(async () => {

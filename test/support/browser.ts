@@ -1,11 +1,12 @@
 // Browser-test plumbing: Debian's Chromium through playwright-core (never a downloaded
 // browser), a really listening gateway whose PUBLIC_BASE_URL is its own address, and a
 // tiny merchant site on 127.0.0.1 that records where customers land.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { startGateway, type RunningGateway } from '../../src/server.ts';
 import { createLogger } from '../../src/logger.ts';
@@ -15,6 +16,32 @@ import type { WorkerFactory } from '../../src/app/worker.ts';
 import { LogCapture, testConfig } from './test-gateway.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';
+
+/**
+ * Where the browser tests put their screenshots: docs/images/ with UPDATE_SCREENSHOTS=1 (for the
+ * docs, and for a human to look at); otherwise a temp directory, so an ordinary test run leaves
+ * the tracked images (and the work tree) alone. Created on first use.
+ */
+export function screenshotsDir(): URL {
+  const dir =
+    process.env.UPDATE_SCREENSHOTS === '1'
+      ? new URL('../../docs/images/', import.meta.url)
+      : pathToFileURL(`${mkdtempSync(join(tmpdir(), 'gw-shots-'))}/`);
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+/** The shop the browser tests pay: a merchant named as in the docs' screenshots, known to every instance. */
+export async function addShop(gw: ListeningGateway): Promise<{ merchantid: string; password: string }> {
+  const services = gw.gateway.services;
+  const creds = await services.manageMerchants.create({
+    name: 'Siam Coffee Roasters',
+    payoutCurrency: 'THB',
+    payoutAccount: '4111111111119012',
+  });
+  await services.directory.refresh();
+  return creds;
+}
 
 /** Why the browser tests cannot run here, or false. In CI a missing browser is a failure, not a skip. */
 export function browserSkipReason(): string | false {

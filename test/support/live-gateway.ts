@@ -25,6 +25,8 @@ export type LiveGateway = TestGateway & {
   start(overrides?: Record<string, unknown>): Promise<Started>;
   /** What the hosted page's first view does: the bank's QR, created once. */
   showQr(p: Started): Promise<ProcessorAttempt>;
+  /** A payment whose QR the customer saw (unpaid), and that QR's bank reference. */
+  startShown(overrides?: Record<string, unknown>): Promise<{ p: Started; uid: string }>;
   /** The customer pays the QR at the bank; resolves with the callback KBank would send (not sent). */
   pay(reference: string, amount?: string): Promise<string>;
   transaction(p: Started): Promise<TransactionRecord>;
@@ -65,6 +67,14 @@ export async function startLiveGateway(dialect: Dialect, options: LiveGatewayOpt
   const transaction = async (p: Started) =>
     (await gw.services.transactions.findById(creds.merchantid, p.transactionid))!;
   const qrAttempts = async (p: Started) => await store.processorAttempts.forTransaction(p.transactionid);
+  const start = (overrides: Record<string, unknown> = {}) =>
+    startPayment(gw, creds, { bill_amount: '1000.00', serverUrl: 'https://merchant.example/notify', ...overrides });
+  const showQr = async (p: Started) => {
+    await processor.paymentQr.ensure(await transaction(p));
+    const attempt = await store.processorAttempts.latest(p.transactionid, 'qr');
+    if (!attempt) throw new Error(`no QR attempt for ${p.transactionid}`);
+    return attempt;
+  };
 
   return {
     ...gw,
@@ -74,13 +84,13 @@ export async function startLiveGateway(dialect: Dialect, options: LiveGatewayOpt
       gw.clock.now += ms;
       sim.advance(ms);
     },
-    start: (overrides = {}) =>
-      startPayment(gw, creds, { bill_amount: '1000.00', serverUrl: 'https://merchant.example/notify', ...overrides }),
-    async showQr(p) {
-      await processor.paymentQr.ensure(await transaction(p));
-      const attempt = await store.processorAttempts.latest(p.transactionid, 'qr');
-      if (!attempt) throw new Error(`no QR attempt for ${p.transactionid}`);
-      return attempt;
+    start,
+    showQr,
+    async startShown(overrides) {
+      const p = await start(overrides);
+      const attempt = await showQr(p);
+      if (attempt.state !== 'requested') throw new Error(`the QR of ${p.transactionid} is ${attempt.state}`);
+      return { p, uid: attempt.reference };
     },
     async pay(reference, amount) {
       const paid = sim.pay(reference, amount);

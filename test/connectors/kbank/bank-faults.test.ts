@@ -52,12 +52,7 @@ for (const { dialect, skip } of await testDialects()) {
       await gw?.close();
     });
 
-    const shown = async (): Promise<{ p: Started; uid: string }> => {
-      const p = await gw.start();
-      const attempt = await gw.showQr(p);
-      assert.equal(attempt.state, 'requested');
-      return { p, uid: attempt.reference };
-    };
+    const shown = () => gw.startShown();
     const send = async (body: string) => {
       assert.equal((await gw.callback(body)).status, 200);
       await gw.services.processor.reconciler.wake();

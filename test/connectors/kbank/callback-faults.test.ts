@@ -27,13 +27,7 @@ for (const { dialect, skip } of await testDialects()) {
       await gw?.close();
     });
 
-    /** A payment whose QR the customer saw (unpaid): its bank reference. */
-    const shown = async (): Promise<{ p: Started; uid: string }> => {
-      const p = await gw.start();
-      const attempt = await gw.showQr(p);
-      assert.equal(attempt.state, 'requested');
-      return { p, uid: attempt.reference };
-    };
+    const shown = () => gw.startShown();
     /** The body kbank-sim builds for `uid` in a callback mode (not sent anywhere: no URL is registered). */
     const simBody = async (uid: string, mode: string) => (await gw.sim.deliverCallback(uid, mode)).body;
     /** Sends a callback and waits for the reconciler's work it may have caused. */
