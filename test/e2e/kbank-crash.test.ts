@@ -1,7 +1,7 @@
 // A live gateway killed with SIGKILL while KBank holds its answer, on both stores: the gateway runs
 // as a child process (`serve`, GATEWAY_MODE=live) against kbank-sim in this process, and after a
 // restart it converges to the bank's truth (docs/connectors/kbank.md "The QR", "Reconciler",
-// "Refunds"; the spec's §1 "Decisions": ambiguous calls are settled by inquiry, never resent).
+// "Refunds": ambiguous calls are settled by inquiry, never resent).
 //   - The first view's create: the customer's GET /transaction/Redirect makes `serve` ask KBank for
 //     the QR; KBank applied it and holds the answer; `serve` dies and the GET fails on its socket.
 //     After the restart the pending attempt is settled by inquiry and the page shows it: the unseen

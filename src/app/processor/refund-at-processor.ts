@@ -52,7 +52,7 @@ export async function refundAtProcessor(
   if (!written) {
     // Another request of this same refund wrote the void first. Without this wait both sent the
     // void with the same partnerTxnUid at once (two instances: test/connectors/kbank/two-instances.test.ts):
-    // KBank applied one and refused the other as a repeat, which the spec forbids provoking (§6.5).
+    // KBank applied one and refused the other as a repeat, which we never provoke (docs/connectors/kbank.md "Refunds").
     const other = await waitForOther(deps, reference);
     if (other?.state === 'voided') return { reference: other.processorTxnNo ?? reference };
     // Not in flight (any more): an earlier try whose answer never came, one refused, or one whose

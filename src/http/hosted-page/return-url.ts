@@ -1,5 +1,5 @@
-// Where the customer goes back to after a final state (contract §4): the merchant's
-// `returnUrl` with the result appended to its EXISTING query. The merchant's own query is
+// Where the customer goes back to after a final state (docs/hosted-page.md "Back to the
+// merchant"): the merchant's `returnUrl` with the result appended to its EXISTING query. The merchant's own query is
 // kept byte for byte (re-serialising it through URLSearchParams could re-encode it), and a
 // fragment stays at the end where browsers expect it.
 import { RESPONSE_CODE, RESULT_TEXT } from '../../domain/lifecycle.ts';

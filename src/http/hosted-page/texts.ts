@@ -28,7 +28,7 @@ export type PageTexts = {
   languageNav: string;
   resultSuccessTitle: string;
   resultFailedTitle: string;
-  /** A SUCCESS payment refunded in full, or in part (issue 9). */
+  /** A SUCCESS payment refunded in full, or in part (docs/hosted-page.md). */
   resultRefundedTitle: string;
   refundedFull: (amount: string) => string;
   refundedPartial: (refunded: string, amount: string) => string;

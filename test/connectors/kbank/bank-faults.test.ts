@@ -1,5 +1,5 @@
 // The bank misbehaving under a live payment (docs/connectors/kbank.md "The QR", "Reconciler";
-// docs/connectors/kbank-sim.md "Faults"; the spec's §1 "Decisions", §6.2 and §6.5), in the live
+// docs/connectors/kbank-sim.md "Faults"), in the live
 // gateway against kbank-sim, on both stores:
 // - the access token running out between the QR and the callback, or refused (401) at an inquiry:
 //   the token endpoint is called once more and the payment completes;

@@ -1,10 +1,10 @@
-// KBank's callback is only a hint (docs/connectors/kbank.md "Callback"; the spec's §1 "Decisions",
-// §4.8 and §6.5): in the live gateway against kbank-sim, on both stores, forged, edited, broken,
-// oversized and misaddressed callbacks change nothing — the payment stays PROCESSING, no
-// notification is written, the ledger does not move — and one naming a real QR costs one inquiry
-// at most. The same real callback three times (sent by the test, and by kbank-sim's
-// `duplicate:3` mode over HTTP) completes the payment once: one SUCCESS, one result notification,
-// one journal entry. A lost callback (kbank-sim's `drop` mode) is found by the reconciler.
+// KBank's callback is only a hint (docs/connectors/kbank.md "Callback"): in the live gateway
+// against kbank-sim, on both stores, forged, edited, broken, oversized and misaddressed callbacks
+// change nothing — the payment stays PROCESSING, no notification is written, the ledger does not
+// move — and one naming a real QR costs one inquiry at most. The same real callback three times
+// (sent by the test, and by kbank-sim's `duplicate:3` mode over HTTP) completes the payment once:
+// one SUCCESS, one result notification, one journal entry. A lost callback (kbank-sim's `drop`
+// mode) is found by the reconciler.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';

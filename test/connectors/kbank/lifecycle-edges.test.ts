@@ -1,6 +1,6 @@
 // Live-mode lifecycle edges against kbank-sim, on both stores: where the customer, the bank and
-// the gateway's deadline meet (docs/connectors/kbank.md "Lifecycle", "The QR"; the spec's §4.5–4.10,
-// /work/shared/connectors/kbank-qr.md). Proves, with the real gateway and the real simulator:
+// the gateway's deadline meet (docs/connectors/kbank.md "Lifecycle", "The QR"). Proves, with the
+// real gateway and the real simulator:
 //   - the customer's Cancel on the hosted page (GET the page, which creates the QR, then POST the
 //     form with its CSRF cookie and token) closes the QR at the bank first: unpaid, the payment
 //     ends FAILED/CANCELLED; paid at the bank first, the bank's cancel answers paid and it ends

@@ -1,6 +1,5 @@
 // Refunds of KBank payments through the merchant API (POST /transaction/refund), on both stores,
-// against kbank-sim (docs/connectors/kbank.md "Refunds", docs/api.md "Refund"; the spec's §1
-// "Decisions" and §4.6, /work/shared/connectors/kbank-qr.md). KBank refunds by voiding the whole
+// against kbank-sim (docs/connectors/kbank.md "Refunds", docs/api.md "Refund"). KBank refunds by voiding the whole
 // payment on the day it was paid, before the cut-off, while it is not settled. Proves:
 //   - a full refund the same day: one void at the bank, the refund notification, the balance back;
 //   - outside the window (a part of the payment, after KBANK_VOID_CUTOFF, a later Bangkok day,

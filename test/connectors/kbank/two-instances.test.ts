@@ -1,5 +1,5 @@
 // Two live gateway instances on ONE PostgreSQL database against one kbank-sim (docs/connectors/kbank.md
-// "Reconciler" and "Refunds"; the spec's §6.5 "Rate": one in-flight inquiry per transaction). The
+// "Reconciler" and "Refunds": one inquirer per payment at a time). The
 // second instance is built as main.ts builds one (createServices + buildApp over openStore on the
 // same DATABASE_URL), on the first one's clock. Both reconcilers, woken together over payments
 // whose callbacks were lost, share the work through their leases: every payment is asked about
