@@ -258,10 +258,13 @@ for (const { dialect, skip } of await testDialects()) {
         (s) => s.status === 'SUCCESS',
       );
       assert.deepEqual([done.transitions, done.notifications, done.paymentEntries], [1, 1, 1]);
-      assert.deepEqual(
-        (await attempts(p.transactionid)).map((a) => [a.attempt, a.state]),
-        [[1, 'paid']],
+      // The attempt is marked paid just after the payment's commit (the reconciler releases it then).
+      const marked = await until(
+        'the attempt marked paid',
+        async () => (await attempts(p.transactionid)).map((a) => [a.attempt, a.state]),
+        (rows) => rows.length === 1 && rows[0]![1] === 'paid',
       );
+      assert.deepEqual(marked, [[1, 'paid']]);
       const creates = bankCalls(CREATE);
       await shownPaid(p.redirectId);
       assert.equal(bankCalls(CREATE), creates, 'no second QR');
