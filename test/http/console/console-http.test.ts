@@ -78,6 +78,32 @@ for (const { dialect, skip } of await testDialects()) {
       },
     );
 
+    test('a login link whose next is not printable ASCII (/console/ก) is followed percent-encoded', async () => {
+      const thai = new ConsoleClient(gw.app);
+      await thai.get(`/console/login?next=${encodeURIComponent('/console/ก')}`);
+      assert.match(thai.last!.body, /name="next" value="\/console\/%E0%B8%81"/);
+      const login = await thai.post('/console/login', {
+        csrf: thai.csrf(),
+        role: 'operator',
+        username: 'op',
+        password: OPERATOR_PASSWORD,
+        next: '/console/ก',
+      });
+      assert.equal(login.status, 303, login.body.slice(0, 200));
+      assert.equal(login.location, '/console/%E0%B8%81');
+      const control = new ConsoleClient(gw.app);
+      await control.get('/console/login');
+      const answer = await control.post('/console/login', {
+        csrf: control.csrf(),
+        role: 'operator',
+        username: 'op',
+        password: OPERATOR_PASSWORD,
+        next: '/console/a\u0001b',
+      });
+      assert.equal(answer.status, 303);
+      assert.equal(answer.location, '/console/a%01b');
+    });
+
     test(
       'login sets an HttpOnly SameSite=Strict session cookie ' +
         'scoped to /console; pages carry a nonce CSP and no-store',
