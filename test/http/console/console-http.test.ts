@@ -357,6 +357,40 @@ for (const { dialect, skip } of await testDialects()) {
       },
     );
 
+    test('every query parameter out of range answers 400 or is ignored, never 500', async () => {
+      const b = new ConsoleClient(gw.app);
+      await b.login('operator', 'op', OPERATOR_PASSWORD);
+      const huge = '9'.repeat(16);
+      const uuid = '00000000-0000-0000-0000-000000000000';
+      const statuses: Record<string, number> = {};
+      for (const url of [
+        '/console/payments?amount=922337203685477.58',
+        '/console/payments?amount=922337203685477.59',
+        '/console/payments?amount=99999999999999999999999999999',
+        `/console/payments?before=${huge}.${uuid}`,
+        '/console/payments?from=0001-01-01&to=9999-12-31',
+        '/console/payments?from=275760-09-13',
+        `/console/deliveries?status=all&before=${huge}.evt_x`,
+        `/console/audit?before=${huge}.${uuid}`,
+        '/console/balances?merchant=shop-a&before=999999999999999999',
+        `/console/balances?merchant=shop-a&account=${'x'.repeat(5000)}`,
+        `/console/balances/postings.csv?merchant=shop-a&account=${'x'.repeat(5000)}`,
+        `/console/payments/${paymentB}?done=resent&series=1e400`,
+        '/console/attention?done=resolved&item=x',
+      ])
+        statuses[url] = (await b.get(url)).status;
+      assert.deepEqual(
+        Object.entries(statuses).filter(([, status]) => status >= 500),
+        [],
+        Object.keys(statuses)
+          .filter((url) => statuses[url]! >= 500)
+          .join(', '),
+      );
+      assert.equal(statuses['/console/payments?amount=922337203685477.58'], 200, 'the largest 64-bit amount');
+      assert.equal(statuses['/console/payments?amount=922337203685477.59'], 400, 'one satang more');
+      assert.equal(statuses['/console/payments?amount=99999999999999999999999999999'], 400);
+    });
+
     test('resend: a failed notification goes out again through the outbox (new series), audited', async () => {
       const id = await pay(shopB);
       await gw.services.complete.execute(id, 'sandbox', { override: 'success' });
