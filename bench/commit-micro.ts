@@ -16,6 +16,7 @@ import { openSqlite } from '../src/store/sqlite/dialect.ts';
 import { STORE_JOBS_MODULE, storeJobs } from '../src/store/sqlite/jobs.ts';
 import { createJobRunner } from '../src/store/job-runner.ts';
 import { MerchantsRepo } from '../src/store/repos/merchants.repo.ts';
+import { ConsoleRepo } from '../src/store/repos/console.repo.ts';
 import { openStoreEngine, type StoreEngine } from '../src/store/engine.ts';
 import { TransactionsRepo } from '../src/store/repos/transactions.repo.ts';
 import { type TransactionRecord } from '../src/domain/transaction.ts';
@@ -78,11 +79,13 @@ async function freshStore(
   const path = join(dir, `${file}.db`);
   const inner = openStoreEngine(`sqlite:${path}`);
   await inner.migrate();
-  const issued = await new ManageMerchants(new MerchantsRepo(inner.db), MERCHANT_KEY, 0).create({
-    name: 'Micro',
-    payoutCurrency: 'THB',
-    payoutAccount: '1234567890',
-  });
+  const issued = await new ManageMerchants(new MerchantsRepo(inner.db), new ConsoleRepo(inner), MERCHANT_KEY, 0).create(
+    {
+      name: 'Micro',
+      payoutCurrency: 'THB',
+      payoutAccount: '1234567890',
+    },
+  );
   let commits = 0;
   const store: StoreEngine = {
     ...inner,

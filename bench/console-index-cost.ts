@@ -14,6 +14,7 @@ import { openSqlite } from '../src/store/sqlite/dialect.ts';
 import { STORE_JOBS_MODULE, storeJobs } from '../src/store/sqlite/jobs.ts';
 import { createJobRunner } from '../src/store/job-runner.ts';
 import { MerchantsRepo } from '../src/store/repos/merchants.repo.ts';
+import { ConsoleRepo } from '../src/store/repos/console.repo.ts';
 import { openStoreEngine } from '../src/store/engine.ts';
 import type { TransactionRecord } from '../src/domain/transaction.ts';
 
@@ -37,7 +38,12 @@ async function phase(dir: string, file: string, withIndexes: boolean): Promise<n
   const path = join(dir, `${file}.db`);
   const store = openStoreEngine(`sqlite:${path}`);
   await store.migrate();
-  const { merchantid } = await new ManageMerchants(new MerchantsRepo(store.db), Buffer.alloc(32, 7), 0).create({
+  const { merchantid } = await new ManageMerchants(
+    new MerchantsRepo(store.db),
+    new ConsoleRepo(store),
+    Buffer.alloc(32, 7),
+    0,
+  ).create({
     name: 'Bench',
     payoutCurrency: 'THB',
     payoutAccount: '1234567890',
@@ -86,7 +92,12 @@ async function groupPhase(dir: string, file: string, withIndexes: boolean): Prom
   const path = join(dir, `${file}.db`);
   const store = openStoreEngine(`sqlite:${path}`);
   await store.migrate();
-  const { merchantid } = await new ManageMerchants(new MerchantsRepo(store.db), Buffer.alloc(32, 7), 0).create({
+  const { merchantid } = await new ManageMerchants(
+    new MerchantsRepo(store.db),
+    new ConsoleRepo(store),
+    Buffer.alloc(32, 7),
+    0,
+  ).create({
     name: 'Bench',
     payoutCurrency: 'THB',
     payoutAccount: '1234567890',

@@ -5,6 +5,7 @@ import { CURRENCY_CODE } from '../domain/money.ts';
 import { openSecret, sealSecret } from '../domain/secret-box.ts';
 import { generateWebhookSecret } from '../domain/webhook-signature.ts';
 import { randomToken } from '../domain/ids.ts';
+import type { ConsoleAccountStore } from './ports/console.ts';
 import type { MerchantChanges, MerchantStore } from './ports/store.ts';
 import type { MerchantRecord } from '../domain/merchant.ts';
 
@@ -31,12 +32,20 @@ export function parseFeeRate(text: string): bigint | undefined {
 
 export class ManageMerchants {
   readonly #repo: MerchantStore;
+  readonly #consoleSessions: Pick<ConsoleAccountStore, 'deleteSessionsOf'>;
   readonly #key: SecretKey;
   readonly #now: () => number;
   readonly #webhookOverlapMs: number;
 
-  constructor(repo: MerchantStore, key: SecretKey, webhookOverlapMs: number, now: () => number = Date.now) {
+  constructor(
+    repo: MerchantStore,
+    consoleSessions: Pick<ConsoleAccountStore, 'deleteSessionsOf'>,
+    key: SecretKey,
+    webhookOverlapMs: number,
+    now: () => number = Date.now,
+  ) {
     this.#repo = repo;
+    this.#consoleSessions = consoleSessions;
     this.#key = key;
     this.#webhookOverlapMs = webhookOverlapMs;
     this.#now = now;
@@ -122,8 +131,14 @@ export class ManageMerchants {
     }
   }
 
+  /**
+   * Disabling ends the merchant's console sessions (after the status is written, so no login
+   * slips in between): whoever disables it — the CLI or the console — and a later enable does
+   * not bring them back (docs/console.md "Roles and accounts").
+   */
   async setStatus(id: string, status: 'active' | 'disabled'): Promise<void> {
     await this.#update(id, { status });
+    if (status === 'disabled') await this.#consoleSessions.deleteSessionsOf('merchant', id);
   }
 
   list(): Promise<MerchantRecord[]> {

@@ -82,7 +82,13 @@ export function createServices(
       requestRateLimit: config.requestRateLimit,
       now,
     }),
-    manageMerchants: new ManageMerchants(store.merchants, key, config.webhookSecretOverlapMs, now),
+    manageMerchants: new ManageMerchants(
+      store.merchants,
+      store.consoleAccounts,
+      key,
+      config.webhookSecretOverlapMs,
+      now,
+    ),
     initiate: new InitiatePayment({
       insertOrGet: store.payments.insertOrGet,
       key,

@@ -52,13 +52,18 @@ function parse(stored: string): { params: ScryptParams; salt: Buffer; key: Buffe
 // Checked when there is no account, so an unknown name costs the same as a wrong password.
 let dummy: Promise<string> | undefined;
 
-/** Constant-time check; `stored` undefined (no such account) still costs one scrypt. */
+/**
+ * Constant-time check, and every failure costs one scrypt: no such account (`stored` undefined),
+ * an unreadable stored hash, and a password longer than any that can be set (hashed as an empty
+ * one instead, so its length costs nothing extra either) all cost the same as a wrong password.
+ */
 export async function consolePasswordMatches(password: string, stored: string | undefined): Promise<boolean> {
   dummy ??= hashConsolePassword('not a password');
-  const parsed = parse(stored ?? (await dummy));
-  if (!parsed || password.length > MAX_PASSWORD_LENGTH) return false;
-  const candidate = await derive(password, parsed.salt, parsed.params);
-  return timingSafeEqual(candidate, parsed.key) && stored !== undefined;
+  const own = stored === undefined ? undefined : parse(stored);
+  const parsed = own ?? parse(await dummy)!;
+  const tooLong = password.length > MAX_PASSWORD_LENGTH;
+  const candidate = await derive(tooLong ? '' : password, parsed.salt, parsed.params);
+  return timingSafeEqual(candidate, parsed.key) && own !== undefined && !tooLong;
 }
 
 /** A password people choose: long enough to resist online guessing with throttling. */

@@ -93,4 +93,34 @@ describe('WindowCounter', () => {
     clock.now += 60_000;
     assert.ok(!counter.exceeded('k'));
   });
+
+  test('at the cap, locked-out keys are kept and new keys are refused until the window ends', () => {
+    const clock = { now: 1_000 };
+    const counter = new WindowCounter(3, 60_000, () => clock.now, 100);
+    for (let j = 0; j < 3; j++) counter.hit('victim-attacker');
+    for (let i = 0; i < 500; i++) for (let j = 0; j < 3; j++) counter.hit(`locked-${i}`);
+    assert.ok(counter.exceeded('victim-attacker'), 'the first lockout is still there');
+    assert.ok(counter.exceeded('locked-98'), 'so is every lockout that fitted');
+    assert.ok(counter.exceeded('someone-new'), 'a key the full table cannot hold is refused');
+    assert.equal(counter.take(['someone-new']), undefined);
+    assert.ok(counter.trackedKeys <= 200, `${counter.trackedKeys} keys tracked`);
+    clock.now += 60_000;
+    assert.ok(!counter.exceeded('someone-new'), 'the next window starts empty');
+  });
+
+  test('take counts before the work: at most the limit is taken, whatever runs at once; release gives back', () => {
+    const clock = { now: 1_000 };
+    const counter = new WindowCounter(10, 60_000, () => clock.now, 100);
+    const taken = Array.from({ length: 20 }, () => counter.take(['ip:a', 'account:op']));
+    assert.equal(taken.filter(Boolean).length, 10);
+    assert.ok(counter.exceeded('account:op'));
+    counter.release(taken[9]!);
+    assert.ok(!counter.exceeded('account:op'), 'a success gives its attempt back');
+    assert.ok(counter.take(['ip:b', 'account:op']));
+    assert.equal(counter.take(['ip:c', 'account:op']), undefined);
+    assert.ok(!counter.exceeded('ip:c'), 'a refused take counts nothing');
+    clock.now += 60_000;
+    counter.release(taken[0]!);
+    assert.ok(counter.take(['ip:a']), 'an old window is not given back into the new one');
+  });
 });

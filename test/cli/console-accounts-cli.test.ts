@@ -170,6 +170,29 @@ for (const { dialect, skip } of await testDialects()) {
       assert.equal((await cli(['operator', 'reset-password', 'nobody'], env)).code, 1);
     });
 
+    test("merchant disable ends the merchant's console sessions: a re-enable does not bring them back", async () => {
+      const created = await cli(
+        ['merchant', 'create', '--name', 'Disabled Shop', '--payout-currency', 'THB'].concat([
+          '--payout-account',
+          '1234567890',
+          '--id',
+          'disabled-shop',
+        ]),
+        env,
+      );
+      assert.equal(created.code, 0, created.err);
+      const c = consoleServices();
+      const { password } = await c.accounts.issueMerchantPassword('disabled-shop');
+      const login = await c.accounts.loginMerchant('disabled-shop', password);
+      assert.ok(login.ok);
+      const { token } = await c.sessions.start('merchant', login.subject.id);
+      assert.ok(await c.sessions.resolve(token), 'the session works before the disable');
+      assert.equal((await cli(['merchant', 'disable', 'disabled-shop'], env)).code, 0);
+      assert.equal((await cli(['merchant', 'enable', 'disabled-shop'], env)).code, 0);
+      assert.equal(await c.sessions.resolve(token), undefined, 'the session ended at the disable');
+      assert.equal((await c.accounts.loginMerchant('disabled-shop', password)).ok, true, 'a new login works');
+    });
+
     test(
       'merchant set-console-password prints it once; ' + 'the merchant logs in with it; every command is audited',
       async () => {

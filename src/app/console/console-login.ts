@@ -1,8 +1,8 @@
-// Logging in to the web console and out of it (docs/console.md "Sessions and security"). Failed
-// logins are counted per client address and per account, and an attempt over the limit is
-// refused before any password is hashed, so a flood costs no scrypt. Every outcome but a
-// throttled one is audited (the limiter already refused that one), and each login issues a new
-// session token: a token planted before the login is never the one that gets in.
+// Logging in to the web console and out of it (docs/console.md "Sessions and security"). Login
+// attempts are counted per client address and per account before any password is hashed (and
+// given back when they succeed), so a flood costs no scrypt and concurrent guesses cannot pass
+// the limit. Every outcome but a throttled one is audited (the limiter already refused that one),
+// and each login issues a new session token: a token planted before the login is never the one that gets in.
 import type { ConsoleRole } from '../../domain/console-account.ts';
 import type { WindowCounter } from '../rate-limiter.ts';
 import type { ConsoleAccounts, LoginSubject } from './console-accounts.ts';
@@ -41,13 +41,17 @@ export class ConsoleLogin {
     const { accounts, sessions, audit, failedLogins } = this.#deps;
     const { role, username, origin } = input;
     const keys = [`ip:${origin.remoteAddr}`, `account:${role}:${username.toLowerCase()}`];
-    if (keys.some((key) => failedLogins.exceeded(key))) return { ok: false, reason: 'throttled' };
+    // Counted before the password is hashed, so attempts racing each other (each waits ~90 ms for
+    // scrypt) cannot all pass a check that only a finished failure would have tripped; given back
+    // on success. An attempt that throws (the store) stays counted: its answer may tell a right
+    // password from a wrong one.
+    const taken = failedLogins.take(keys);
+    if (taken === undefined) return { ok: false, reason: 'throttled' };
     const result =
       role === 'operator'
         ? await accounts.loginOperator(username, input.password, input.totp)
         : await accounts.loginMerchant(username, input.password);
     if (!result.ok) {
-      for (const key of keys) failedLogins.hit(key);
       await audit.record(
         { role: 'anonymous', id: null },
         'login.failed',
@@ -57,6 +61,7 @@ export class ConsoleLogin {
       );
       return result;
     }
+    failedLogins.release(taken);
     const { token } = await sessions.start(result.subject.role, result.subject.id);
     await audit.record(auditActorOf(result.subject), 'login', null, {}, origin);
     return { ok: true, sessionToken: token, subject: result.subject };

@@ -13,7 +13,7 @@ export type ConsoleMerchantAdminDeps = {
   manage: ManageMerchants;
   directory: Pick<MerchantDirectory, 'refresh'>;
   accounts: Pick<ConsoleAccounts, 'issueMerchantPassword'>;
-  consoleAccounts: Pick<ConsoleAccountStore, 'deleteSessionsOf' | 'merchantsWithConsolePassword'>;
+  consoleAccounts: Pick<ConsoleAccountStore, 'merchantsWithConsolePassword'>;
   audit: ConsoleAudit;
 };
 
@@ -42,10 +42,9 @@ export class ConsoleMerchantAdmin {
     return issued;
   }
 
-  /** Disabling also ends the merchant's console sessions. */
+  /** Disabling also ends the merchant's console sessions (ManageMerchants does, for every caller). */
   async setStatus(merchantId: string, status: 'active' | 'disabled', by: ConsoleActor): Promise<void> {
     await this.#deps.manage.setStatus(merchantId, status);
-    if (status === 'disabled') await this.#deps.consoleAccounts.deleteSessionsOf('merchant', merchantId);
     await this.#deps.directory.refresh();
     await this.#audit(by, status === 'disabled' ? 'merchant.disable' : 'merchant.enable', merchantId);
   }

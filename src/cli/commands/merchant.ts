@@ -8,7 +8,9 @@ async function withMerchants<T>(ctx: CommandContext, work: (manage: ManageMercha
   const key = resolveSecretKey(ctx.config);
   const store = await openMigratedStore(ctx.config);
   try {
-    return await work(new ManageMerchants(store.merchants, key, ctx.config.webhookSecretOverlapMs));
+    return await work(
+      new ManageMerchants(store.merchants, store.consoleAccounts, key, ctx.config.webhookSecretOverlapMs),
+    );
   } finally {
     await store.close();
   }

@@ -26,6 +26,23 @@ test('scrypt hashes: salted, self-describing, checked in constant time; junk nev
   );
 });
 
+test('every failed check costs one scrypt: a password over 256 characters as much as a wrong one', async () => {
+  const stored = await hashConsolePassword('correct horse battery');
+  const median = async (password: string) => {
+    const times: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const started = performance.now();
+      assert.equal(await consolePasswordMatches(password, stored), false);
+      times.push(performance.now() - started);
+    }
+    return times.sort((x, y) => x - y)[2]!;
+  };
+  const wrong = await median('correct horse batterY');
+  const tooLong = await median('x'.repeat(300));
+  assert.ok(tooLong >= wrong / 2, `over-long ${tooLong.toFixed(1)} ms vs wrong ${wrong.toFixed(1)} ms`);
+  assert.equal(await consolePasswordMatches(`${'x'.repeat(300)}`, stored), false);
+});
+
 test('audit details: secret-looking keys are redacted', () => {
   assert.deepEqual(
     auditSafeDetails({ outcome: 'success', password: 'pw_x', webhook_secret: 'whsec', totp: '123456', n: 3 }),

@@ -78,6 +78,32 @@ for (const { dialect, skip } of await testDialects()) {
       },
     );
 
+    test('a login link whose next is not printable ASCII (/console/ก) is followed percent-encoded', async () => {
+      const thai = new ConsoleClient(gw.app);
+      await thai.get(`/console/login?next=${encodeURIComponent('/console/ก')}`);
+      assert.match(thai.last!.body, /name="next" value="\/console\/%E0%B8%81"/);
+      const login = await thai.post('/console/login', {
+        csrf: thai.csrf(),
+        role: 'operator',
+        username: 'op',
+        password: OPERATOR_PASSWORD,
+        next: '/console/ก',
+      });
+      assert.equal(login.status, 303, login.body.slice(0, 200));
+      assert.equal(login.location, '/console/%E0%B8%81');
+      const control = new ConsoleClient(gw.app);
+      await control.get('/console/login');
+      const answer = await control.post('/console/login', {
+        csrf: control.csrf(),
+        role: 'operator',
+        username: 'op',
+        password: OPERATOR_PASSWORD,
+        next: '/console/a\u0001b',
+      });
+      assert.equal(answer.status, 303);
+      assert.equal(answer.location, '/console/a%01b');
+    });
+
     test(
       'login sets an HttpOnly SameSite=Strict session cookie ' +
         'scoped to /console; pages carry a nonce CSP and no-store',
@@ -330,6 +356,40 @@ for (const { dialect, skip } of await testDialects()) {
         assert.match(bad.body, /role="alert"/);
       },
     );
+
+    test('every query parameter out of range answers 400 or is ignored, never 500', async () => {
+      const b = new ConsoleClient(gw.app);
+      await b.login('operator', 'op', OPERATOR_PASSWORD);
+      const huge = '9'.repeat(16);
+      const uuid = '00000000-0000-0000-0000-000000000000';
+      const statuses: Record<string, number> = {};
+      for (const url of [
+        '/console/payments?amount=922337203685477.58',
+        '/console/payments?amount=922337203685477.59',
+        '/console/payments?amount=99999999999999999999999999999',
+        `/console/payments?before=${huge}.${uuid}`,
+        '/console/payments?from=0001-01-01&to=9999-12-31',
+        '/console/payments?from=275760-09-13',
+        `/console/deliveries?status=all&before=${huge}.evt_x`,
+        `/console/audit?before=${huge}.${uuid}`,
+        '/console/balances?merchant=shop-a&before=999999999999999999',
+        `/console/balances?merchant=shop-a&account=${'x'.repeat(5000)}`,
+        `/console/balances/postings.csv?merchant=shop-a&account=${'x'.repeat(5000)}`,
+        `/console/payments/${paymentB}?done=resent&series=1e400`,
+        '/console/attention?done=resolved&item=x',
+      ])
+        statuses[url] = (await b.get(url)).status;
+      assert.deepEqual(
+        Object.entries(statuses).filter(([, status]) => status >= 500),
+        [],
+        Object.keys(statuses)
+          .filter((url) => statuses[url]! >= 500)
+          .join(', '),
+      );
+      assert.equal(statuses['/console/payments?amount=922337203685477.58'], 200, 'the largest 64-bit amount');
+      assert.equal(statuses['/console/payments?amount=922337203685477.59'], 400, 'one satang more');
+      assert.equal(statuses['/console/payments?amount=99999999999999999999999999999'], 400);
+    });
 
     test('resend: a failed notification goes out again through the outbox (new series), audited', async () => {
       const id = await pay(shopB);

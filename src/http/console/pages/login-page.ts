@@ -9,7 +9,12 @@ import { CONSOLE_TEXTS, type ConsoleLang } from '../texts.ts';
 
 export type Notice = 'failed' | 'disabled' | 'throttled' | 'loggedOut' | 'expired' | 'forbidden';
 
-/** Only a path inside the console may follow a login (no open redirect). */
+/**
+ * Only a path inside the console may follow a login (no open redirect). It goes into the
+ * `Location` header, which carries only printable ASCII: any other character is percent-encoded
+ * as UTF-8 (`/console/ก` → `/console/%E0%B8%81`), and a path that has no UTF-8 form (a lone
+ * surrogate) is not followed.
+ */
 export function safeNext(site: ConsoleSite, next: unknown): string {
   if (
     typeof next === 'string' &&
@@ -18,9 +23,19 @@ export function safeNext(site: ConsoleSite, next: unknown): string {
     !/[\\\s]/.test(next) &&
     next.length <= 2000 &&
     !next.startsWith(`${site.root}/login`)
-  )
-    return next;
+  ) {
+    const encoded = headerSafe(next);
+    if (encoded !== undefined && encoded.length <= 2000) return encoded;
+  }
   return `${site.root}/payments`;
+}
+
+function headerSafe(path: string): string | undefined {
+  try {
+    return path.replace(/[^\x21-\x7e]+/g, (run) => encodeURIComponent(run));
+  } catch {
+    return undefined; // URIError: a lone surrogate
+  }
 }
 
 export function loginPage(

@@ -1,8 +1,10 @@
 // The payments list's search form → a PaymentSearch (docs/console.md "Pages"). One free-text
 // box: a UUID is a transactionid, text with an @ an e-mail, anything else a trackid (each exact,
-// each index-backed); dates are calendar days in Thailand's time.
+// each index-backed); dates are calendar days in Thailand's time. Every value is checked for its
+// range here, so an out-of-range one is a 400 naming the field, never an error from the store.
 import type { PaymentSearch } from '../../../app/ports/console.ts';
 import type { TransactionStatus } from '../../../domain/lifecycle.ts';
+import { INT64_MAX } from '../../../domain/ledger.ts';
 import { parseDecimal } from '../../../domain/money.ts';
 import { bangkokDayStart } from '../../../domain/bangkok-time.ts';
 
@@ -38,7 +40,9 @@ export function parseSearch(query: Query, merchantScope: string | undefined): Pa
   }
   if (form.amount !== '') {
     const parsed = parseDecimal(form.amount.replace(/,/g, ''));
-    if (!parsed || parsed.minor <= 0n || parsed.significantFractionDigits > 2) problems.push('amount');
+    // Above a 64-bit amount no payment can exist, and the store could not even bind it.
+    if (!parsed || parsed.minor <= 0n || parsed.minor > INT64_MAX || parsed.significantFractionDigits > 2)
+      problems.push('amount');
     else search.amountMinor = parsed.minor;
   }
   if (form.state !== '') {
