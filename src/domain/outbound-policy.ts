@@ -81,7 +81,6 @@ const IPV6_TABLE: ReadonlyArray<[AddressClass, Range]> = [
   ['loopback', cidr('::1/128')],
   ['reserved', cidr('::/96')], // deprecated IPv4-compatible
   ['reserved', cidr('::ffff:0:0:0/96')], // IPv4-translated (RFC 6145)
-  ['private', cidr('64:ff9b:1::/48')], // local-use NAT64 (RFC 8215)
   ['linkLocal', cidr('fe80::/10')],
   ['private', cidr('fec0::/10')], // deprecated site-local
   ['private', cidr('fc00::/7')], // unique local
@@ -95,6 +94,10 @@ const IPV6_TABLE: ReadonlyArray<[AddressClass, Range]> = [
 ];
 
 const NAT64 = cidr('64:ff9b::/96');
+// Local-use NAT64 (RFC 8215): the operator picks the prefix length inside it, and with it where the
+// IPv4 sits (RFC 6052). Only the /96 layout (bits 48–95 zero, the IPv4 in the last 32 bits, as
+// under 64:ff9b::/96) says which IPv4 it reaches; any other layout is judged unknown: reserved.
+const NAT64_LOCAL = cidr('64:ff9b:1::/48');
 const SIX_TO_FOUR = cidr('2002::/16');
 
 /**
@@ -130,6 +133,10 @@ function classifyIp(ip: IP): AddressClass {
   // NAT64 and 6to4 carry an IPv4 inside; a gateway on the path would deliver
   // to that IPv4, so a private one inside must not pass as public IPv6.
   if (v6.match(NAT64)) return classifyIp(v4FromParts(v6.parts[6] ?? 0, v6.parts[7] ?? 0));
+  if (v6.match(NAT64_LOCAL)) {
+    if (v6.parts[3] !== 0 || v6.parts[4] !== 0 || v6.parts[5] !== 0) return 'reserved';
+    return classifyIp(v4FromParts(v6.parts[6] ?? 0, v6.parts[7] ?? 0));
+  }
   if (v6.match(SIX_TO_FOUR)) {
     return classifyIp(v4FromParts(v6.parts[1] ?? 0, v6.parts[2] ?? 0));
   }

@@ -58,6 +58,12 @@ const CLASSES: Array<[string, AddressClass]> = [
   ['[::ffff:192.168.0.1]', 'private'],
   ['64:ff9b::10.0.0.1', 'private'], // NAT64
   ['64:ff9b::8.8.8.8', 'public'],
+  // local-use NAT64 (64:ff9b:1::/48) in the /96 layout: judged by the IPv4 in its last 32 bits
+  ['64:ff9b:1::a9fe:a9fe', 'metadata'], // 169.254.169.254
+  ['64:ff9b:1::7f00:1', 'loopback'],
+  ['64:ff9b:1::a00:1', 'private'],
+  ['64:ff9b:1::808:808', 'public'],
+  ['64:ff9b:1:0:1::a9fe:a9fe', 'reserved'], // another layout: which IPv4 it reaches is unknown
   ['2002:7f00:1::1', 'loopback'], // 6to4 of 127.0.0.1
   ['2002:0808:0808::1', 'public'],
 ];
@@ -90,6 +96,10 @@ test('resolved addresses: live allows only public, sandbox adds loopback and pri
     ['224.0.0.1', false, false],
     ['0.0.0.0', false, false],
     ['192.0.2.1', false, false],
+    // local-use NAT64 is judged by the IPv4 inside, not waved through as private
+    ['64:ff9b:1::a9fe:a9fe', false, false],
+    ['64:ff9b:1::a00:5', false, true],
+    ['64:ff9b:1:ab::a00:5', false, false],
   ];
   for (const [ip, liveOk, sandboxOk] of table) {
     assert.equal(checkResolvedAddress('hooks.example', ip, live).ok, liveOk, `live ${ip}`);
