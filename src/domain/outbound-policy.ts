@@ -26,6 +26,13 @@ export type OutboundPolicy = {
   allowList: readonly string[];
   /** Same syntax as allowList without the `!`; every entry forbids. */
   denyList?: readonly string[];
+  /**
+   * Sandbox for merchants the operator does not trust (OUTBOUND_PUBLIC_ONLY): public addresses
+   * only, as in live mode (allowList entries still apply), a refusal that does not say what a
+   * name resolved to, and no answer or socket error of a non-public target recorded. Live mode
+   * is public-only whatever this says.
+   */
+  publicOnly?: boolean;
 };
 
 export type PolicyResult = { ok: true } | { ok: false; reason: string };
@@ -44,7 +51,25 @@ const SANDBOX_ALLOWED: ReadonlySet<AddressClass> = new Set(['public', 'loopback'
 function permittedClasses(policy: OutboundPolicy): ReadonlySet<AddressClass> {
   // Fail closed: anything that is not exactly 'sandbox' (say, a typo in
   // config) gets the live rules.
-  return policy.mode === 'sandbox' ? SANDBOX_ALLOWED : LIVE_ALLOWED;
+  return policy.mode === 'sandbox' && policy.publicOnly !== true ? SANDBOX_ALLOWED : LIVE_ALLOWED;
+}
+
+/** How a refusal names the mode: a public-only sandbox says so. */
+function modeName(policy: OutboundPolicy): string {
+  return policy.mode === 'sandbox' && policy.publicOnly === true ? 'public-only sandbox mode' : `${policy.mode} mode`;
+}
+
+/**
+ * Whether what an attempt met at `address` (the status line aside: its answer's excerpt, a socket
+ * error's detail) may be recorded for the merchant to read. In a public-only sandbox only a
+ * public address's may: a non-public one is reached only through an OUTBOUND_ALLOWLIST entry,
+ * and its answers would tell merchants about the operator's network. An unknown address counts
+ * as non-public.
+ */
+export function mayRecordAnswerOf(address: string | undefined, policy: OutboundPolicy): boolean {
+  if (policy.publicOnly !== true) return true;
+  const ip = address === undefined ? null : parseIp(address);
+  return ip !== null && classifyIp(canonical(ip)) === 'public';
 }
 
 function cidr(text: string): Range {
@@ -265,7 +290,11 @@ function decideAddress(host: string | null, rawIp: IP, policy: OutboundPolicy): 
   // unlocking credentials endpoints takes an explicit IP/CIDR entry, not DNS.
   if (hostMatches(host, allow) && cls !== 'metadata') return { ok: true };
   if (permittedClasses(policy).has(cls)) return { ok: true };
-  return { ok: false, reason: `address ${shown} is ${cls}, refused in ${policy.mode} mode` };
+  // A public-only sandbox does not tell a merchant what a name resolves to inside the network.
+  if (policy.publicOnly === true && host !== null) {
+    return { ok: false, reason: `${host} is not a public address, refused in ${modeName(policy)}` };
+  }
+  return { ok: false, reason: `address ${shown} is ${cls}, refused in ${modeName(policy)}` };
 }
 
 function isLocalhostName(host: string): boolean {
@@ -299,7 +328,7 @@ export function checkUrl(url: string, policy: OutboundPolicy): PolicyResult {
   if (hostMatches(host, deny)) return { ok: false, reason: `host ${host} is denied by policy` };
   if (hostMatches(host, allow)) return { ok: true };
   if (isLocalhostName(host) && !permittedClasses(policy).has('loopback')) {
-    return { ok: false, reason: `${host} is loopback, refused in ${policy.mode} mode` };
+    return { ok: false, reason: `${host} is loopback, refused in ${modeName(policy)}` };
   }
   // Other names are judged on what they resolve to, at connect time.
   return { ok: true };

@@ -1,6 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkResolvedAddress, checkUrl, classifyAddress, validatePolicy } from '../../src/domain/outbound-policy.ts';
+import {
+  checkResolvedAddress,
+  checkUrl,
+  classifyAddress,
+  mayRecordAnswerOf,
+  validatePolicy,
+} from '../../src/domain/outbound-policy.ts';
 import type { AddressClass, OutboundPolicy } from '../../src/domain/outbound-policy.ts';
 
 const live: OutboundPolicy = { mode: 'live', allowHttp: false, allowList: [] };
@@ -228,4 +234,38 @@ test('validatePolicy reports unusable entries', () => {
   // A bare `*.` must not turn into "allow everything".
   const starDot: OutboundPolicy = { mode: 'live', allowHttp: false, allowList: ['*.'] };
   assert.equal(checkResolvedAddress('any.example', '10.0.0.1', starDot).ok, false);
+});
+
+test('a public-only sandbox (OUTBOUND_PUBLIC_ONLY) reaches what live mode does; its refusals name no address', () => {
+  const publicOnly: OutboundPolicy = { mode: 'sandbox', allowHttp: true, allowList: [], publicOnly: true };
+  for (const ip of ['127.0.0.1', '::1', '10.0.0.5', '192.168.1.2', 'fd12::5', '169.254.169.254']) {
+    assert.equal(checkResolvedAddress('hooks.example', ip, publicOnly).ok, false, ip);
+    assert.equal(checkUrl(`http://${ip.includes(':') ? `[${ip}]` : ip}/hook`, publicOnly).ok, false, ip);
+  }
+  assert.deepEqual(checkResolvedAddress('db.corp.lan', '10.0.0.5', publicOnly), {
+    ok: false,
+    reason: 'db.corp.lan is not a public address, refused in public-only sandbox mode',
+  });
+  assert.deepEqual(checkUrl('http://localhost:3000/hook', publicOnly), {
+    ok: false,
+    reason: 'localhost is loopback, refused in public-only sandbox mode',
+  });
+  // Plain http stays a sandbox's; public addresses and the operator's allow-list entries pass.
+  assert.equal(checkUrl('http://hooks.example/x', publicOnly).ok, true);
+  assert.equal(checkResolvedAddress('hooks.example', '93.184.216.34', publicOnly).ok, true);
+  const opened = { ...publicOnly, allowList: ['10.0.0.5'] };
+  assert.equal(checkResolvedAddress('erp.lan', '10.0.0.5', opened).ok, true);
+  // Without the setting, a sandbox still reaches loopback and private targets.
+  assert.equal(checkResolvedAddress('hooks.example', '10.0.0.5', { ...publicOnly, publicOnly: false }).ok, true);
+});
+
+test('what a target answered is recorded unless a public-only sandbox met it at a non-public address', () => {
+  const publicOnly: OutboundPolicy = { mode: 'sandbox', allowHttp: true, allowList: [], publicOnly: true };
+  assert.equal(mayRecordAnswerOf('93.184.216.34', publicOnly), true);
+  assert.equal(mayRecordAnswerOf('::ffff:93.184.216.34', publicOnly), true);
+  for (const address of ['127.0.0.1', '10.0.0.5', '::ffff:10.0.0.5', 'fd12::5', undefined]) {
+    assert.equal(mayRecordAnswerOf(address, publicOnly), false, String(address));
+    assert.equal(mayRecordAnswerOf(address, sandbox), true, String(address));
+    assert.equal(mayRecordAnswerOf(address, live), true, String(address));
+  }
 });

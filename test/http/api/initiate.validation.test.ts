@@ -596,6 +596,27 @@ for (const { dialect, skip } of await testDialects()) {
         }
       });
 
+      test('a public-only sandbox (OUTBOUND_PUBLIC_ONLY=true) refuses what live mode refuses, http aside', async () => {
+        const shared = await startTestGateway(dialect, { OUTBOUND_PUBLIC_ONLY: 'true' });
+        try {
+          const c = await addMerchant(shared);
+          for (const url of [
+            'http://127.0.0.1:9999/notify',
+            'http://localhost:3000/hook',
+            'http://192.168.1.20/hook',
+          ]) {
+            const res = await invalid(body({ serverUrl: url }, c), 'serverUrl', shared);
+            assert.match(res.body.error_text, /outbound policy.*public-only sandbox mode/);
+          }
+          assert.equal(
+            (await accepted(body({ serverUrl: 'http://merchant.example/notify' }, c), shared, c)).serverUrl,
+            'http://merchant.example/notify',
+          );
+        } finally {
+          await shared.close();
+        }
+      });
+
       test('live mode with an allow-list entry accepts that private target', async () => {
         const live = await startTestGateway(dialect, {
           GATEWAY_MODE: 'live',
