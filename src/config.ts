@@ -70,6 +70,11 @@ export type Config = {
   deliveryJitterPercent: number;
   outboundAllowHttp: boolean;
   outboundAllowList: string[];
+  /**
+   * Sandbox: notifications go to public addresses only (as in live mode), and what a non-public
+   * target answered is not recorded (docs/deployment.md, docs/notifications.md).
+   */
+  outboundPublicOnly: boolean;
   merchantRefreshMs: number;
   failedLoginLimit: number;
   failedLoginWindowMs: number;

@@ -47,6 +47,12 @@ describe('configuration', () => {
     );
   });
 
+  test('OUTBOUND_PUBLIC_ONLY: off by default; on, the sandbox policy reaches public addresses only', () => {
+    assert.equal(loadConfig({}).outboundPublicOnly, false);
+    assert.equal(loadConfig({ OUTBOUND_PUBLIC_ONLY: 'true' }).outboundPublicOnly, true);
+    assert.throws(() => loadConfig({ OUTBOUND_PUBLIC_ONLY: 'yes please' }), /OUTBOUND_PUBLIC_ONLY/);
+  });
+
   test('every bad key is named in one error', () => {
     assert.throws(
       () => loadConfig({ PORT: 'x', LOG_LEVEL: 'loud', GATEWAY_SECRET_KEY: 'short' }),

@@ -3,7 +3,10 @@
 // Order of work:
 //   1. idempotency: the key is the merchant's (Idempotency-Key header or `refund_reference`) or,
 //      without one, derived from the normalised content, so the same request twice refunds once.
-//      A stored refund with that key answers again (same body); different content → 409.
+//      A stored refund with that key answers again (same body); different content → 409. A derived
+//      key holds for 24 hours: the same content later is a new refund, stored under the derived
+//      key followed by the id of the refund it comes after, so identical requests racing each
+//      other then still refund once.
 //   2. checks that need no lock, for a quick and clear answer (unknown payment, wrong currency,
 //      not SUCCESS, more than refundable, merchant balance too low);
 //   3. the processor connector (sandbox: always accepts), outside any database transaction;
@@ -19,7 +22,7 @@ import { currencyExponent, formatMinor } from '../domain/money.ts';
 import type { NormalisedRefund } from '../domain/refund-request.ts';
 import { refundAccepted, refundNotificationBody } from '../domain/refund-response.ts';
 import type { RefundResponse } from '../domain/wire/refund.ts';
-import type { RefundRecord } from '../domain/refund.ts';
+import { derivedKeyStillHolds, type RefundRecord } from '../domain/refund.ts';
 import type { TransactionRecord } from '../domain/transaction.ts';
 import type { LedgerReads, PaymentStore, RefundReads, Store, UnitOfWork } from './ports/store.ts';
 import type { ProcessorAttemptStore } from './ports/processor-store.ts';
@@ -59,10 +62,9 @@ export class RefundPayment {
 
   async execute(merchantId: string, input: NormalisedRefund): Promise<RefundOutcome> {
     const { payments, refunds, ledger, key } = this.#deps;
-    const idempotencyKey = this.idempotencyKeyOf(merchantId, input);
     const requestHash = fingerprint(key, refundContent('refund', merchantId, input));
 
-    const earlier = await refunds.findByKey(merchantId, idempotencyKey);
+    const { idempotencyKey, earlier } = await this.#currentKey(merchantId, input);
     if (earlier) return this.#replay(earlier, requestHash);
 
     const payment = await payments.findById(merchantId, input.transactionId);
@@ -102,6 +104,28 @@ export class RefundPayment {
       replayed: false,
       refund: committed.refund,
     };
+  }
+
+  /**
+   * The key this request is stored under, and the refund that already answers it, if any. A
+   * merchant's key is itself. A derived key that a refund has held for 24 hours or more passes
+   * on to `<derived key>:after:<that refund's id>`, and so on down the chain: every request with
+   * the same content finds the same next key (and so the same refund id), and a refund answers
+   * again only within 24 hours of when it was made.
+   */
+  async #currentKey(
+    merchantId: string,
+    input: NormalisedRefund,
+  ): Promise<{ idempotencyKey: string; earlier: RefundRecord | undefined }> {
+    const derived = this.idempotencyKeyOf(merchantId, input);
+    let idempotencyKey = derived;
+    for (;;) {
+      const earlier = await this.#deps.refunds.findByKey(merchantId, idempotencyKey);
+      if (!earlier || input.idempotencyKey !== null || derivedKeyStillHolds(earlier, this.#deps.now())) {
+        return { idempotencyKey, earlier };
+      }
+      idempotencyKey = `${derived}:after:${earlier.id}`;
+    }
   }
 
   /**

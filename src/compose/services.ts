@@ -68,7 +68,12 @@ export function createServices(
     store,
     key,
     now,
-    outboundPolicy: { mode: config.mode, allowHttp: config.outboundAllowHttp, allowList: config.outboundAllowList },
+    outboundPolicy: {
+      mode: config.mode,
+      allowHttp: config.outboundAllowHttp,
+      allowList: config.outboundAllowList,
+      publicOnly: config.outboundPublicOnly,
+    },
     merchants: store.merchants,
     transactions: store.payments,
     ledger: store.ledger,

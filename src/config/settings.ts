@@ -104,10 +104,13 @@ export function readDelivery(
 export function readOutboundPolicy(
   r: EnvReader,
   mode: GatewayMode,
-): Pick<Config, 'outboundAllowHttp' | 'outboundAllowList'> {
+): Pick<Config, 'outboundAllowHttp' | 'outboundAllowList' | 'outboundPublicOnly'> {
   return {
     outboundAllowHttp: r.bool('OUTBOUND_ALLOW_HTTP', mode === 'sandbox'),
     outboundAllowList: splitList(r.str('OUTBOUND_ALLOWLIST', '')),
+    // Live mode reaches public addresses only whatever this says; a sandbox shared with
+    // merchants you do not trust sets it (docs/deployment.md).
+    outboundPublicOnly: r.bool('OUTBOUND_PUBLIC_ONLY', false),
   };
 }
 

@@ -27,7 +27,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import type { OutboundPolicy } from '../domain/outbound-policy.ts';
+import { mayRecordAnswerOf, type OutboundPolicy } from '../domain/outbound-policy.ts';
 import { guardedRequestOptions, type Resolver } from './guarded-lookup.ts';
 
 /** How much of the merchant's answer is kept: the first 1 KiB (docs/notifications.md "Retries"). */
@@ -45,9 +45,24 @@ export type SendRequest = {
   resolver?: Resolver;
 };
 
+/** `excerpt` is null when the answer may not be recorded (a public-only sandbox's non-public target). */
 export type SendOutcome =
-  | { kind: 'response'; status: number; retryAfter: string | undefined; excerpt: string; latencyMs: number }
+  | { kind: 'response'; status: number; retryAfter: string | undefined; excerpt: string | null; latencyMs: number }
   | { kind: 'error'; error: string; latencyMs: number };
+
+/** What is recorded instead of a socket error's detail when it may not be (`mayRecordAnswerOf`). */
+export const HIDDEN_ERROR = 'no answer (details of a non-public target are not recorded: OUTBOUND_PUBLIC_ONLY)';
+
+/**
+ * A public-only sandbox records neither the answer's excerpt nor a socket error's detail of a
+ * target that is not a public address (domain/outbound-policy.ts mayRecordAnswerOf).
+ */
+function shown(exchanged: Exchanged, policy: OutboundPolicy): SendOutcome {
+  const { outcome, address, lookupFailed } = exchanged;
+  // A refusal by the policy or a failed DNS lookup met no target: it is the gateway's own sentence.
+  if (lookupFailed || mayRecordAnswerOf(address, policy)) return outcome;
+  return outcome.kind === 'response' ? { ...outcome, excerpt: null } : { ...outcome, error: HIDDEN_ERROR };
+}
 
 /** A short, stable description of a socket or policy error. */
 export function describeSendError(error: unknown): string {
@@ -80,7 +95,7 @@ export function sendNotification(request: SendRequest): Promise<SendOutcome> {
   } catch (error) {
     return Promise.resolve({ kind: 'error', error: describeSendError(error), latencyMs: performance.now() - started });
   }
-  return exchange(options, request, false, started, request.timeoutMs).then(({ outcome }) => outcome);
+  return exchange(options, request, false, started, request.timeoutMs).then((e) => shown(e, request.policy));
 }
 
 export type SenderOptions = { policy: OutboundPolicy; resolver?: Resolver };
@@ -120,12 +135,11 @@ export class NotificationSender {
     }
     const agent = request.fresh ? false : options.protocol === 'https:' ? this.#https : this.#http;
     const first = await exchange(options, request, agent, started, request.timeoutMs);
-    if (!first.stale) return first.outcome;
+    const left = request.timeoutMs - (performance.now() - started);
     // The pooled connection was closed under us: not an answer from the merchant. Once more on a
     // new connection (through the guarded lookup again), in what is left of the deadline.
-    const left = request.timeoutMs - (performance.now() - started);
-    if (left <= 0) return first.outcome;
-    return (await exchange(options, request, false, started, left)).outcome;
+    const last = first.stale && left > 0 ? await exchange(options, request, false, started, left) : first;
+    return shown(last, this.#policy);
   }
 
   /** Closes pooled connections (none is in use once the worker has stopped sending). */
@@ -137,6 +151,16 @@ export class NotificationSender {
 
 /** Target URLs whose request options are remembered at most (the memo starts over past this). */
 const MAX_TARGETS = 10_000;
+
+/** Errors of the guarded lookup: no connection was tried. */
+const LOOKUP_CODES = new Set(['EOUTBOUNDPOLICY', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/**
+ * What one exchange came to. `address`: the one connected to (or tried: a refused connect's error
+ * names it), if known; `lookupFailed`: the guarded lookup refused or found nothing, so no target
+ * was met; `stale`: the request failed on a reused connection before any answer arrived.
+ */
+type Exchanged = { outcome: SendOutcome; stale: boolean; address: string | undefined; lookupFailed: boolean };
 
 /** Errors that, on a reused connection and before any answer, mean the connection was stale. */
 const STALE_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED']);
@@ -152,7 +176,7 @@ function exchange(
   agent: http.Agent | false,
   started: number,
   timeoutMs: number,
-): Promise<{ outcome: SendOutcome; stale: boolean }> {
+): Promise<Exchanged> {
   const elapsed = () => performance.now() - started;
   const transport = options.protocol === 'https:' ? https : http;
 
@@ -162,13 +186,16 @@ function exchange(
     const chunks: Buffer[] = [];
     let received = 0;
 
+    let address: string | undefined;
+    let lookupFailed = false;
     /** `reusable`: the answer was read to its end, so the connection may serve the next request. */
     const settle = (outcome: SendOutcome, reusable = false, stale = false) => {
       if (settled) return;
       settled = true;
       clearTimeout(deadline);
+      address ??= req.socket?.remoteAddress;
       if (!reusable || !agent) req.destroy(); // also drops whatever of the answer we did not read
-      resolve({ outcome, stale });
+      resolve({ outcome, stale, address, lookupFailed });
     };
     const fromResponse = (complete = false) => {
       const res = response!;
@@ -201,6 +228,7 @@ function exchange(
       },
       (res) => {
         response = res;
+        address = res.socket?.remoteAddress;
         res.on('data', (chunk: Buffer) => {
           if (received < EXCERPT_BYTES) chunks.push(chunk);
           received += chunk.length;
@@ -212,8 +240,10 @@ function exchange(
         res.on('aborted', () => fromResponse());
       },
     );
-    req.on('error', (error: NodeJS.ErrnoException) => {
+    req.on('error', (error: NodeJS.ErrnoException & { address?: string }) => {
       if (response) return fromResponse();
+      if (typeof error.address === 'string') address = error.address;
+      lookupFailed = typeof error.code === 'string' && LOOKUP_CODES.has(error.code);
       const stale = req.reusedSocket && typeof error.code === 'string' && STALE_CODES.has(error.code);
       settle({ kind: 'error', error: describeSendError(error), latencyMs: elapsed() }, false, stale);
     });

@@ -5,6 +5,7 @@ import { GatewayError, invalidField, missingField } from './errors.ts';
 import { currencyExponent, formatMinor, numberToDecimalText, parseDecimal } from './money.ts';
 import { normaliseBankCode } from './thai-banks.ts';
 import { isIpAddress } from './ip-address.ts';
+import { isUrlHost } from './url-host.ts';
 import { normaliseCountryCode } from './country-codes.ts';
 import { hasControlCharacters, NO_CONTROL_CHARACTERS } from './control-characters.ts';
 
@@ -226,6 +227,9 @@ function httpUrl(body: Body, field: string): string {
     throw notAbsolute();
   }
   if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname === '') throw notAbsolute();
+  if (!isUrlHost(url.hostname)) {
+    throw invalidField(field, 'its host must be a DNS name (letters, digits, hyphens and dots) or an IP address');
+  }
   return value;
 }
 

@@ -26,6 +26,13 @@ export type OutboundPolicy = {
   allowList: readonly string[];
   /** Same syntax as allowList without the `!`; every entry forbids. */
   denyList?: readonly string[];
+  /**
+   * Sandbox for merchants the operator does not trust (OUTBOUND_PUBLIC_ONLY): public addresses
+   * only, as in live mode (allowList entries still apply), a refusal that does not say what a
+   * name resolved to, and no answer or socket error of a non-public target recorded. Live mode
+   * is public-only whatever this says.
+   */
+  publicOnly?: boolean;
 };
 
 export type PolicyResult = { ok: true } | { ok: false; reason: string };
@@ -44,7 +51,25 @@ const SANDBOX_ALLOWED: ReadonlySet<AddressClass> = new Set(['public', 'loopback'
 function permittedClasses(policy: OutboundPolicy): ReadonlySet<AddressClass> {
   // Fail closed: anything that is not exactly 'sandbox' (say, a typo in
   // config) gets the live rules.
-  return policy.mode === 'sandbox' ? SANDBOX_ALLOWED : LIVE_ALLOWED;
+  return policy.mode === 'sandbox' && policy.publicOnly !== true ? SANDBOX_ALLOWED : LIVE_ALLOWED;
+}
+
+/** How a refusal names the mode: a public-only sandbox says so. */
+function modeName(policy: OutboundPolicy): string {
+  return policy.mode === 'sandbox' && policy.publicOnly === true ? 'public-only sandbox mode' : `${policy.mode} mode`;
+}
+
+/**
+ * Whether what an attempt met at `address` (the status line aside: its answer's excerpt, a socket
+ * error's detail) may be recorded for the merchant to read. In a public-only sandbox only a
+ * public address's may: a non-public one is reached only through an OUTBOUND_ALLOWLIST entry,
+ * and its answers would tell merchants about the operator's network. An unknown address counts
+ * as non-public.
+ */
+export function mayRecordAnswerOf(address: string | undefined, policy: OutboundPolicy): boolean {
+  if (policy.publicOnly !== true) return true;
+  const ip = address === undefined ? null : parseIp(address);
+  return ip !== null && classifyIp(canonical(ip)) === 'public';
 }
 
 function cidr(text: string): Range {
@@ -81,7 +106,6 @@ const IPV6_TABLE: ReadonlyArray<[AddressClass, Range]> = [
   ['loopback', cidr('::1/128')],
   ['reserved', cidr('::/96')], // deprecated IPv4-compatible
   ['reserved', cidr('::ffff:0:0:0/96')], // IPv4-translated (RFC 6145)
-  ['private', cidr('64:ff9b:1::/48')], // local-use NAT64 (RFC 8215)
   ['linkLocal', cidr('fe80::/10')],
   ['private', cidr('fec0::/10')], // deprecated site-local
   ['private', cidr('fc00::/7')], // unique local
@@ -95,6 +119,10 @@ const IPV6_TABLE: ReadonlyArray<[AddressClass, Range]> = [
 ];
 
 const NAT64 = cidr('64:ff9b::/96');
+// Local-use NAT64 (RFC 8215): the operator picks the prefix length inside it, and with it where the
+// IPv4 sits (RFC 6052). Only the /96 layout (bits 48–95 zero, the IPv4 in the last 32 bits, as
+// under 64:ff9b::/96) says which IPv4 it reaches; any other layout is judged unknown: reserved.
+const NAT64_LOCAL = cidr('64:ff9b:1::/48');
 const SIX_TO_FOUR = cidr('2002::/16');
 
 /**
@@ -130,6 +158,10 @@ function classifyIp(ip: IP): AddressClass {
   // NAT64 and 6to4 carry an IPv4 inside; a gateway on the path would deliver
   // to that IPv4, so a private one inside must not pass as public IPv6.
   if (v6.match(NAT64)) return classifyIp(v4FromParts(v6.parts[6] ?? 0, v6.parts[7] ?? 0));
+  if (v6.match(NAT64_LOCAL)) {
+    if (v6.parts[3] !== 0 || v6.parts[4] !== 0 || v6.parts[5] !== 0) return 'reserved';
+    return classifyIp(v4FromParts(v6.parts[6] ?? 0, v6.parts[7] ?? 0));
+  }
   if (v6.match(SIX_TO_FOUR)) {
     return classifyIp(v4FromParts(v6.parts[1] ?? 0, v6.parts[2] ?? 0));
   }
@@ -258,7 +290,11 @@ function decideAddress(host: string | null, rawIp: IP, policy: OutboundPolicy): 
   // unlocking credentials endpoints takes an explicit IP/CIDR entry, not DNS.
   if (hostMatches(host, allow) && cls !== 'metadata') return { ok: true };
   if (permittedClasses(policy).has(cls)) return { ok: true };
-  return { ok: false, reason: `address ${shown} is ${cls}, refused in ${policy.mode} mode` };
+  // A public-only sandbox does not tell a merchant what a name resolves to inside the network.
+  if (policy.publicOnly === true && host !== null) {
+    return { ok: false, reason: `${host} is not a public address, refused in ${modeName(policy)}` };
+  }
+  return { ok: false, reason: `address ${shown} is ${cls}, refused in ${modeName(policy)}` };
 }
 
 function isLocalhostName(host: string): boolean {
@@ -292,7 +328,7 @@ export function checkUrl(url: string, policy: OutboundPolicy): PolicyResult {
   if (hostMatches(host, deny)) return { ok: false, reason: `host ${host} is denied by policy` };
   if (hostMatches(host, allow)) return { ok: true };
   if (isLocalhostName(host) && !permittedClasses(policy).has('loopback')) {
-    return { ok: false, reason: `${host} is loopback, refused in ${policy.mode} mode` };
+    return { ok: false, reason: `${host} is loopback, refused in ${modeName(policy)}` };
   }
   // Other names are judged on what they resolve to, at connect time.
   return { ok: true };

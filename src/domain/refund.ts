@@ -17,3 +17,15 @@ export type RefundRecord = {
   processorReference: string | null;
   createdAt: number;
 };
+
+/**
+ * How long a refund answers again to a request without an idempotency key (docs/api.md "Refund"):
+ * its key is derived from the request's content, and the same content 24 hours or more after that
+ * refund is a new refund. A key the merchant gives never expires.
+ */
+export const DERIVED_REFUND_KEY_LIFETIME_MS = 24 * 60 * 60 * 1000;
+
+/** True while a refund stored under a derived key still answers a request with the same content. */
+export function derivedKeyStillHolds(refund: Pick<RefundRecord, 'createdAt'>, now: number): boolean {
+  return now - refund.createdAt < DERIVED_REFUND_KEY_LIFETIME_MS;
+}

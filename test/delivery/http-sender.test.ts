@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { LookupAddress } from 'node:dns';
 import type { AddressInfo, Socket } from 'node:net';
-import { NotificationSender } from '../../src/delivery/http-sender.ts';
+import { HIDDEN_ERROR, NotificationSender } from '../../src/delivery/http-sender.ts';
 import type { Resolver } from '../../src/delivery/guarded-lookup.ts';
 import type { OutboundPolicy } from '../../src/domain/outbound-policy.ts';
 
@@ -204,5 +204,57 @@ describe('notification sender: keep-alive connections', () => {
     assert.match(outcome.kind === 'error' ? outcome.error : '', /ECONNRESET|socket hang up/);
     assert.equal(endpoint.seen.length, 1);
     sender.close();
+  });
+});
+
+// OUTBOUND_PUBLIC_ONLY (docs/deployment.md, "A sandbox shared with merchants you do not trust"):
+// a sandbox that reaches public addresses only, and records no answer or socket error of a
+// non-public target the operator's OUTBOUND_ALLOWLIST opened.
+describe('notification sender: a public-only sandbox', () => {
+  let endpoint: Endpoint;
+  before(async () => {
+    endpoint = new Endpoint();
+    await endpoint.start();
+    endpoint.onRequest = (_n, _req, res) => res.end('internal service says hello');
+  });
+  after(() => endpoint.stop());
+
+  const publicOnly: OutboundPolicy = { mode: 'sandbox', allowHttp: true, allowList: [], publicOnly: true };
+
+  test('loopback and private targets are refused, and a refused name does not say what it resolved to', async () => {
+    const sender = new NotificationSender({
+      policy: publicOnly,
+      resolver: tableDns({ 'db.corp.lan': '10.0.0.7' }).resolver,
+    });
+    const literal = await sender.send(notification(`http://127.0.0.1:${endpoint.port}/hook`, 'evt_po_1'));
+    assert.equal(literal.kind, 'error');
+    assert.match(literal.kind === 'error' ? literal.error : '', /refused by the outbound policy.*public-only sandbox/);
+    const named = await sender.send(notification('http://db.corp.lan/hook', 'evt_po_2'));
+    assert.equal(
+      named.kind === 'error' && named.error,
+      'refused by the outbound policy: db.corp.lan: ' +
+        'db.corp.lan is not a public address, refused in public-only sandbox mode',
+    );
+    assert.equal(endpoint.seen.length, 0, 'nothing reached the endpoint');
+    sender.close();
+  });
+
+  test('an allow-listed non-public target is reached; neither its answer nor a socket error is recorded', async () => {
+    const policy: OutboundPolicy = { ...publicOnly, allowList: ['127.0.0.1'] };
+    const sender = new NotificationSender({ policy });
+    const answered = await sender.send(notification(`http://127.0.0.1:${endpoint.port}/hook`, 'evt_po_3'));
+    assert.equal(answered.kind === 'response' && answered.status, 200, 'the status still decides the delivery');
+    assert.equal(answered.kind === 'response' && answered.excerpt, null);
+    const closed = await sender.send(notification('http://127.0.0.1:1/hook', 'evt_po_4'));
+    assert.equal(closed.kind === 'error' && closed.error, HIDDEN_ERROR);
+    sender.close();
+
+    // The same target in an ordinary sandbox: the answer and the socket error are recorded.
+    const open = new NotificationSender({ policy: sandbox });
+    const shown = await open.send(notification(`http://127.0.0.1:${endpoint.port}/hook`, 'evt_po_5'));
+    assert.equal(shown.kind === 'response' && shown.excerpt, 'internal service says hello');
+    const refused = await open.send(notification('http://127.0.0.1:1/hook', 'evt_po_6'));
+    assert.match(refused.kind === 'error' ? refused.error : '', /ECONNREFUSED/);
+    open.close();
   });
 });

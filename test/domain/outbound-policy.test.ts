@@ -1,6 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkResolvedAddress, checkUrl, classifyAddress, validatePolicy } from '../../src/domain/outbound-policy.ts';
+import {
+  checkResolvedAddress,
+  checkUrl,
+  classifyAddress,
+  mayRecordAnswerOf,
+  validatePolicy,
+} from '../../src/domain/outbound-policy.ts';
 import type { AddressClass, OutboundPolicy } from '../../src/domain/outbound-policy.ts';
 
 const live: OutboundPolicy = { mode: 'live', allowHttp: false, allowList: [] };
@@ -58,6 +64,12 @@ const CLASSES: Array<[string, AddressClass]> = [
   ['[::ffff:192.168.0.1]', 'private'],
   ['64:ff9b::10.0.0.1', 'private'], // NAT64
   ['64:ff9b::8.8.8.8', 'public'],
+  // local-use NAT64 (64:ff9b:1::/48) in the /96 layout: judged by the IPv4 in its last 32 bits
+  ['64:ff9b:1::a9fe:a9fe', 'metadata'], // 169.254.169.254
+  ['64:ff9b:1::7f00:1', 'loopback'],
+  ['64:ff9b:1::a00:1', 'private'],
+  ['64:ff9b:1::808:808', 'public'],
+  ['64:ff9b:1:0:1::a9fe:a9fe', 'reserved'], // another layout: which IPv4 it reaches is unknown
   ['2002:7f00:1::1', 'loopback'], // 6to4 of 127.0.0.1
   ['2002:0808:0808::1', 'public'],
 ];
@@ -90,6 +102,10 @@ test('resolved addresses: live allows only public, sandbox adds loopback and pri
     ['224.0.0.1', false, false],
     ['0.0.0.0', false, false],
     ['192.0.2.1', false, false],
+    // local-use NAT64 is judged by the IPv4 inside, not waved through as private
+    ['64:ff9b:1::a9fe:a9fe', false, false],
+    ['64:ff9b:1::a00:5', false, true],
+    ['64:ff9b:1:ab::a00:5', false, false],
   ];
   for (const [ip, liveOk, sandboxOk] of table) {
     assert.equal(checkResolvedAddress('hooks.example', ip, live).ok, liveOk, `live ${ip}`);
@@ -218,4 +234,38 @@ test('validatePolicy reports unusable entries', () => {
   // A bare `*.` must not turn into "allow everything".
   const starDot: OutboundPolicy = { mode: 'live', allowHttp: false, allowList: ['*.'] };
   assert.equal(checkResolvedAddress('any.example', '10.0.0.1', starDot).ok, false);
+});
+
+test('a public-only sandbox (OUTBOUND_PUBLIC_ONLY) reaches what live mode does; its refusals name no address', () => {
+  const publicOnly: OutboundPolicy = { mode: 'sandbox', allowHttp: true, allowList: [], publicOnly: true };
+  for (const ip of ['127.0.0.1', '::1', '10.0.0.5', '192.168.1.2', 'fd12::5', '169.254.169.254']) {
+    assert.equal(checkResolvedAddress('hooks.example', ip, publicOnly).ok, false, ip);
+    assert.equal(checkUrl(`http://${ip.includes(':') ? `[${ip}]` : ip}/hook`, publicOnly).ok, false, ip);
+  }
+  assert.deepEqual(checkResolvedAddress('db.corp.lan', '10.0.0.5', publicOnly), {
+    ok: false,
+    reason: 'db.corp.lan is not a public address, refused in public-only sandbox mode',
+  });
+  assert.deepEqual(checkUrl('http://localhost:3000/hook', publicOnly), {
+    ok: false,
+    reason: 'localhost is loopback, refused in public-only sandbox mode',
+  });
+  // Plain http stays a sandbox's; public addresses and the operator's allow-list entries pass.
+  assert.equal(checkUrl('http://hooks.example/x', publicOnly).ok, true);
+  assert.equal(checkResolvedAddress('hooks.example', '93.184.216.34', publicOnly).ok, true);
+  const opened = { ...publicOnly, allowList: ['10.0.0.5'] };
+  assert.equal(checkResolvedAddress('erp.lan', '10.0.0.5', opened).ok, true);
+  // Without the setting, a sandbox still reaches loopback and private targets.
+  assert.equal(checkResolvedAddress('hooks.example', '10.0.0.5', { ...publicOnly, publicOnly: false }).ok, true);
+});
+
+test('what a target answered is recorded unless a public-only sandbox met it at a non-public address', () => {
+  const publicOnly: OutboundPolicy = { mode: 'sandbox', allowHttp: true, allowList: [], publicOnly: true };
+  assert.equal(mayRecordAnswerOf('93.184.216.34', publicOnly), true);
+  assert.equal(mayRecordAnswerOf('::ffff:93.184.216.34', publicOnly), true);
+  for (const address of ['127.0.0.1', '10.0.0.5', '::ffff:10.0.0.5', 'fd12::5', undefined]) {
+    assert.equal(mayRecordAnswerOf(address, publicOnly), false, String(address));
+    assert.equal(mayRecordAnswerOf(address, sandbox), true, String(address));
+    assert.equal(mayRecordAnswerOf(address, live), true, String(address));
+  }
 });

@@ -16,6 +16,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { drawRandomBytes } from '../../domain/ids.ts';
 import { hmacKey, type SecretKey } from '../../domain/credentials.ts';
+import { isUrlHost } from '../../domain/url-host.ts';
 
 export const CSRF_COOKIE = 'gw_csrf';
 const COOKIE_VALUE = /^[A-Za-z0-9_-]{22,64}$/;
@@ -68,11 +69,16 @@ export function setPageHeadersWithPolicy(reply: FastifyReply, policy: string): v
   reply.header('permissions-policy', 'camera=(), microphone=(), geolocation=(), payment=()');
 }
 
-/** Origin of an http(s) URL, or undefined (only such origins go into the CSP). */
+/**
+ * Origin of an http(s) URL whose host is a DNS name or an IP literal, or undefined (only such
+ * origins go into the CSP). Initiation refuses other hosts; this keeps one stored before it did
+ * out of the header.
+ */
 export function originOf(url: string): string | undefined {
   try {
     const parsed = new URL(url);
-    return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.origin : undefined;
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return undefined;
+    return isUrlHost(parsed.hostname) ? parsed.origin : undefined;
   } catch {
     return undefined;
   }

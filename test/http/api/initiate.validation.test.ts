@@ -495,6 +495,51 @@ for (const { dialect, skip } of await testDialects()) {
       });
     }
 
+    describe('returnUrl, returnUrl_on_failure, serverUrl: the host is a DNS name or an IP literal', () => {
+      // The return URLs' origins go into the hosted page's Content-Security-Policy (form-action):
+      // a `,` would split it into two policies, a `*` would widen it (docs/api.md "Initiation").
+      const fields = ['returnUrl', 'returnUrl_on_failure', 'serverUrl'] as const;
+
+      test('refused with INVALID_FIELD naming the field and saying what a host may be', async () => {
+        for (const field of fields) {
+          for (const url of [
+            'https://a,script-src/x',
+            'https://*/x',
+            'https://*.merchant.example/x',
+            "https://a'b.example/",
+            'https://a;b.example/',
+            'https://a%2cb.example/',
+            'https://a!b.example/',
+            'https://a_b.example/',
+            'https://-a.example/',
+            'https://a..b.example/',
+            `https://${'a'.repeat(64)}.example/`,
+          ]) {
+            const res = await invalid(body({ [field]: url }), field);
+            assert.match(res.body.error_text, /its host must be a DNS name .* or an IP address/, url);
+          }
+        }
+      });
+
+      test('DNS names, internationalised names and IP literals are accepted', async () => {
+        for (const field of fields) {
+          for (const url of [
+            'https://merchant.example/r',
+            'https://shop-1.merchant.example./r',
+            'https://ร้าน.example/r',
+            'http://localhost:3000/r',
+            'http://127.0.0.1:8080/r',
+            'http://[::1]:8080/r',
+            `https://${'a'.repeat(63)}.example/`,
+          ]) {
+            const stored = await accepted(body({ [field]: url }));
+            const kept = field === 'returnUrl_on_failure' ? stored.returnUrlOnFailure : stored[field];
+            assert.equal(kept, url);
+          }
+        }
+      });
+    });
+
     describe('serverUrl: the outbound policy', () => {
       test('sandbox mode lets merchants test against localhost and their LAN', async () => {
         for (const url of ['http://127.0.0.1:9999/notify', 'http://localhost:3000/hook', 'http://192.168.1.20/hook']) {
@@ -548,6 +593,27 @@ for (const { dialect, skip } of await testDialects()) {
           );
         } finally {
           await live.close();
+        }
+      });
+
+      test('a public-only sandbox (OUTBOUND_PUBLIC_ONLY=true) refuses what live mode refuses, http aside', async () => {
+        const shared = await startTestGateway(dialect, { OUTBOUND_PUBLIC_ONLY: 'true' });
+        try {
+          const c = await addMerchant(shared);
+          for (const url of [
+            'http://127.0.0.1:9999/notify',
+            'http://localhost:3000/hook',
+            'http://192.168.1.20/hook',
+          ]) {
+            const res = await invalid(body({ serverUrl: url }, c), 'serverUrl', shared);
+            assert.match(res.body.error_text, /outbound policy.*public-only sandbox mode/);
+          }
+          assert.equal(
+            (await accepted(body({ serverUrl: 'http://merchant.example/notify' }, c), shared, c)).serverUrl,
+            'http://merchant.example/notify',
+          );
+        } finally {
+          await shared.close();
         }
       });
 

@@ -465,6 +465,58 @@ for (const { dialect, skip } of await testDialects()) {
     });
 
     test(
+      'a derived key holds 24 hours of the gateway clock: inside them the same request replays, ' +
+        'from then on it is a new refund (identical racing requests still refund once); explicit keys never expire',
+      async () => {
+        const HOUR = 60 * 60 * 1000;
+        const txid = await paid('500');
+        const body = { transactionid: txid, tranid: txid, bill_amount: '50', reason: 'damaged', trackid: 'b@x.co' };
+        const first = await refund(body);
+        assert.equal(first.status, 200, first.raw);
+        const keyed = await refund({ transactionid: txid, bill_amount: '7' }, { 'idempotency-key': `old-${dialect}` });
+        assert.equal(keyed.status, 200, keyed.raw);
+
+        gw.clock.now += 24 * HOUR - 1;
+        const inside = await refund(body);
+        assert.equal(inside.status, 200, inside.raw);
+        assert.equal(inside.headers['idempotent-replayed'], 'true');
+        assert.deepEqual(inside.body, first.body);
+        assert.equal((await refundRows(txid)).length, 2);
+
+        gw.clock.now += 1;
+        const [later, ...racing] = await Promise.all(Array.from({ length: 4 }, () => refund(body)));
+        assert.ok(later && [later, ...racing].every((r) => r.status === 200));
+        const fresh = [later, ...racing].filter((r) => r.headers['idempotent-replayed'] !== 'true');
+        assert.equal(fresh.length, 1, 'the expired key refunds again, once');
+        const second = fresh[0]!;
+        assert.notEqual(second.body.refundid, first.body.refundid);
+        for (const r of racing) assert.equal(r.body.refundid, second.body.refundid);
+        assert.equal(second.body.refunded_amount, '107.00');
+        assert.equal((await refundRows(txid)).length, 3);
+        assert.equal((await status(txid)).body.refunded_amount, '107.00');
+
+        // Three days after the first (two after the second): a third refund, then it replays.
+        gw.clock.now += 48 * HOUR;
+        const third = await refund(body);
+        assert.equal(third.headers['idempotent-replayed'], undefined);
+        assert.equal(third.body.refunded_amount, '157.00');
+        assert.ok(![first.body.refundid, second.body.refundid].includes(third.body.refundid));
+        const thirdAgain = await refund(body);
+        assert.equal(thirdAgain.headers['idempotent-replayed'], 'true');
+        assert.deepEqual(thirdAgain.body, third.body);
+
+        // An explicit key keeps answering its refund, three days on.
+        const keyedAgain = await refund(
+          { transactionid: txid, bill_amount: '7' },
+          { 'idempotency-key': `old-${dialect}` },
+        );
+        assert.equal(keyedAgain.headers['idempotent-replayed'], 'true');
+        assert.deepEqual(keyedAgain.body, keyed.body);
+        assert.equal((await refundRows(txid)).length, 4);
+      },
+    );
+
+    test(
       'status shows refunded_amount "0.00" without ' + 'refunds; the ledger verifies after all of the above',
       async () => {
         const txid = await paid('100');
