@@ -1,5 +1,5 @@
 // Opens the configured store (SQLite file or PostgreSQL) behind one Kysely interface.
-import { mkdirSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Kysely, sql, type Transaction } from 'kysely';
 import type pg from 'pg';
@@ -39,7 +39,7 @@ export type OpenStoreOptions = { poolSize?: number };
 export function openStoreEngine(databaseUrl: string, options: OpenStoreOptions = {}): StoreEngine {
   if (databaseUrl.startsWith('sqlite:')) {
     const path = databaseUrl.slice('sqlite:'.length);
-    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    if (path !== ':memory:') createOwnerOnly(path);
     const dialect = new NodeSqliteDialect({ path });
     const db = new Kysely<Database>({ dialect });
     return makeStore('sqlite', db, { sqliteJobs: dialect.jobs(), sqliteWriterStats: () => dialect.writerStats() });
@@ -47,6 +47,23 @@ export function openStoreEngine(databaseUrl: string, options: OpenStoreOptions =
   const pool = createPostgresPool(databaseUrl, options.poolSize);
   const db = new Kysely<Database>({ dialect: createPostgresDialect(pool) });
   return makeStore('postgres', db, { pgPool: pool });
+}
+
+/**
+ * The database holds payers' names, account numbers and e-mails, so it is the owner's alone: a
+ * directory the gateway creates for it is 0700, and a new database file is created empty with mode
+ * 0600 before SQLite opens it. SQLite creates the WAL, its shared-memory index and any journal with
+ * the database file's mode, so they are 0600 too (docs/deployment.md "Files and permissions"). An
+ * existing file keeps the mode it has.
+ */
+function createOwnerOnly(path: string): void {
+  const dir = dirname(path);
+  if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
+  try {
+    closeSync(openSync(path, 'wx', 0o600)); // 'wx': only when it does not exist yet; the umask cannot widen 0600
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
 }
 
 type DialectExtras = { pgPool?: pg.Pool; sqliteJobs?: SqliteJobs; sqliteWriterStats?: () => WriterStats | undefined };
