@@ -1,5 +1,5 @@
 // Opens the configured store (SQLite file or PostgreSQL) behind one Kysely interface.
-import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, statfsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Kysely, sql, type Transaction } from 'kysely';
 import type pg from 'pg';
@@ -27,6 +27,8 @@ export type StoreEngine = {
   readonly sqliteJobs: SqliteJobs | undefined;
   /** SQLite only: messages, statements and jobs sent to the writer thread so far. */
   sqliteWriterStats(): WriterStats | undefined;
+  /** SQLite on a file: bytes free to the gateway's user on the database directory's file system. */
+  dataDirFreeBytes(): number | undefined;
   migrate(): Promise<string[]>;
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -42,7 +44,11 @@ export function openStoreEngine(databaseUrl: string, options: OpenStoreOptions =
     if (path !== ':memory:') createOwnerOnly(path);
     const dialect = new NodeSqliteDialect({ path });
     const db = new Kysely<Database>({ dialect });
-    return makeStore('sqlite', db, { sqliteJobs: dialect.jobs(), sqliteWriterStats: () => dialect.writerStats() });
+    return makeStore('sqlite', db, {
+      sqliteJobs: dialect.jobs(),
+      sqliteWriterStats: () => dialect.writerStats(),
+      ...(path !== ':memory:' && { dataDirFreeBytes: () => freeBytes(dirname(path)) }),
+    });
   }
   const pool = createPostgresPool(databaseUrl, options.poolSize);
   const db = new Kysely<Database>({ dialect: createPostgresDialect(pool) });
@@ -66,7 +72,22 @@ function createOwnerOnly(path: string): void {
   }
 }
 
-type DialectExtras = { pgPool?: pg.Pool; sqliteJobs?: SqliteJobs; sqliteWriterStats?: () => WriterStats | undefined };
+/** Free space on `dir`'s file system for an unprivileged user (statfs's bavail); undefined when it cannot be read. */
+function freeBytes(dir: string): number | undefined {
+  try {
+    const stats = statfsSync(dir);
+    return stats.bavail * stats.bsize;
+  } catch {
+    return undefined;
+  }
+}
+
+type DialectExtras = {
+  pgPool?: pg.Pool;
+  sqliteJobs?: SqliteJobs;
+  sqliteWriterStats?: () => WriterStats | undefined;
+  dataDirFreeBytes?: () => number | undefined;
+};
 
 function makeStore(dialect: Dialect, db: Db, extras: DialectExtras): StoreEngine {
   let closed = false;
@@ -76,6 +97,7 @@ function makeStore(dialect: Dialect, db: Db, extras: DialectExtras): StoreEngine
     pgPool: extras.pgPool,
     sqliteJobs: extras.sqliteJobs,
     sqliteWriterStats: extras.sqliteWriterStats ?? (() => undefined),
+    dataDirFreeBytes: extras.dataDirFreeBytes ?? (() => undefined),
     transaction: (work) => db.transaction().execute(work),
     migrate: () => migrateToLatest(db),
     async ping() {
