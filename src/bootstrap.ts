@@ -22,7 +22,7 @@ export function resolveSecretKey(config: Config): Buffer {
     if (key.length < 32) throw new Error(`${file} does not hold a 32-byte base64 key`);
     return key;
   }
-  mkdirSync(dirname(file), { recursive: true });
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 }); // the data directory: the owner's alone
   const key = randomBytes(32);
   writeFileSync(file, `${key.toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
   chmodSync(file, 0o600);

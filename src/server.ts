@@ -12,11 +12,13 @@ import type { MetricsServer } from './http/metrics-server.ts';
 import {
   addAcceptors,
   assertPortFree,
+  closeConnectionsWithoutReset,
   connectionsClosed,
   listenSocketCount,
   type Acceptors,
   openConnections,
   REUSE_PORT_SUPPORTED,
+  stopAccepting,
 } from './http/edge/acceptor-pool.ts';
 
 import type { WorkerFactory } from './app/worker.ts';
@@ -30,6 +32,13 @@ import type { WorkerFactory } from './app/worker.ts';
 export const LISTEN_BACKLOG = 4096;
 
 export type { Worker, WorkerFactory } from './app/worker.ts';
+
+/** Shutdown: how long connects under way are accepted, with draining answers held, before the listeners close. */
+const ACCEPT_SETTLE_MS = 200;
+/** Shutdown: how long a connection may still deliver a request it had sent before it is half-closed. */
+const READ_WINDOW_MS = 200;
+/** Shutdown: how long a half-closed connection waits for the client to close its side. */
+const LINGER_MS = 1000;
 
 export type RunningGateway = {
   app: FastifyInstance;
@@ -62,7 +71,12 @@ export async function startGateway(config: Config, options: StartOptions): Promi
   await startAttentionCount(services, logger);
 
   let draining = false;
-  const app = await buildApp(httpDepsFrom(services), { logger, draining: () => draining });
+  let drainingHold: Promise<void> | undefined;
+  const app = await buildApp(httpDepsFrom(services), {
+    logger,
+    draining: () => draining,
+    drainingHold: () => drainingHold,
+  });
   const { acceptors, url } = await listenApi(app, config, logger);
   let metricsServer: MetricsServer | undefined;
   try {
@@ -96,12 +110,24 @@ export async function startGateway(config: Config, options: StartOptions): Promi
     stop() {
       stopping ??= (async () => {
         draining = true;
+        // No connection is reset from here on: each is half-closed after its last answer and what the
+        // client still sends is drained (http/edge/acceptor-pool.ts).
+        closeConnectionsWithoutReset(app.server, LINGER_MS);
         services.directory.stop();
         services.openAttention.stop();
         await drainIdleConnections(app, config.shutdownIdleGraceMs);
-        acceptors?.close();
-        await app.close(); // stops accepting, closes idle connections, waits for in-flight requests
-        await connectionsClosed(app.server, config.requestTimeoutMs); // those the extra listeners accepted too
+        // Stop accepting. Closing a listener resets the connections the kernel completed for it and
+        // we have not accepted yet, and clients answered 503 reconnect at once: so the draining
+        // answers are held while the connects under way are accepted, then the listeners close.
+        let release = () => {};
+        drainingHold = new Promise<void>((resolve) => (release = resolve));
+        await new Promise((resolve) => setTimeout(resolve, ACCEPT_SETTLE_MS));
+        stopAccepting([app.server, ...(acceptors?.servers() ?? [])]);
+        release();
+        drainingHold = undefined;
+        // Requests already sent are read and answered 503; in-flight ones finish; then each closes.
+        await connectionsClosed(app.server, config.requestTimeoutMs, READ_WINDOW_MS, LINGER_MS);
+        await app.close();
         await Promise.allSettled(workers.map((w) => w.stop())); // in-flight deliveries finish
         await metricsServer?.close();
         if (!options.store) await store.close();

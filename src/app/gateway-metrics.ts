@@ -134,6 +134,24 @@ export class GatewayMetrics {
     });
   }
 
+  /**
+   * Exports `gateway_data_dir_free_bytes` (SQLite only: `free` is undefined on PostgreSQL, whose
+   * disk is the database server's), read at scrape time: one statfs call, no database read.
+   */
+  trackDataDirFree(free: () => number | undefined): void {
+    if (free() === undefined) return;
+    this.#rendered = undefined;
+    new Gauge({
+      name: 'gateway_data_dir_free_bytes',
+      help: 'Bytes free to the gateway on the file system of its SQLite data directory.',
+      registers: [this.registry],
+      collect() {
+        const value = free();
+        if (value !== undefined) this.set(value);
+      },
+    });
+  }
+
   requestAnswered(route: string, method: string, status: number, seconds: number): void {
     this.#requests.inc({ route, method, status: String(status) });
     this.#requestSeconds.observe({ route, method }, seconds);

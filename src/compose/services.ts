@@ -37,6 +37,7 @@ export function createServices(
   const now = options.now ?? Date.now;
   const finalisedListeners: FinalisedListener[] = [];
   const metrics = new GatewayMetrics({ mode: config.mode, store: store.kind });
+  metrics.trackDataDirFree(() => store.dataDirFreeBytes());
   // Resolved when first needed: the CLI builds services in live mode too, and never refunds.
   let connector = options.connector;
   const notifyListeners: FinalisedListener = (transactionId, eventId, origin) => {

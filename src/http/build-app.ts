@@ -68,7 +68,12 @@ export type HttpDeps = {
 /** Registers one route of a processor connector on the app. */
 export type ProcessorRoute = (app: FastifyInstance) => Promise<void>;
 
-export type AppOptions = { logger: Logger; draining?: () => boolean };
+export type AppOptions = {
+  logger: Logger;
+  draining?: () => boolean;
+  /** While draining: a promise the draining answers wait for (server.ts, while the listeners close). */
+  drainingHold?: () => Promise<void> | undefined;
+};
 
 export async function buildApp(deps: HttpDeps, options: AppOptions): Promise<FastifyInstance> {
   /** Set once the routes exist; until then every request goes to Fastify. */
@@ -95,6 +100,7 @@ function edgePipeline(deps: EdgeDeps, options: AppOptions): EdgePipeline {
     shedding,
     logger: options.logger,
     draining: options.draining ?? (() => false),
+    drainingHold: options.drainingHold ?? (() => undefined),
     isStoreUnavailable: deps.isStoreUnavailable,
     onStoreUnavailable: deps.onStoreUnavailable,
   };

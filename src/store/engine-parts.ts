@@ -14,6 +14,8 @@ export type EngineParts = {
   /** Where a claim's lease write runs; undefined: on the repository's own handle. */
   lease: ((args: LeaseArgs) => Promise<OutboxEvent[]>) | undefined;
   recordAttempts(items: readonly AttemptRecord[]): Promise<boolean[]>;
+  /** Overwrites the readiness probe's row (app/ports/store.ts MetaStore.writeProbe). */
+  writeProbe(name: string, value: string, now: number): Promise<void>;
   singleProcess: boolean;
   wakeups: DeliveryWakeups | undefined;
 };

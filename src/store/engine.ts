@@ -1,5 +1,5 @@
 // Opens the configured store (SQLite file or PostgreSQL) behind one Kysely interface.
-import { mkdirSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, statfsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Kysely, sql, type Transaction } from 'kysely';
 import type pg from 'pg';
@@ -27,6 +27,8 @@ export type StoreEngine = {
   readonly sqliteJobs: SqliteJobs | undefined;
   /** SQLite only: messages, statements and jobs sent to the writer thread so far. */
   sqliteWriterStats(): WriterStats | undefined;
+  /** SQLite on a file: bytes free to the gateway's user on the database directory's file system. */
+  dataDirFreeBytes(): number | undefined;
   migrate(): Promise<string[]>;
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -39,17 +41,53 @@ export type OpenStoreOptions = { poolSize?: number };
 export function openStoreEngine(databaseUrl: string, options: OpenStoreOptions = {}): StoreEngine {
   if (databaseUrl.startsWith('sqlite:')) {
     const path = databaseUrl.slice('sqlite:'.length);
-    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    if (path !== ':memory:') createOwnerOnly(path);
     const dialect = new NodeSqliteDialect({ path });
     const db = new Kysely<Database>({ dialect });
-    return makeStore('sqlite', db, { sqliteJobs: dialect.jobs(), sqliteWriterStats: () => dialect.writerStats() });
+    return makeStore('sqlite', db, {
+      sqliteJobs: dialect.jobs(),
+      sqliteWriterStats: () => dialect.writerStats(),
+      ...(path !== ':memory:' && { dataDirFreeBytes: () => freeBytes(dirname(path)) }),
+    });
   }
   const pool = createPostgresPool(databaseUrl, options.poolSize);
   const db = new Kysely<Database>({ dialect: createPostgresDialect(pool) });
   return makeStore('postgres', db, { pgPool: pool });
 }
 
-type DialectExtras = { pgPool?: pg.Pool; sqliteJobs?: SqliteJobs; sqliteWriterStats?: () => WriterStats | undefined };
+/**
+ * The database holds payers' names, account numbers and e-mails, so it is the owner's alone: a
+ * directory the gateway creates for it is 0700, and a new database file is created empty with mode
+ * 0600 before SQLite opens it. SQLite creates the WAL, its shared-memory index and any journal with
+ * the database file's mode, so they are 0600 too (docs/deployment.md "Files and permissions"). An
+ * existing file keeps the mode it has.
+ */
+function createOwnerOnly(path: string): void {
+  const dir = dirname(path);
+  if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
+  try {
+    closeSync(openSync(path, 'wx', 0o600)); // 'wx': only when it does not exist yet; the umask cannot widen 0600
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+}
+
+/** Free space on `dir`'s file system for an unprivileged user (statfs's bavail); undefined when it cannot be read. */
+function freeBytes(dir: string): number | undefined {
+  try {
+    const stats = statfsSync(dir);
+    return stats.bavail * stats.bsize;
+  } catch {
+    return undefined;
+  }
+}
+
+type DialectExtras = {
+  pgPool?: pg.Pool;
+  sqliteJobs?: SqliteJobs;
+  sqliteWriterStats?: () => WriterStats | undefined;
+  dataDirFreeBytes?: () => number | undefined;
+};
 
 function makeStore(dialect: Dialect, db: Db, extras: DialectExtras): StoreEngine {
   let closed = false;
@@ -59,6 +97,7 @@ function makeStore(dialect: Dialect, db: Db, extras: DialectExtras): StoreEngine
     pgPool: extras.pgPool,
     sqliteJobs: extras.sqliteJobs,
     sqliteWriterStats: extras.sqliteWriterStats ?? (() => undefined),
+    dataDirFreeBytes: extras.dataDirFreeBytes ?? (() => undefined),
     transaction: (work) => db.transaction().execute(work),
     migrate: () => migrateToLatest(db),
     async ping() {

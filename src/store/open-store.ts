@@ -70,16 +70,26 @@ export function storeOver(engine: StoreEngine): Store {
     },
     consoleAccounts: new ConsoleRepo(engine),
     consoleReads: new ConsolePaymentsRepo(db),
-    meta: new GatewayMetaRepo(db),
+    meta: metaStore(new GatewayMetaRepo(db), parts),
     processorAttempts: new ProcessorAttemptsRepo(db),
     processorNotifications: new ProcessorNotificationsRepo(db),
     attention: new AttentionRepo(db),
     unitOfWork: (work) =>
       engine.transaction((trx) => work(unitOfWorkIn(trx, dialect, { transactions, refunds, ledger, ledgerReads }))),
     ping: () => engine.ping(),
+    dataDirFreeBytes: () => engine.dataDirFreeBytes(),
     isUnavailable: isStoreUnavailable,
     isUniqueViolation,
     migrate: () => engine.migrate(),
     close: () => engine.close(),
+  };
+}
+
+function metaStore(repo: GatewayMetaRepo, parts: EngineParts): Store['meta'] {
+  return {
+    get: (name) => repo.get(name),
+    getOrInsert: (name, value, now) => repo.getOrInsert(name, value, now),
+    put: (name, value, now) => repo.put(name, value, now),
+    writeProbe: parts.writeProbe,
   };
 }

@@ -130,6 +130,11 @@ export interface MetaStore {
   get(name: string): Promise<string | undefined>;
   getOrInsert(name: string, value: string, now: number): Promise<string>;
   put(name: string, value: string, now: number): Promise<void>;
+  /**
+   * Overwrites `name` like `put`, for the readiness probe (app/store-health.ts). SQLite refuses it
+   * while a write has failed for lack of space and the WAL could not be checkpointed since.
+   */
+  writeProbe(name: string, value: string, now: number): Promise<void>;
 }
 
 /**
@@ -172,6 +177,11 @@ export type Store = {
   unitOfWork<T>(work: (uow: UnitOfWork) => Promise<T>): Promise<T>;
   /** The store answers (a cheap read). */
   ping(): Promise<void>;
+  /**
+   * Bytes the gateway may still write on the file system of its data directory (SQLite: the
+   * database's directory); undefined on PostgreSQL, whose disk is the database server's.
+   */
+  dataDirFreeBytes(): number | undefined;
   /** The error is the store being unreachable, full or busy (answered 503), not a refusal. */
   isUnavailable(error: unknown): boolean;
   /** A UNIQUE constraint refused the write (an idempotent race lost). */

@@ -45,6 +45,8 @@ export type Acceptors = {
   accepted(): number[];
   /** Stops the extra listeners accepting; the connections they handed over stay with the HTTP server. */
   close(): void;
+  /** The extra listening servers (for stopAccepting). */
+  servers(): net.Server[];
 };
 
 /**
@@ -99,10 +101,12 @@ export async function addAcceptors(
     close: () => {
       for (const l of listeners) l.server.close();
     },
+    servers: () => listeners.map((l) => l.server),
   };
 }
 
-const counts = new WeakMap<Server, { open: number }>();
+type Connections = { open: number; sockets: Set<net.Socket>; lingerMs: number | undefined };
+const counts = new WeakMap<Server, Connections>();
 
 /**
  * MAX_CONNECTIONS over every connection the HTTP server serves, whichever listener accepted it
@@ -110,15 +114,18 @@ const counts = new WeakMap<Server, { open: number }>();
  * closed at once, before any byte is read.
  */
 export function limitConnections(server: Server, max: number): void {
-  const count = { open: 0 };
+  const count: Connections = { open: 0, sockets: new Set(), lingerMs: undefined };
   server.on('connection', (socket: net.Socket) => {
     if (count.open >= max) {
       socket.destroy();
       return;
     }
     count.open += 1;
+    count.sockets.add(socket);
+    if (count.lingerMs !== undefined) closeWithoutReset(socket, count.lingerMs);
     socket.once('close', () => {
       count.open -= 1;
+      count.sockets.delete(socket);
     });
   });
   counts.set(server, count);
@@ -129,16 +136,76 @@ export function openConnections(server: Server): number {
   return counts.get(server)?.open ?? 0;
 }
 
+// Closing without resets (docs/deployment.md "Signals and supervisors"). A socket closed while
+// bytes the client sent are still unread, or that receives bytes after it closed, makes the kernel
+// answer with a reset (RST), and the client loses the answer it may already have received. So at
+// shutdown a connection is half-closed instead (FIN after the last answer), what the client still
+// sends is read and dropped, and the socket is destroyed when the client closes its side, or after
+// `lingerMs`. Likewise a listening socket closed with connections in its accept queue resets them
+// (see stopAccepting).
+
 /**
- * After `server.close()`: waits until every connection is closed, whichever listener accepted it.
- * (`close()` only waits for the connections of the server's own listener.) Connections that fall
- * idle meanwhile are closed as they do; past `timeoutMs` the rest are closed too.
+ * From now on every connection of `server` that the HTTP server ends (after a `Connection: close`
+ * answer) or that `connectionsClosed` ends is half-closed and drained rather than destroyed.
  */
-export async function connectionsClosed(server: Server, timeoutMs: number): Promise<void> {
+export function closeConnectionsWithoutReset(server: Server, lingerMs: number): void {
+  const count = counts.get(server);
+  if (!count) return;
+  count.lingerMs = lingerMs;
+  for (const socket of count.sockets) closeWithoutReset(socket, lingerMs);
+}
+
+function closeWithoutReset(socket: net.Socket, lingerMs: number): void {
+  // node:http ends a connection after a `Connection: close` answer with destroySoon(), which
+  // destroys the socket as soon as the FIN is written.
+  socket.destroySoon = () => endAndDrain(socket, lingerMs);
+}
+
+const ending = new WeakSet<net.Socket>();
+
+function endAndDrain(socket: net.Socket, lingerMs: number): void {
+  if (socket.destroyed || ending.has(socket)) return;
+  ending.add(socket);
+  socket.end();
+  socket.resume();
+  socket.once('end', () => socket.destroy());
+  setTimeout(() => socket.destroy(), lingerMs).unref();
+}
+
+/**
+ * Closes `listeners`. A listening socket closed with connections in its accept queue resets them,
+ * so the caller first makes sure no client is connecting (server.ts holds the draining answers, so
+ * the clients they would send away do not reconnect meanwhile). The HTTP server's own listener is
+ * closed as a plain net.Server, so its idle connections are not destroyed with it.
+ */
+export function stopAccepting(listeners: net.Server[]): void {
+  for (const listener of listeners) if (listener.listening) net.Server.prototype.close.call(listener);
+}
+
+/**
+ * After `stopAccepting` and `closeConnectionsWithoutReset`: waits `readWindowMs` so that what
+ * clients had already sent is read and answered (503 with `Connection: close` while draining),
+ * then half-closes each connection with no answer in progress, until every connection is closed,
+ * whichever listener accepted it. Past `timeoutMs` the rest are destroyed.
+ */
+export async function connectionsClosed(
+  server: Server,
+  timeoutMs: number,
+  readWindowMs = 0,
+  lingerMs = 1000,
+): Promise<void> {
+  const count = counts.get(server);
   const deadline = Date.now() + timeoutMs;
-  while (openConnections(server) > 0 && Date.now() < deadline) {
-    server.closeIdleConnections();
+  if (count && count.open > 0 && readWindowMs > 0)
+    await new Promise((resolve) => setTimeout(resolve, Math.min(readWindowMs, timeoutMs)));
+  while (count && count.open > 0 && Date.now() < deadline) {
+    for (const socket of count.sockets) if (!answering(socket)) endAndDrain(socket, lingerMs);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
   if (openConnections(server) > 0) server.closeAllConnections();
+}
+
+/** node:http keeps the response being written on its socket as `_httpMessage`. */
+function answering(socket: net.Socket): boolean {
+  return (socket as unknown as { _httpMessage?: unknown })._httpMessage != null;
 }

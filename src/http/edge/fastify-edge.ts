@@ -30,6 +30,8 @@ export function installEdge(app: FastifyInstance, edge: EdgePipeline): void {
     reply.header('x-request-id', request.id);
     if (edge.draining()) {
       reply.headers(DRAINING_HEADERS);
+      const hold = edge.drainingHold?.();
+      if (hold) await hold;
       throw drainingError();
     }
     const noHost = missingHost(request);

@@ -23,6 +23,12 @@ export type EdgePipeline = StoreFaults & {
   logger: Logger;
   /** True once the gateway is shutting down: requests are answered 503 and their connections closed. */
   draining: () => boolean;
+  /**
+   * While the gateway stops accepting, the draining answer waits for this: a client it sends away
+   * reconnects at once, and a connection the kernel completes just before its listener closes is
+   * reset (server.ts, "stop").
+   */
+  drainingHold?: () => Promise<void> | undefined;
 };
 
 export const JSON_TYPE = 'application/json; charset=utf-8';

@@ -8,6 +8,7 @@ import type { StoreEngine } from '../engine.ts';
 import { limitOpenTransactions } from '../job-runner.ts';
 import type { EngineParts } from '../engine-parts.ts';
 import { recordAttemptsIn } from '../repos/attempts.repo.ts';
+import { GatewayMetaRepo } from '../repos/gateway-meta.repo.ts';
 import type { TransactionsRepo } from '../repos/transactions.repo.ts';
 import { recordAttemptsPg } from './attempts.ts';
 import { CompletionBatches } from './completion-batches.ts';
@@ -27,6 +28,7 @@ export function postgresParts(engine: StoreEngine, pool: pg.Pool, transactions: 
       new Set(items.map((item) => item.attempt.eventId)).size === items.length
         ? recordAttemptsPg(pool, items)
         : inTransaction((trx) => recordAttemptsIn(trx, items)),
+    writeProbe: (name, value, now) => new GatewayMetaRepo(engine.db).put(name, value, now),
     singleProcess: false,
     wakeups: postgresWakeups(pool),
   };

@@ -7,6 +7,8 @@ import type { TransactionRecord } from '../../domain/transaction.ts';
 import { recordAttemptsIn } from '../repos/attempts.repo.ts';
 import { leaseEventsIn } from '../repos/outbox-claims.repo.ts';
 import { reposFor, writeCompletionIn } from '../repos/completion-write.ts';
+import { GatewayMetaRepo } from '../repos/gateway-meta.repo.ts';
+import { checkpointPending, dataDirFreeBytes } from './wal-space.ts';
 
 export const storeJobs = {
   /** An initiation's one durable write: insert unless (merchant, trackid) exists; either way the stored row. */
@@ -17,6 +19,19 @@ export const storeJobs = {
   recordAttempts: recordAttemptsIn,
   /** A delivery claim's lease write (repos/outbox-claims.repo.ts). */
   leaseOutboxEvents: leaseEventsIn,
+  /**
+   * The readiness probe's write (app/store-health.ts), as large as a payment's. Refused while the
+   * WAL awaits its checkpoint after a write failed for lack of space, and unless the data directory
+   * has room for the probe and one more write as large (wal-space.ts): a probe that fits in the
+   * last free space says nothing about the payment after it.
+   */
+  writeReadinessProbe: async (trx: Trx, probe: { name: string; value: string; now: number }) => {
+    if (checkpointPending()) throw new Error('the WAL could not be checkpointed since the disk was full');
+    const free = dataDirFreeBytes();
+    if (free !== undefined && free < 2 * probe.value.length)
+      throw new Error(`${free} bytes free in the data directory: not enough for a payment`);
+    await new GatewayMetaRepo(trx).put(probe.name, probe.value, probe.now);
+  },
 } satisfies JobRegistry;
 
 export type StoreJobs = typeof storeJobs;

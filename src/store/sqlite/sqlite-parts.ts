@@ -18,6 +18,7 @@ export function sqliteParts(engine: StoreEngine): EngineParts {
     // Run as its own autocommit statement a lease was one more fsync per claim (docs/performance.md).
     lease: (args: LeaseArgs): Promise<OutboxEvent[]> => run('leaseOutboxEvents', args),
     recordAttempts: (items: readonly AttemptRecord[]) => run('recordAttempts', items),
+    writeProbe: (name, value, now) => run('writeReadinessProbe', { name, value, now }),
     singleProcess: true,
     wakeups: undefined,
   };

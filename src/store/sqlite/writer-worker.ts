@@ -25,6 +25,7 @@ import {
 import { openSqlite, SqliteStatements, type SqliteOptions, type SqliteResult } from './connection.ts';
 import { isStoreUnavailable } from '../store-unavailable.ts';
 import { serializeError, type SerializedError } from './writer-errors.ts';
+import { checkpointIfDue, isOutOfSpace, spaceRanOut, watchSpaceOf } from './wal-space.ts';
 
 export type JobCall = { name: string; args: unknown };
 export type WriterRequest =
@@ -49,6 +50,7 @@ const port = parentPort;
 if (!port) throw new Error('sqlite-writer-worker.ts must run as a worker thread');
 
 let statements: SqliteStatements | undefined;
+watchSpaceOf((workerData as SqliteOptions).path);
 try {
   statements = new SqliteStatements(openSqlite(workerData as SqliteOptions));
 } catch (error) {
@@ -57,7 +59,12 @@ try {
 
 function run(sql: string, params: ReadonlyArray<unknown>): SqliteResult {
   if (!statements) throw new Error('database connection is not open');
-  return statements.execute(sql, params);
+  try {
+    return statements.execute(sql, params);
+  } catch (error) {
+    if (isOutOfSpace(error)) spaceRanOut(statements.db);
+    throw error;
+  }
 }
 
 /** Kysely over this thread's connection for jobs: every statement runs at once, inside the group's transaction. */
@@ -100,6 +107,7 @@ async function load(module: string): Promise<void> {
 function runStatements(request: Extract<WriterRequest, { type: 'run' }>): void {
   const outcomes: WriterOutcome<SqliteResult>[] = [];
   for (const { sql, params } of request.batch) {
+    if (statements) checkpointIfDue(statements.db);
     try {
       outcomes.push({ ok: true, result: run(sql, params) });
     } catch (error) {
@@ -116,6 +124,7 @@ type Attempt =
 
 /** One try at committing `calls` in one transaction; any failure rolls all of it back. */
 async function attempt(calls: JobCall[]): Promise<Attempt> {
+  if (statements) checkpointIfDue(statements.db);
   try {
     run('begin immediate', []);
   } catch (error) {
