@@ -8,7 +8,7 @@ import net from 'node:net';
 import { createTestDatabase } from '../support/test-store.ts';
 import { testDialects } from '../support/dialects.ts';
 import { killLeftoverGateways, runCliProcess, startGatewayProcess } from '../support/gateway-process.ts';
-import { TEST_SECRET_KEY_HEX } from '../support/test-gateway.ts';
+import { initiationBody, TEST_SECRET_KEY_HEX } from '../support/test-gateway.ts';
 import { openStoreEngine } from '../../src/store/engine.ts';
 
 after(killLeftoverGateways);
@@ -31,22 +31,14 @@ function client(port: number, creds: { merchantid: string; password: string }, n
       let connected = false;
       const send = () => {
         outstanding = `${name}-${++serial}`;
-        const body = JSON.stringify({
-          ...creds,
-          payment_method: { type: 'THAI_DEBIT' },
-          trackid: outstanding,
-          bill_amount: '150.00',
-          bill_currencycode: 'THB',
-          bill_country: 'TH',
-          bill_customerip: '203.0.113.7',
-          bill_email: 'buyer@example.com',
-          returnUrl: 'https://shop.example/return',
-          serverUrl: 'http://127.0.0.1:9/notify',
-          payer_account_no: '1234567890',
-          payer_account_name: 'Somchai',
-          payer_bank_code: 'SCB',
-          productdesc: 'load',
-        });
+        const body = JSON.stringify(
+          initiationBody(creds, {
+            trackid: outstanding,
+            bill_amount: '150.00',
+            serverUrl: 'http://127.0.0.1:9/notify',
+            productdesc: 'load',
+          }),
+        );
         socket.write(
           `POST /transaction/s2s HTTP/1.1\r\nHost: gw\r\nContent-Type: application/json\r\n` +
             `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,

@@ -14,7 +14,7 @@ import {
   startGatewayProcess,
   type GatewayProcess,
 } from '../support/gateway-process.ts';
-import { TEST_SECRET_KEY_HEX } from '../support/test-gateway.ts';
+import { initiationBody, TEST_SECRET_KEY_HEX } from '../support/test-gateway.ts';
 import { assertErrorBody } from '../support/error-body.ts';
 import { fillDisk, mountTmpfs } from '../support/tmpfs.ts';
 
@@ -58,22 +58,15 @@ describe('SQLite on a full disk', { skip: typeof mounted === 'string' ? mounted 
   });
 
   const initiate = () =>
-    httpPost(`${gateway.url}/transaction/s2s`, {
-      ...creds,
-      payment_method: { type: 'THAI_DEBIT' },
-      trackid: `full-${++serial}`,
-      bill_amount: '150.00',
-      bill_currencycode: 'THB',
-      bill_country: 'TH',
-      bill_customerip: '203.0.113.7',
-      bill_email: 'buyer@example.com',
-      returnUrl: 'https://shop.example/return',
-      serverUrl: 'http://127.0.0.1:9/notify',
-      payer_account_no: '1234567890',
-      payer_account_name: 'Somchai',
-      payer_bank_code: 'SCB',
-      productdesc: 'x'.repeat(1000),
-    });
+    httpPost(
+      `${gateway.url}/transaction/s2s`,
+      initiationBody(creds, {
+        trackid: `full-${++serial}`,
+        bill_amount: '150.00',
+        serverUrl: 'http://127.0.0.1:9/notify',
+        productdesc: 'x'.repeat(1000),
+      }),
+    );
   const readyStatus = async () => (await fetch(`${gateway.url}/readyz`)).status;
 
   test('writes fail with 503 and /readyz goes unavailable; freeing space brings both back', async () => {

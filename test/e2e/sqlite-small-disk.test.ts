@@ -15,7 +15,7 @@ import {
   startGatewayProcess,
   type GatewayProcess,
 } from '../support/gateway-process.ts';
-import { TEST_SECRET_KEY_HEX } from '../support/test-gateway.ts';
+import { initiationBody, TEST_SECRET_KEY_HEX } from '../support/test-gateway.ts';
 import { fillDisk, mountTmpfs, type Tmpfs } from '../support/tmpfs.ts';
 
 after(killLeftoverGateways);
@@ -52,22 +52,15 @@ async function startShop(t: { after(fn: () => unknown): void }, fs: Tmpfs): Prom
     dir: fs.dir,
     initiate: async () =>
       (
-        await httpPost(`${gateway.url}/transaction/s2s`, {
-          ...creds,
-          payment_method: { type: 'THAI_DEBIT' },
-          trackid: `small-${++serial}`,
-          bill_amount: '150.00',
-          bill_currencycode: 'THB',
-          bill_country: 'TH',
-          bill_customerip: '203.0.113.7',
-          bill_email: 'buyer@example.com',
-          returnUrl: 'https://shop.example/return',
-          serverUrl: 'http://127.0.0.1:9/notify',
-          payer_account_no: '1234567890',
-          payer_account_name: 'Somchai',
-          payer_bank_code: 'SCB',
-          productdesc: 'x'.repeat(1000),
-        })
+        await httpPost(
+          `${gateway.url}/transaction/s2s`,
+          initiationBody(creds, {
+            trackid: `small-${++serial}`,
+            bill_amount: '150.00',
+            serverUrl: 'http://127.0.0.1:9/notify',
+            productdesc: 'x'.repeat(1000),
+          }),
+        )
       ).status,
     ready: async () => (await fetch(`${gateway.url}/readyz`)).status,
   };
