@@ -10,6 +10,8 @@
 //   $gateway->balance();
 //   // in the serverUrl handler, with the RAW body:
 //   $ok = ThaiQrGateway\Client::verifyNotification($webhookSecret, ThaiQrGateway\Client::headersFromServer($_SERVER), file_get_contents('php://input'));
+//   // on returnUrl: the parameters are only what the browser says unless their signature verifies
+//   $result = ThaiQrGateway\Client::verifyReturn($webhookSecret, $_GET);   // null: ask status() instead
 //
 // Every call returns the gateway's JSON answer as an array when `type` is `valid`, and otherwise
 // throws GatewayException with the HTTP status, responsecode, error_code_tag and error_text.
@@ -159,6 +161,95 @@ final class Client
             }
         }
         return $matched ? null : 'no signature matched';
+    }
+
+    /**
+     * Checks the parameters the customer brought back to returnUrl (docs/hosted-page.md "Back to
+     * the merchant"): `signature` over result, responsecode, trackid, transactionid and
+     * responsedescription with `ts`, made with the webhook secret. $params: $_GET, or the URL or
+     * query string. Returns the verified parameters, or null when they do not verify: then they
+     * are only what someone typed; ask status() or wait for the notification.
+     */
+    public static function verifyReturn(string|array $secrets, array|string $params, int $toleranceSeconds = 300, ?int $now = null): ?array
+    {
+        $verified = null;
+        return self::checkReturn($secrets, $params, $toleranceSeconds, $now, $verified) === null ? $verified : null;
+    }
+
+    /** Like verifyReturn, but returns why the return was refused (null when it verifies; $verified gets the parameters). */
+    public static function checkReturn(string|array $secrets, array|string $params, int $toleranceSeconds = 300, ?int $now = null, ?array &$verified = null): ?string
+    {
+        $verified = null;
+        $keys = self::hmacKeys($secrets);
+        if (is_string($keys)) {
+            return $keys;
+        }
+        if (is_string($params)) {
+            // A full URL or just its query; as $_GET reads it, a name given twice counts its last value.
+            $query = preg_match('/^[a-z][a-z0-9+.-]*:/i', $params) ? (string) parse_url($params, PHP_URL_QUERY) : ltrim(explode('#', $params, 2)[0], '?');
+            $parsed = [];
+            parse_str($query, $parsed);
+            $params = $parsed;
+        }
+        $values = [];
+        foreach (self::RETURN_SIGNED_PARAMETERS as $name) {
+            if (!isset($params[$name]) || !is_string($params[$name])) {
+                return "missing {$name} parameter";
+            }
+            $values[$name] = $params[$name];
+        }
+        $timestamp = $params['ts'] ?? null;
+        $signatures = $params['signature'] ?? null;
+        if (!is_string($timestamp)) {
+            return 'missing ts parameter';
+        }
+        if (!is_string($signatures) || trim($signatures) === '') {
+            return 'missing signature parameter';
+        }
+        if (!preg_match('/^\d{1,15}$/', $timestamp)) {
+            return 'malformed ts parameter';
+        }
+        $now ??= time();
+        if ((int) $timestamp < $now - $toleranceSeconds) {
+            return 'timestamp too old';
+        }
+        if ((int) $timestamp > $now + $toleranceSeconds) {
+            return 'timestamp too far in the future';
+        }
+        $content = 'return.' . $timestamp . '.' . implode("\n", $values);
+        $matched = false;
+        foreach ($keys as $key) {
+            $expected = base64_encode(hash_hmac('sha256', $content, $key, true));
+            foreach (preg_split('/\s+/', trim($signatures)) as $entry) {
+                $parts = explode(',', $entry, 2);
+                if (count($parts) === 2 && $parts[0] === 'v1' && hash_equals($expected, $parts[1])) {
+                    $matched = true;
+                }
+            }
+        }
+        if (!$matched) {
+            return 'no signature matched';
+        }
+        $verified = $values;
+        return null;
+    }
+
+    /** The signed result parameters of a return, in the order they are signed. */
+    public const RETURN_SIGNED_PARAMETERS = ['result', 'responsecode', 'trackid', 'transactionid', 'responsedescription'];
+
+    /** @return list<string>|string the HMAC keys of the secrets, or why they are unusable */
+    private static function hmacKeys(string|array $secrets): array|string
+    {
+        $keys = [];
+        foreach ((array) $secrets as $secret) {
+            $encoded = str_starts_with($secret, self::SECRET_PREFIX) ? substr($secret, strlen(self::SECRET_PREFIX)) : $secret;
+            $key = base64_decode($encoded, true);
+            if ($encoded === '' || $key === false) {
+                return 'malformed secret: expected whsec_<base64>';
+            }
+            $keys[] = $key;
+        }
+        return $keys === [] ? 'no secret given' : $keys;
     }
 
     /** The webhook-* headers from $_SERVER (HTTP_WEBHOOK_ID …), for verifyNotification. */

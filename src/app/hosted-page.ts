@@ -4,10 +4,14 @@
 // with a live processor, its QR is closed there first), before the page is shown: the customer
 // never sees a QR that can no longer be paid, even if the expiry sweeper has not come round yet.
 // With a processor that builds the QR, the page shows the processor's QR, created at the first
-// view (processor/payment-qr.ts).
+// view (processor/payment-qr.ts). The way back to the shop is signed with the merchant's webhook
+// secrets, as notifications are (docs/hosted-page.md "Back to the merchant").
 import { GatewayError, isGatewayError } from '../domain/errors.ts';
 import { ProcessorUnavailable } from '../domain/processor-errors.ts';
+import type { SecretKey } from '../domain/credentials.ts';
 import type { CompletionCause } from '../domain/lifecycle.ts';
+import { returnSignatureParameters } from '../domain/return-parameters.ts';
+import { OpenedSecrets, signingSecrets } from '../domain/signing-secrets.ts';
 import type { TransactionRecord } from '../domain/transaction.ts';
 import type { CompletePayment } from './complete-payment.ts';
 import type { MerchantDirectory } from './merchant-directory.ts';
@@ -28,13 +32,17 @@ export type HostedPageDeps = {
   notificationWaits: Pick<NotificationWaits, 'waitForFirstAttempt'>;
   /** RETURN_WAIT_FOR_NOTIFICATION: how long a customer sent back waits for the shop's notification. */
   returnWaitForNotificationMs: number;
+  /** Opens the merchant's sealed webhook secrets, which sign the return parameters. */
+  key: SecretKey;
   now: () => number;
 };
 
 export class HostedPage {
   readonly #deps: HostedPageDeps;
+  readonly #opened: OpenedSecrets;
   constructor(deps: HostedPageDeps) {
     this.#deps = deps;
+    this.#opened = new OpenedSecrets(deps.key);
   }
 
   /** The payment behind a redirect id as it stands, its passed deadline recorded first (expired). */
@@ -125,5 +133,26 @@ export class HostedPage {
    */
   waitForNotification(t: TransactionRecord): Promise<WaitOutcome> {
     return this.#deps.notificationWaits.waitForFirstAttempt(t.id, this.#deps.returnWaitForNotificationMs);
+  }
+
+  /**
+   * `ts` and `signature` for the return parameters of a final payment, signed now with the
+   * secrets its notification signs with (the current one, and the previous one during a
+   * rotation's overlap). Empty when the merchant is gone or its secret cannot be opened (the
+   * gateway key changed): the customer still goes back, and the shop, finding no signature,
+   * asks /transaction/status as it must for any unsigned return.
+   */
+  async returnSignature(t: TransactionRecord): Promise<Array<[string, string]>> {
+    const { directory, merchants, key, now } = this.#deps;
+    const merchant = directory.get(t.merchantId) ?? (await merchants.findById(t.merchantId));
+    if (!merchant) return [];
+    const nowMs = now();
+    let secrets: string[];
+    try {
+      secrets = signingSecrets(merchant, key, nowMs, this.#opened);
+    } catch {
+      return [];
+    }
+    return returnSignatureParameters(t, secrets, nowMs);
   }
 }

@@ -65,6 +65,7 @@ function apiDepsFrom(services: Services): ApiDeps {
     complete: services.complete,
     notificationWaits: services.notificationWaits,
     returnWaitForNotificationMs: config.returnWaitForNotificationMs,
+    key: services.key,
     now: services.now,
   });
   return {

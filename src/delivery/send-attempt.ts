@@ -9,7 +9,8 @@ import type { AttemptTransition, OutboxEvent } from '../domain/outbox-event.ts';
 import type { DeliveryDeps } from './deliver-deps.ts';
 import type { Resolver } from './guarded-lookup.ts';
 import { NotificationSender, type SendOutcome } from './http-sender.ts';
-import { OpenedSecrets, notificationHeaders, signingSecrets } from './notification-request.ts';
+import { OpenedSecrets, signingSecrets } from '../domain/signing-secrets.ts';
+import { notificationHeaders } from './notification-request.ts';
 import { nextTransition, type AttemptResult, type ScheduleOptions } from './retry-schedule.ts';
 import { gatewayUserAgent } from './user-agent.ts';
 

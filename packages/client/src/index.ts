@@ -6,7 +6,17 @@
 //   const payment = await gateway.initiate({ trackid: 'order-1', bill_amount: '150.00', … });
 //   // send the customer to payment.redirectUrl; the result arrives at serverUrl, signed:
 //   const check = verifyNotification(webhookSecret, req.headers, rawBody);
+//   // the customer's return to returnUrl is only a hint unless its signature verifies:
+//   const back = verifyReturn(req.url, webhookSecret);
 export { verifyNotification, type VerifyOptions, type VerifyResult, type WebhookHeaders } from './webhooks.ts';
+export {
+  verifyReturn,
+  RETURN_SIGNED_PARAMETERS,
+  type ReturnInput,
+  type ReturnParameters,
+  type VerifyReturnOptions,
+  type VerifyReturnResult,
+} from './return-signature.ts';
 export type * from './types.ts';
 import type {
   BalanceResponse,

@@ -4,7 +4,7 @@ import { createServices } from '../../compose/services.ts';
 import { GatewayError } from '../../domain/errors.ts';
 import { isSandboxOutcome, SANDBOX_OUTCOMES } from '../../domain/lifecycle.ts';
 import { statusOf } from '../../domain/responses.ts';
-import { signingSecrets } from '../../delivery/notification-request.ts';
+import { signingSecrets } from '../../domain/signing-secrets.ts';
 import { formatEntry, startInbox } from '../../dev/notification-inbox.ts';
 import type { Command } from './context.ts';
 import { UsageError, flags, requirePositional } from './context.ts';

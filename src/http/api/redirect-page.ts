@@ -18,7 +18,8 @@ import { sendPageMessage } from '../hosted-page/page-errors.ts';
 import { PagePaths, redirectIdOf } from '../hosted-page/page-paths.ts';
 import { pageDeadline, PageRenderer, type OpenPage } from '../hosted-page/page-renderer.ts';
 import { formatRemaining } from '../hosted-page/page-view.ts';
-import { customerReturnUrl } from '../hosted-page/return-url.ts';
+import { escapeHtml } from '../hosted-page/html.ts';
+import { customerReturnUrl, signedTail } from '../hosted-page/return-url.ts';
 import {
   csrfToken,
   csrfValid,
@@ -32,7 +33,14 @@ import { isPageLang, pickLang, type PageLang } from '../hosted-page/texts.ts';
 export type RedirectPageDeps = {
   page: Pick<
     HostedPage,
-    'loadPaymentPage' | 'merchantName' | 'finish' | 'waitForNotification' | 'actions' | 'processorQr' | 'processorQrFor'
+    | 'loadPaymentPage'
+    | 'merchantName'
+    | 'finish'
+    | 'waitForNotification'
+    | 'actions'
+    | 'processorQr'
+    | 'processorQrFor'
+    | 'returnSignature'
   >;
   /** Binds the CSRF tokens of the page's forms to the redirect id and the browser's cookie. */
   key: SecretKey;
@@ -100,11 +108,24 @@ async function showPage(routes: Routes, request: QueryRequest, reply: FastifyRep
   const csrf = page.hasCsrfForm
     ? csrfToken(routes.key, t.redirectId, ensureCsrfCookie(request, reply, routes.secureCookie))
     : '';
+  // A result page's Return link is signed as of this response, not as of its rendering.
+  const returnSignature = t.status === 'PROCESSING' ? '' : escapeHtml(await signedReturn(routes, t));
   setPageHeadersWithPolicy(reply, page.cspParts.join(nonce));
   reply.type('text/html; charset=utf-8');
   return reply.send(
-    page.body.fill({ nonce, csrf, remainingMs: String(remainingMs), remainingText: formatRemaining(remainingMs) }),
+    page.body.fill({
+      nonce,
+      csrf,
+      remainingMs: String(remainingMs),
+      remainingText: formatRemaining(remainingMs),
+      returnSignature,
+    }),
   );
+}
+
+/** `&ts=…&signature=…` for the way back, signed now (docs/hosted-page.md "Back to the merchant"). */
+async function signedReturn(routes: Routes, t: TransactionRecord): Promise<string> {
+  return signedTail(await routes.page.returnSignature(t));
 }
 
 /** 503 in Thai and English with a retry link to the same page; logged for the operator, never shown. */
@@ -131,7 +152,8 @@ async function pollStatus(routes: Routes, request: QueryRequest, reply: FastifyR
   if (!t) return reply.code(404).send({ state: null, returnUrl: null });
   // The poll hands the customer back: first let the shop hear the result (bounded).
   if (t.status !== 'PROCESSING') await waitForNotification(routes, t, request);
-  return { state: t.status, returnUrl: t.status === 'PROCESSING' ? null : customerReturnUrl(t) };
+  if (t.status === 'PROCESSING') return { state: t.status, returnUrl: null };
+  return { state: t.status, returnUrl: customerReturnUrl(t, await signedReturn(routes, t)) };
 }
 
 async function finish(
@@ -167,7 +189,8 @@ async function finish(
   // before cancelling (it ends SUCCESS): the page shows what won.
   if (!done) return reply.redirect(pageHref, 303);
   await waitForNotification(routes, done, request);
-  return reply.redirect(customerReturnUrl(done), 303);
+  // Signed after the wait, so the ts is as close as possible to the customer's arrival.
+  return reply.redirect(customerReturnUrl(done, await signedReturn(routes, done)), 303);
 }
 
 /** Bounded wait for the first delivery attempt of the result notification (RETURN_WAIT_FOR_NOTIFICATION). */

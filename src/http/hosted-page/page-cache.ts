@@ -1,8 +1,9 @@
 // Rendered hosted pages, kept per (transaction, language) as pre-encoded UTF-8 with holes for
 // the few values that must differ per response: the CSP nonce, the CSRF token (bound to the
-// browser's cookie) and the countdown. Rendering a page from its templates, escaping it and
-// encoding its ~14 KB as UTF-8 cost most of a GET's CPU; copying the cached bytes and writing
-// four short values into the holes costs a few µs.
+// browser's cookie), the countdown and, on a result page, the return link's signature (its `ts`
+// is the moment of the response, so a page rendered earlier never hands out a stale one).
+// Rendering a page from its templates, escaping it and encoding its ~14 KB as UTF-8 cost most of
+// a GET's CPU; copying the cached bytes and writing five short values into the holes costs a few µs.
 //
 // Safety of the cache:
 //   - An entry is keyed by the transaction's id and the page language, and only used while the
@@ -18,13 +19,32 @@
 import { randomBytes } from 'node:crypto';
 
 /** The per-response values of a page. */
-export type PageSlots = { nonce: string; csrf: string; remainingMs: string; remainingText: string };
+export type PageSlots = {
+  nonce: string;
+  csrf: string;
+  remainingMs: string;
+  remainingText: string;
+  /** `&amp;ts=…&amp;signature=…` (HTML-escaped) on a result page's return link; '' elsewhere. */
+  returnSignature: string;
+};
 type SlotName = keyof PageSlots;
 
 const MARK = `gwslot${randomBytes(16).toString('hex')}`;
-const SLOT_LETTER: Record<SlotName, string> = { nonce: 'n', csrf: 'c', remainingMs: 'm', remainingText: 't' };
-const SLOT_BY_LETTER: Record<string, SlotName> = { n: 'nonce', c: 'csrf', m: 'remainingMs', t: 'remainingText' };
-const MARK_PATTERN = new RegExp(`${MARK}([nctm])`);
+const SLOT_LETTER: Record<SlotName, string> = {
+  nonce: 'n',
+  csrf: 'c',
+  remainingMs: 'm',
+  remainingText: 't',
+  returnSignature: 'r',
+};
+const SLOT_BY_LETTER: Record<string, SlotName> = {
+  n: 'nonce',
+  c: 'csrf',
+  m: 'remainingMs',
+  t: 'remainingText',
+  r: 'returnSignature',
+};
+const MARK_PATTERN = new RegExp(`${MARK}([nctmr])`);
 
 /** What to render in place of each per-response value when rendering a page for the cache. */
 export const SLOT_MARKERS: PageSlots = {
@@ -32,6 +52,7 @@ export const SLOT_MARKERS: PageSlots = {
   csrf: MARK + SLOT_LETTER.csrf,
   remainingMs: MARK + SLOT_LETTER.remainingMs,
   remainingText: MARK + SLOT_LETTER.remainingText,
+  returnSignature: MARK + SLOT_LETTER.returnSignature,
 };
 
 /** Text rendered with SLOT_MARKERS, split at the markers once; filled per response. */

@@ -1,5 +1,5 @@
 // The hosted page of one payment, rendered for the cache (page-cache.ts): with SLOT_MARKERS where
-// the per-response values go (nonce, CSRF token, countdown), so it is rendered once per
+// the per-response values go (nonce, CSRF token, countdown, the return link's signature), so it is rendered once per
 // (transaction, language, state) and filled per response. The QR of an open payment is rendered
 // once per language (qr-svg-cache.ts), not per GET. One renderer per app. With a processor that
 // builds the QR (live mode, docs/connectors/kbank.md "What the customer sees"), the page shows
@@ -75,7 +75,8 @@ export class PageRenderer {
       merchantName,
       amount: formatAmount(t.amountMinor, t.currency),
       trackid: t.trackid,
-      returnUrl: customerReturnUrl(t),
+      // Signed per response (its ts is the moment the page is shown): a hole here.
+      returnUrl: customerReturnUrl(t, slot.returnSignature),
       languageLinks: this.#languageLinks(t, lang),
       refunded:
         t.refundedMinor > 0n

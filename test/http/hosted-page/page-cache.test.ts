@@ -9,29 +9,41 @@ const m = SLOT_MARKERS;
 test('fill puts each value into every one of its holes, as UTF-8, and nothing of the markers remains', () => {
   const text = new SlottedText(
     `<style nonce="${m.nonce}">฿</style><p data-ms="${m.remainingMs}">${m.remainingText}</p>` +
-      `<i>${m.csrf}</i><script nonce="${m.nonce}"></script>`,
+      `<i>${m.csrf}</i><a href="/r?x=1${m.returnSignature}#f"></a><script nonce="${m.nonce}"></script>`,
   );
-  assert.deepEqual(text.slots, ['nonce', 'remainingMs', 'remainingText', 'csrf', 'nonce']);
-  const out = text.fill({ nonce: 'NONCE+/=', csrf: 'tok-én', remainingMs: '123', remainingText: '0:01' });
+  assert.deepEqual(text.slots, ['nonce', 'remainingMs', 'remainingText', 'csrf', 'returnSignature', 'nonce']);
+  const out = text.fill({
+    nonce: 'NONCE+/=',
+    csrf: 'tok-én',
+    remainingMs: '123',
+    remainingText: '0:01',
+    returnSignature: '&amp;ts=1',
+  });
   assert.equal(
     out.toString('utf8'),
-    '<style nonce="NONCE+/=">฿</style><p data-ms="123">0:01</p><i>tok-én</i><script nonce="NONCE+/="></script>',
+    '<style nonce="NONCE+/=">฿</style><p data-ms="123">0:01</p><i>tok-én</i>' +
+      '<a href="/r?x=1&amp;ts=1#f"></a><script nonce="NONCE+/="></script>',
   );
   assert.doesNotMatch(out.toString('utf8'), /gwslot/);
 });
 
 test('every fill is a new buffer: one response cannot change or share another', () => {
   const text = new SlottedText(`a${m.nonce}b`);
-  const one = text.fill({ nonce: 'x', csrf: '', remainingMs: '', remainingText: '' });
-  const two = text.fill({ nonce: 'y', csrf: '', remainingMs: '', remainingText: '' });
+  const one = text.fill({ nonce: 'x', csrf: '', remainingMs: '', remainingText: '', returnSignature: '' });
+  const two = text.fill({ nonce: 'y', csrf: '', remainingMs: '', remainingText: '', returnSignature: '' });
   one[1] = 'z'.charCodeAt(0);
   assert.equal(two.toString(), 'ayb');
-  assert.equal(text.fill({ nonce: 'w', csrf: '', remainingMs: '', remainingText: '' }).toString(), 'awb');
+  assert.equal(
+    text.fill({ nonce: 'w', csrf: '', remainingMs: '', remainingText: '', returnSignature: '' }).toString(),
+    'awb',
+  );
 });
 
 test('text without holes, and a policy split at its nonce', () => {
   assert.equal(
-    new SlottedText('plain ฿').fill({ nonce: 'n', csrf: '', remainingMs: '', remainingText: '' }).toString(),
+    new SlottedText('plain ฿')
+      .fill({ nonce: 'n', csrf: '', remainingMs: '', remainingText: '', returnSignature: '' })
+      .toString(),
     'plain ฿',
   );
   const page = cachedPage('<p></p>', `script-src 'nonce-${m.nonce}'; style-src 'nonce-${m.nonce}'`);
