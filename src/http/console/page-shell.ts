@@ -8,6 +8,7 @@ import { newNonce, setPageHeaders } from '../hosted-page/security.ts';
 import { browserUrl, formToken } from './console-kit.ts';
 import type { ConsoleSite } from './console-deps.ts';
 import { CONSOLE_CSS } from './styles.ts';
+import { tablesAsCards } from './table-cards.ts';
 import { CONSOLE_TEXTS, type ConsoleLang } from './texts.ts';
 
 export type NavKey = 'payments' | 'deliveries' | 'balances' | 'attention' | 'merchants' | 'audit';
@@ -66,7 +67,7 @@ export function sendPage(
 <html lang="${shell.lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex, nofollow"><link rel="icon" href="data:,"><title>${shell.title} · ${t.title}</title>
 <style nonce="${nonce}">${raw(CONSOLE_CSS)}</style></head>
-<body>${header}<main id="main">${shell.body}</main></body></html>`;
+<body>${header}<main id="main">${raw(tablesAsCards(shell.body.value))}</main></body></html>`;
   return reply.code(status).type('text/html; charset=utf-8').send(page.value);
 }
 

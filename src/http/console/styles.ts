@@ -1,12 +1,34 @@
-// The console's stylesheet, inlined in a <style nonce> like the hosted page's. Mobile-first:
-// from 360 px every table scrolls inside its own box and forms stack; wider screens get rows.
+// The console's stylesheet, inlined in a <style nonce> like the hosted page's. Forms stack on a
+// phone; up to 640 px wide every headed table is a list of cards (table-cards.ts labels the cells:
+// each value after its column's name, the `key` columns first), so nothing needs sideways
+// scrolling from 360 px up (docs/console.md, "On a phone"); wider screens get rows.
 // Contrast meets WCAG AA (text #1f2937 on white, white on #1d4ed8); focus is always visible.
+const FONTS = 'system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans Thai","Noto Sans","Sarabun","Loma",sans-serif';
+
+// The value takes what the label leaves (a fixed layout: a long value wraps, never widens the card).
+const PHONE_CARDS =
+  `
+@media (max-width:640px){
+.scroll{overflow-x:visible}
+table.cards,table.cards tbody{display:block}
+table.cards thead{display:none}
+table.cards tr{display:flex;flex-direction:column;border:1px solid #e5e7eb;border-radius:10px;` +
+  `padding:4px 0;margin:0 0 10px}
+table.cards td{display:table;table-layout:fixed;width:100%;border:0;padding:3px 10px;text-align:left;` +
+  `white-space:normal;overflow-wrap:anywhere}
+table.cards td[data-label]::before{content:attr(data-label);display:table-cell;width:38%;padding-right:10px;` +
+  `color:#4b5563;font:600 .8rem/1.6 ${FONTS};overflow-wrap:normal}
+table.cards td.key{order:-1;font-weight:600}
+table.cards td:empty{display:none}
+}
+`;
+
 export const CONSOLE_CSS =
   `
 *,*::before,*::after{box-sizing:border-box}
 html{-webkit-text-size-adjust:100%}
 body{margin:0;background:#eef2f7;color:#1f2937;` +
-  `font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans Thai","Noto Sans","Sarabun","Loma",sans-serif}
+  `font:15px/1.5 ${FONTS}}
 a{color:#1d4ed8}
 :focus-visible{outline:3px solid #f59e0b;outline-offset:2px}
 header{background:#0b2545;color:#fff}
@@ -59,4 +81,5 @@ fieldset label{display:inline-flex;align-items:center;gap:6px;margin-right:14px;
 fieldset input{width:auto;min-height:0;display:inline}
 .pager{display:flex;gap:12px;margin:10px 0}
 .tabs{margin:0 0 10px}
-`;
+` +
+  PHONE_CARDS;

@@ -99,8 +99,8 @@ for (const { dialect, skip } of await testDialects()) {
         assert.ok(page.body.includes('HTTP 500 &lt;script&gt;alert(1)&lt;/script&gt;'), 'the last error, escaped');
         assert.ok(page.body.includes('&lt;script&gt;alert(1)&lt;/script&gt;'), 'the body, escaped');
         assert.ok(!page.body.includes('END-OF-BODY'), 'the body is truncated');
-        assert.match(page.body, /<td>paid<\/td>/);
-        assert.match(page.body, /<td>refused<\/td>/, 'a refused create');
+        assert.match(page.body, /<td\b[^>]*>paid<\/td>/);
+        assert.match(page.body, /<td\b[^>]*>refused<\/td>/, 'a refused create');
         assert.match(page.body, /id="attention"/);
         assert.ok(page.body.includes('amount does not match'));
         assert.ok(page.body.includes(`The processor reports 1000000 (1/10,000) THB paid &lt;script&gt;`));

@@ -89,7 +89,7 @@ async function sendAttentionPage(
       <div class="card scroll">${
         resolved.length === 0
           ? html`<p>${a.noneResolved}</p>`
-          : html`<table><thead><tr><th>${a.raised}</th><th>${a.kind}</th><th>${a.payment}</th><th>${a.detail}</th><th class="num">${a.amount}</th><th>${a.resolvedBy}</th><th>${a.resolvedAt}</th><th>${a.resolution}</th></tr></thead><tbody>
+          : html`<table><thead><tr><th>${a.raised}</th><th>${a.kind}</th><th class="key">${a.payment}</th><th>${a.detail}</th><th class="num key">${a.amount}</th><th>${a.resolvedBy}</th><th>${a.resolvedAt}</th><th>${a.resolution}</th></tr></thead><tbody>
             ${resolved.map(
               (e) =>
                 html`<tr><td>${formatTime(e.item.createdAt)}</td><td>${a.kinds[e.item.kind] ?? e.item.kind}</td><td>${paymentLink(deps.root, e)}</td><td>${e.item.detail}</td><td class="num">${amountOf(e)}</td><td class="mono">${e.item.resolvedBy ?? ''}</td><td>${formatTime(e.item.resolvedAt)}</td><td>${e.item.resolution ?? ''}</td></tr>`,

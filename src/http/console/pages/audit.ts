@@ -38,7 +38,7 @@ export function registerAuditRoutes(scope: FastifyInstance, deps: ConsoleDeps): 
       <div class="card scroll">${
         entries.length === 0
           ? html`<p>${a.none}</p>`
-          : html`<table><thead><tr><th>${a.at}</th><th>${a.who}</th><th>${a.action}</th><th>${a.target}</th><th>${a.details}</th><th>${a.from}</th></tr></thead><tbody>
+          : html`<table><thead><tr><th>${a.at}</th><th class="key">${a.who}</th><th class="key">${a.action}</th><th>${a.target}</th><th>${a.details}</th><th>${a.from}</th></tr></thead><tbody>
             ${entries.map(
               (e) =>
                 html`<tr><td>${formatTime(e.at)}</td><td>${e.actorRole}${e.actorId ? html` <span class="mono">${e.actorId}</span>` : null}</td><td class="mono">${e.action}</td><td class="mono">${e.target ?? ''}</td><td class="mono">${Object.keys(e.details).length > 0 ? JSON.stringify(e.details) : ''}</td><td class="mono">${e.remoteAddr ?? ''}${e.requestId ? html`<br><span class="muted">${e.requestId}</span>` : null}</td></tr>`,

@@ -96,7 +96,7 @@ function ledgerBody({ root, t, picker, operator, merchantId, view, rows, beforeS
     rows.length > PAGE_SIZE ? `${root}/balances?${base.toString()}&before=${postings.at(-1)!.accountSeq}` : undefined;
   return html`<h1>${b.heading}</h1>${picker}
       <div class="card scroll"><h2>${shown.merchant.name} <span class="mono">${shown.merchant.id}</span></h2>
-        <table><thead><tr><th>${t.detail.account}</th><th class="num">${b.balance}</th><th class="num">${b.postings}</th></tr></thead><tbody>
+        <table><thead><tr><th class="key">${t.detail.account}</th><th class="num key">${b.balance}</th><th class="num">${b.postings}</th></tr></thead><tbody>
           ${shown.accounts.map(
             (a) =>
               html`<tr><td class="mono"><a href="${root}/balances?${new URLSearchParams({ ...(operator && { merchant: merchantId }), account: a.id }).toString()}"${raw(a.id === account.id ? ' aria-current="true"' : '')}>${a.id}</a>${a.isPayoutAccount ? html` <span class="pill s-active">${b.payoutAccount}</span>` : null}</td><td class="num">${ledgerAmount(a.balanceMinor, a.currency)}</td><td class="num">${a.postingCount.toString()}</td></tr>`,
@@ -107,7 +107,7 @@ function ledgerBody({ root, t, picker, operator, merchantId, view, rows, beforeS
         ${
           postings.length === 0
             ? html`<p class="muted">${b.noPostings}</p>`
-            : html`<table><thead><tr><th class="num">#</th><th>${t.payments.created}</th><th>${b.kind}</th><th>${b.reasonCol}</th><th class="num">${t.payments.amount}</th><th class="num">${t.detail.balanceAfter}</th><th>${b.payment}</th></tr></thead><tbody>
+            : html`<table><thead><tr><th class="num">#</th><th>${t.payments.created}</th><th>${b.kind}</th><th>${b.reasonCol}</th><th class="num key">${t.payments.amount}</th><th class="num key">${t.detail.balanceAfter}</th><th>${b.payment}</th></tr></thead><tbody>
               ${postings.map(
                 (p) =>
                   html`<tr><td class="num">${p.accountSeq.toString()}</td><td>${formatTime(p.createdAt)}</td><td>${p.entryKind}</td><td>${p.reason ?? ''}</td><td class="num">${ledgerAmount(p.amountMinor, p.currency)}</td><td class="num">${ledgerAmount(p.balanceAfterMinor, p.currency)}</td><td class="mono">${p.transactionId ? html`<a href="${root}/payments/${p.transactionId}">${p.transactionId}</a>` : ''}</td></tr>`,

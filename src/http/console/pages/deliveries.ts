@@ -53,7 +53,7 @@ export function registerDeliveryRoutes(scope: FastifyInstance, deps: ConsoleDeps
       <div class="card scroll">${
         events.length === 0
           ? html`<p>${d.none}</p>`
-          : html`<table><thead><tr><th>${t.payments.created}</th><th>${t.detail.deliveryStatus}</th><th class="num">${t.detail.attempts}</th>${operator ? html`<th>${t.payments.merchant}</th>` : null}<th>${t.detail.lastError}</th><th>${t.detail.nextAttempt}</th><th>${d.payment}</th></tr></thead><tbody>
+          : html`<table><thead><tr><th>${t.payments.created}</th><th class="key">${t.detail.deliveryStatus}</th><th class="num">${t.detail.attempts}</th>${operator ? html`<th>${t.payments.merchant}</th>` : null}<th>${t.detail.lastError}</th><th>${t.detail.nextAttempt}</th><th class="key">${d.payment}</th></tr></thead><tbody>
             ${events.map(
               (e) =>
                 html`<tr><td>${formatTime(e.createdAt)}</td><td><span class="pill s-${e.status}">${t.delivery[e.status]}</span></td><td class="num">${String(e.attempts)}</td>${operator ? html`<td class="mono">${e.merchantId}</td>` : null}<td>${e.lastError ?? ''}</td><td>${e.status === 'pending' ? formatTime(e.nextAttemptAt) : ''}</td><td class="mono"><a href="${deps.root}/payments/${e.transactionId}${e.refundId ? '#refunds' : '#notification'}">${e.transactionId}</a>${e.refundId ? html` <span class="muted">(${e.refundId})</span>` : null}</td></tr>`,

@@ -51,7 +51,7 @@ function listBody(
       <div class="card scroll">${
         merchants.length === 0
           ? html`<p>${m.none}</p>`
-          : html`<table><thead><tr><th>${m.id}</th><th>${m.name}</th><th>${m.status}</th><th>${m.payoutAccount}</th><th>${t.payments.created}</th><th>${m.actions}</th></tr></thead><tbody>
+          : html`<table><thead><tr><th class="key">${m.id}</th><th class="key">${m.name}</th><th class="key">${m.status}</th><th>${m.payoutAccount}</th><th>${t.payments.created}</th><th>${m.actions}</th></tr></thead><tbody>
             ${merchants.map(
               (
                 x,

@@ -145,7 +145,7 @@ function notificationSection(
               ${event.status === 'pending' ? row(d.nextAttempt, formatTime(event.nextAttemptAt)) : null}
               ${event.lastError ? row(d.lastError, event.lastError) : null}
             </dl>
-            <div class="scroll"><table><thead><tr><th class="num">${d.attemptNo}</th><th>${d.series}</th><th>${d.started}</th><th>${d.result}</th><th class="num">${d.latency}</th><th>${d.response}</th></tr></thead><tbody>
+            <div class="scroll"><table><thead><tr><th class="num">${d.attemptNo}</th><th>${d.series}</th><th>${d.started}</th><th class="key">${d.result}</th><th class="num">${d.latency}</th><th>${d.response}</th></tr></thead><tbody>
               ${attempts.length === 0 ? html`<tr><td colspan="6" class="muted">${d.noAttempts}</td></tr>` : null}
               ${attempts.map(
                 (a) =>
@@ -164,7 +164,7 @@ function ledgerSection(t: ConsoleTexts, entries: EntryWithPostings[]): SafeHtml 
       : entries.map(
           (
             e,
-          ) => html`<p class="mono">${e.id} · ${e.kind} · ${formatTime(e.createdAt)}</p><div class="scroll"><table><thead><tr><th>${d.account}</th><th class="num">${t.payments.amount}</th><th class="num">${d.balanceAfter}</th></tr></thead><tbody>
+          ) => html`<p class="mono">${e.id} · ${e.kind} · ${formatTime(e.createdAt)}</p><div class="scroll"><table><thead><tr><th class="key">${d.account}</th><th class="num key">${t.payments.amount}</th><th class="num">${d.balanceAfter}</th></tr></thead><tbody>
               ${e.postings.map((p) => html`<tr><td class="mono">${p.accountId}</td><td class="num">${ledgerAmount(p.amountMinor, p.currency)}</td><td class="num">${p.balanceAfterMinor === null ? '—' : ledgerAmount(p.balanceAfterMinor, p.currency)}</td></tr>`)}
             </tbody></table></div>`,
         )

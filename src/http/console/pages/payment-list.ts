@@ -70,7 +70,7 @@ function listBody(
       <div class="card scroll">${
         page.length === 0
           ? html`<p>${p.none}</p>`
-          : html`<table><thead><tr><th>${p.created}</th><th>${p.trackid}</th>${operator ? html`<th>${p.merchant}</th>` : null}<th class="num">${p.amount}</th><th>${p.state}</th><th>${p.email}</th><th>${p.transactionid}</th></tr></thead><tbody>
+          : html`<table><thead><tr><th>${p.created}</th><th class="key">${p.trackid}</th>${operator ? html`<th>${p.merchant}</th>` : null}<th class="num key">${p.amount}</th><th class="key">${p.state}</th><th>${p.email}</th><th>${p.transactionid}</th></tr></thead><tbody>
             ${page.map(
               (tx) =>
                 html`<tr><td>${formatTime(tx.createdAt)}</td><td class="mono"><a href="${root}/payments/${tx.id}">${tx.trackid}</a></td>${operator ? html`<td class="mono">${tx.merchantId}</td>` : null}<td class="num">${formatAmount(tx.amountMinor, tx.currency)}</td><td>${statePill(t, tx.status)}</td><td>${tx.billEmail}</td><td class="mono"><a href="${root}/payments/${tx.id}">${tx.id}</a></td></tr>`,

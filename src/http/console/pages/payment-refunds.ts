@@ -38,7 +38,7 @@ export function refundsSection(
     ${
       refunds.length === 0
         ? html`<p class="muted">${d.noRefunds}</p>`
-        : html`<div class="scroll"><table><thead><tr><th>${d.refundId}</th><th>${t.payments.created}</th><th class="num">${t.payments.amount}</th><th class="num">${d.refundedTotal}</th><th>${d.reason}</th><th>${d.refundReference}</th><th>${d.notification}</th></tr></thead><tbody>
+        : html`<div class="scroll"><table><thead><tr><th class="key">${d.refundId}</th><th>${t.payments.created}</th><th class="num key">${t.payments.amount}</th><th class="num">${d.refundedTotal}</th><th>${d.reason}</th><th>${d.refundReference}</th><th class="key">${d.notification}</th></tr></thead><tbody>
           ${refunds.map((r, i) => {
             const e = events[i];
             return html`<tr><td class="mono">${r.id}</td><td>${formatTime(r.createdAt)}</td><td class="num">${formatAmount(r.amountMinor, r.currency)}</td><td class="num">${formatAmount(r.refundedAfterMinor, r.currency)}</td><td>${r.reason ?? ''}</td><td>${r.reference ?? ''}</td><td>${
