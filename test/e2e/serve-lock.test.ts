@@ -43,7 +43,12 @@ test(
       try {
         assert.equal(readFileSync(lockFile, 'utf8').trim(), String(next.child.pid));
       } finally {
-        assert.equal(await next.stop(), 0);
+        const code = await next.stop();
+        assert.equal(
+          code,
+          0,
+          `${await next.exited.then((e) => JSON.stringify(e))}\n${next.stdout()}\n${next.stderr()}`,
+        );
       }
       assert.equal(existsSync(lockFile), false, 'a stopped server removes its lock');
     } finally {
