@@ -22,6 +22,7 @@ import {
 } from './http/edge/acceptor-pool.ts';
 
 import type { WorkerFactory } from './app/worker.ts';
+import { acquireServeLock, type ServeLock } from './store/sqlite/serve-lock.ts';
 
 /**
  * Connections the kernel may hold for us before accept() (it caps this at net.core.somaxconn).
@@ -64,6 +65,22 @@ export async function startGateway(config: Config, options: StartOptions): Promi
   const { logger } = options;
   connectorFor(config); // live mode refuses to start without a live connector
   for (const warning of configWarnings(config)) logger.warn(warning);
+  // One `serve` per SQLite file (store/sqlite/serve-lock.ts); a store handed in is its owner's business.
+  const lock = options.store ? undefined : acquireServeLock(config.databaseUrl);
+  try {
+    return await startOnStore(config, options, lock);
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
+}
+
+async function startOnStore(
+  config: Config,
+  options: StartOptions,
+  lock: ServeLock | undefined,
+): Promise<RunningGateway> {
+  const { logger } = options;
   const services = await openServices(config, options);
   const { store } = services;
   if (config.createDemoMerchant && config.mode === 'sandbox') await ensureDemoMerchant(services, options.announce);
@@ -131,6 +148,7 @@ export async function startGateway(config: Config, options: StartOptions): Promi
         await Promise.allSettled(workers.map((w) => w.stop())); // in-flight deliveries finish
         await metricsServer?.close();
         if (!options.store) await store.close();
+        lock?.release();
         logger.info('gateway stopped');
       })();
       return stopping;

@@ -27,6 +27,8 @@ export class GatewayMetrics {
   readonly #finalised: Counter<'status' | 'tag'>;
   readonly #attempts: Counter<'outcome' | 'result'>;
   readonly #attemptSeconds: Histogram<'result'>;
+  /** The bound counters of each route and method seen (`requestAnswered`). */
+  readonly #routes = new Map<string, Map<string, (status: number, seconds: number) => void>>();
   #processMetrics = false;
   #inFlight: () => number = () => 0;
   #attentionOpen: (() => number | undefined) | undefined;
@@ -152,9 +154,33 @@ export class GatewayMetrics {
     });
   }
 
+  /**
+   * Counts an answered request, whichever path of the HTTP edge answered it (Fastify or the JSON
+   * fast lane): the route's counters are bound once (`routeCounter`) and found again by route
+   * and method, so a request builds no label objects.
+   */
   requestAnswered(route: string, method: string, status: number, seconds: number): void {
-    this.#requests.inc({ route, method, status: String(status) });
-    this.#requestSeconds.observe({ route, method }, seconds);
+    let byMethod = this.#routes.get(route);
+    if (byMethod === undefined) this.#routes.set(route, (byMethod = new Map()));
+    let counter = byMethod.get(method);
+    if (counter === undefined) byMethod.set(method, (counter = this.routeCounter(route, method)));
+    counter(status, seconds);
+  }
+
+  /**
+   * The answer counter of one route and method, with its label children bound once (per status
+   * as each is first seen): what the JSON fast lane holds for each of its operations.
+   */
+  routeCounter(route: string, method: string): (status: number, seconds: number) => void {
+    const requests = this.#requests;
+    const byStatus = new Map<number, { inc(): void }>();
+    const latency = this.#requestSeconds.labels(route, method);
+    return (status, seconds) => {
+      let count = byStatus.get(status);
+      if (count === undefined) byStatus.set(status, (count = requests.labels(route, method, String(status))));
+      count.inc();
+      latency.observe(seconds);
+    };
   }
 
   requestShed(): void {

@@ -2,6 +2,7 @@
 import { ConfigError, loadConfig, readEnvironment, type Config } from '../config.ts';
 import { isGatewayError } from '../domain/errors.ts';
 import { SecretKeyMismatchError } from '../domain/secret-key-check.ts';
+import { ServeLockHeldError } from '../store/sqlite/serve-lock.ts';
 import { isStoreUnavailable } from '../store/store-unavailable.ts';
 import { commandTable } from './commands/index.ts';
 import { UsageError, type CliIo, type Command } from './commands/context.ts';
@@ -78,6 +79,10 @@ export async function runCli(
     if (error instanceof SecretKeyMismatchError) {
       io.err(error.message);
       return 2;
+    }
+    if (error instanceof ServeLockHeldError) {
+      io.err(error.message);
+      return 1;
     }
     if (isGatewayError(error)) {
       io.err(`Refused: ${error.message}`);

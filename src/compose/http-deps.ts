@@ -25,6 +25,7 @@ export function httpDepsFrom(services: Services): HttpDeps {
       shedDelayMs: config.shedDelayMs,
       onShed: () => metrics.requestShed(),
       trackInFlight: (current) => metrics.trackInFlight(current),
+      answers: metrics,
       isStoreUnavailable: storeHealth.isUnavailable,
       onStoreUnavailable: () => storeHealth.reportUnavailable(),
     },

@@ -22,7 +22,7 @@ import { createFastify, type ServerSettings } from './edge/fastify-server.ts';
 import { createJsonFastLane, type FastLane } from './edge/json-fast-lane.ts';
 import type { JsonOperation } from './edge/json-operation.ts';
 import { createLoadShedding } from './edge/load-shedding.ts';
-import type { EdgePipeline } from './edge/pipeline.ts';
+import type { AnswerCounts, EdgePipeline } from './edge/pipeline.ts';
 import { registerFormParser } from './hosted-page/form-body.ts';
 import { registerDocsPage } from './openapi/docs-page.ts';
 import { registerOpenApi } from './openapi/openapi.ts';
@@ -35,6 +35,8 @@ export type EdgeDeps = StoreFaults & {
   onShed: () => void;
   /** Hands the in-flight gauge its source (metrics). */
   trackInFlight: (current: () => number) => void;
+  /** Counts every answer, from Fastify and the JSON fast lane alike (metrics). */
+  answers: AnswerCounts;
 };
 
 /** Each route's own dependencies (api/), nothing more. */
@@ -99,6 +101,7 @@ function edgePipeline(deps: EdgeDeps, options: AppOptions): EdgePipeline {
   return {
     shedding,
     logger: options.logger,
+    answers: deps.answers,
     draining: options.draining ?? (() => false),
     drainingHold: options.drainingHold ?? (() => undefined),
     isStoreUnavailable: deps.isStoreUnavailable,

@@ -123,4 +123,21 @@ describe('Save QR and /docs in Chromium', { skip, timeout: 120_000 }, () => {
     assert.deepEqual(problems, [], 'no CSP violations or script errors');
     await page.close();
   });
+
+  test("/docs' Try it out starts from the operation's real request example, not one made from the schema", async () => {
+    const { page, problems } = await openPage(1280, 800);
+    await page.goto(`${gw.gateway.url}/docs`);
+    const operation = page.locator('#operations-Payments-initiatePayment');
+    await operation.locator('.opblock-summary').click();
+    await operation.locator('.try-out__btn').click();
+    const body = JSON.parse(await operation.locator('textarea.body-param__text').inputValue()) as Record<
+      string,
+      unknown
+    >;
+    assert.equal(body.bill_amount, '1000.00');
+    assert.equal(body.trackid, 'order-1001');
+    assert.doesNotMatch(JSON.stringify(body), /additionalProp|"string"/);
+    assert.deepEqual(problems, [], 'no CSP violations or script errors');
+    await page.close();
+  });
 });

@@ -5,6 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { testDialects } from '../support/dialects.ts';
 import {
@@ -121,6 +122,71 @@ for (const { dialect, skip } of await testDialects()) {
         assert.ok((sample(text, 'process_cpu_seconds_total') ?? 0) > 0, 'process CPU');
         assert.ok(sample(text, 'nodejs_eventloop_lag_p99_seconds') !== undefined, 'event-loop delay');
         assert.ok(sample(text, 'gateway_http_requests_in_flight') !== undefined);
+      },
+    );
+
+    test(
+      'every answer over real HTTP is counted once with its route, method and status, whichever path ' +
+        'answers it (the JSON fast lane or Fastify), errors included',
+      async () => {
+        const gw = await startTestGateway(dialect);
+        try {
+          const shop = await addMerchant(gw);
+          await gw.app.listen({ port: 0, host: '127.0.0.1' });
+          const url = `http://127.0.0.1:${(gw.app.server.address() as AddressInfo).port}`;
+          const send = async (path: string, body: unknown, contentType = 'application/json') => {
+            const response = await fetch(url + path, {
+              method: 'POST',
+              headers: { 'content-type': contentType },
+              body: typeof body === 'string' ? body : JSON.stringify(body),
+            });
+            await response.arrayBuffer();
+            return response.status;
+          };
+          const start = initiationBody(shop, { trackid: 'counted-1' });
+          const answered = [
+            await send('/transaction/s2s', start), // 200, the lane
+            await send('/transaction/s2s', start), // 200 (a replay), the lane
+            await send('/transaction/s2s', { ...start, bill_amount: '2000.00' }), // 409, the lane
+            await send('/transaction/s2s', { ...start, password: 'wrong' }), // 401, the lane
+            await send('/transaction/s2s', { ...start, bill_currencycode: 'XXX' }), // 400, the lane
+            await send('/transaction/s2s', '{oops'), // 400 (not JSON), the lane
+            await send('/transaction/s2s', JSON.stringify(start), 'text/plain'), // 415, Fastify
+            await send('/transaction/status', { ...shop, trackid: 'counted-1' }), // 200, the lane
+            await send('/transaction/status', { ...shop, trackid: 'nobody' }), // 404, the lane
+            await send('/transaction/status', { ...shop, password: 'wrong', trackid: 'counted-1' }), // 401
+            await send('/transaction/status', { merchantid: shop.merchantid, password: shop.password }), // 400
+          ];
+          assert.deepEqual(answered, [200, 200, 409, 401, 400, 400, 415, 200, 404, 401, 400]);
+
+          const response = await fetch(`${url}/metrics`);
+          const text = await response.text();
+          const counted = (route: string, status: string) =>
+            sample(text, 'gateway_http_requests_total', { route, method: 'POST', status });
+          assert.equal(counted('/transaction/s2s', '200'), 2);
+          assert.equal(counted('/transaction/s2s', '409'), 1);
+          assert.equal(counted('/transaction/s2s', '401'), 1);
+          assert.equal(counted('/transaction/s2s', '400'), 2);
+          assert.equal(counted('/transaction/s2s', '415'), 1);
+          assert.equal(counted('/transaction/status', '200'), 1);
+          assert.equal(counted('/transaction/status', '404'), 1);
+          assert.equal(counted('/transaction/status', '401'), 1);
+          assert.equal(counted('/transaction/status', '400'), 1);
+          const latency = (route: string, le: string) =>
+            sample(text, 'gateway_http_request_duration_seconds_bucket', { route, method: 'POST', le });
+          assert.equal(latency('/transaction/s2s', '+Inf'), 7);
+          assert.equal(latency('/transaction/status', '+Inf'), 4);
+          assert.equal(
+            sample(text, 'gateway_http_request_duration_seconds_count', { route: '/transaction/s2s', method: 'POST' }),
+            7,
+          );
+          assert.ok(
+            (sample(text, 'gateway_http_request_duration_seconds_sum', { route: '/transaction/s2s', method: 'POST' }) ??
+              0) > 0,
+          );
+        } finally {
+          await gw.close();
+        }
       },
     );
 

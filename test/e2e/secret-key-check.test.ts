@@ -1,7 +1,9 @@
 // A deployment whose instances or CLI use different GATEWAY_SECRET_KEYs must not start and answer
 // every merchant 401. The store remembers a check value of the first key; servers and CLI runs with
 // another key refuse with one sentence, exit 2, no stack trace (docs/deployment.md "The secret
-// key").
+// key"). On SQLite one server runs per file (docs/operations.md "One SQLite file, one server"), so
+// there the second server is tried with the first one stopped, and with the same key it is refused
+// for the lock while the CLI works beside the first.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { testDialects } from '../support/dialects.ts';
@@ -37,6 +39,7 @@ for (const { dialect, skip } of await testDialects()) {
     });
 
     test('a second server with another key refuses to start with one sentence saying why', async () => {
+      if (dialect === 'sqlite') await first.stop(); // else the file's lock would refuse it first
       const second = await runCliProcess(
         ['serve'],
         { ...base, GATEWAY_SECRET_KEY: OTHER_KEY_HEX },
@@ -48,6 +51,7 @@ for (const { dialect, skip } of await testDialects()) {
       assert.match(second.stderr, /same key/, 'it says how to fix it');
       assert.doesNotMatch(second.stderr, /\n\s+at /, 'no stack trace');
       assert.doesNotMatch(second.stdout, /listening/);
+      if (dialect === 'sqlite') first = await startGatewayProcess({ ...base, GATEWAY_SECRET_KEY: TEST_SECRET_KEY_HEX });
     });
 
     test('the CLI with another key refuses too and changes nothing', async () => {
@@ -99,6 +103,18 @@ for (const { dialect, skip } of await testDialects()) {
       );
       assert.equal(created.code, 0, created.stderr);
       const creds = JSON.parse(created.stdout);
+      if (dialect === 'sqlite') {
+        const refused = await runCliProcess(['serve'], { ...base, GATEWAY_SECRET_KEY: TEST_SECRET_KEY_HEX });
+        assert.equal(refused.code, 1, refused.stderr);
+        assert.match(refused.stderr, new RegExp(`Another gateway \\(pid ${first.child.pid}\\)`));
+        await eventually(
+          async () =>
+            (await httpPost(`${first.url}/transaction/s2s`, fixture('string-amount.json', creds))).status === 200,
+          5000,
+          100,
+        );
+        return;
+      }
       const second = await startGatewayProcess({ ...base, GATEWAY_SECRET_KEY: TEST_SECRET_KEY_HEX });
       try {
         const paid = await httpPost(`${second.url}/transaction/s2s`, fixture('string-amount.json', creds));

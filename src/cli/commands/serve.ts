@@ -42,11 +42,13 @@ export const serveCommands: Record<string, Command> = {
         workers: workersFor(ctx.config),
         announce: (text) => ctx.io.out(text),
       });
+      // Handlers first: a SIGTERM sent as soon as the line below is read still stops gracefully.
+      const stopped = untilSignalled(logger, ctx.config.shutdownTimeoutMs, () => gateway.stop());
       if (gateway.metricsUrl) ctx.io.out(`Metrics on ${gateway.metricsUrl}/metrics`);
       if (!ctx.config.deliveryWorker)
         ctx.io.out('Notifications are not delivered by this process (DELIVERY_WORKER=false): run `deliver` beside it.');
       ctx.io.out(`Gateway (${ctx.config.mode}) listening on ${gateway.url} — public URL ${ctx.config.publicBaseUrl}`);
-      await untilSignalled(logger, ctx.config.shutdownTimeoutMs, () => gateway.stop());
+      await stopped;
       return 0;
     },
   },
@@ -58,9 +60,10 @@ export const serveCommands: Record<string, Command> = {
       flags(args, {});
       const logger = createLogger(ctx.config.logLevel);
       const delivery = await startDeliveryProcess(ctx.config, { logger });
+      const stopped = untilSignalled(logger, ctx.config.shutdownTimeoutMs, () => delivery.stop());
       if (delivery.metricsUrl) ctx.io.out(`Metrics on ${delivery.metricsUrl}/metrics`);
       ctx.io.out(`Delivering notifications (${ctx.config.mode}) as ${delivery.worker.instanceId}`);
-      await untilSignalled(logger, ctx.config.shutdownTimeoutMs, () => delivery.stop());
+      await stopped;
       return 0;
     },
   },

@@ -1,13 +1,13 @@
 // GET /metrics in the Prometheus text format (app/gateway-metrics.ts says what is in it).
 // On the API port unless METRICS_PORT moves it to its own listener (http/metrics-server.ts);
-// METRICS_TOKEN protects it on either. The per-route counters are counted here, in Fastify's
-// onResponse hook, for the requests Fastify answers.
+// METRICS_TOKEN protects it on either. The per-route counters are counted by the HTTP edge
+// (edge/pipeline.ts), for Fastify's answers and the JSON fast lane's alike.
 import type { FastifyInstance } from 'fastify';
 import type { GatewayMetrics } from '../../app/gateway-metrics.ts';
 import { metricsAccessError } from './metrics-access.ts';
 
 export type MetricsRouteDeps = {
-  metrics: Pick<GatewayMetrics, 'collectProcessMetrics' | 'requestAnswered' | 'text'>;
+  metrics: Pick<GatewayMetrics, 'collectProcessMetrics' | 'text'>;
   /** False when METRICS_PORT serves /metrics on a listener of its own. */
   onApiPort: boolean;
   /** METRICS_TOKEN: the bearer token a scraper must send, if set. */
@@ -17,15 +17,6 @@ export type MetricsRouteDeps = {
 export function registerMetrics(app: FastifyInstance, deps: MetricsRouteDeps): void {
   const { metrics } = deps;
   metrics.collectProcessMetrics();
-  app.addHook('onResponse', async (request, reply) => {
-    // The route pattern, not the URL: unmatched paths share one label, so cardinality stays bounded.
-    metrics.requestAnswered(
-      request.routeOptions.url ?? 'unmatched',
-      request.method,
-      reply.statusCode,
-      reply.elapsedTime / 1000,
-    );
-  });
   if (!deps.onApiPort) return;
   app.get('/metrics', async (request, reply) => {
     const denied = metricsAccessError(deps.token, request.headers.authorization);

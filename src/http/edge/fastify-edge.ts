@@ -45,6 +45,9 @@ export function installEdge(app: FastifyInstance, edge: EdgePipeline): void {
   app.addHook('onResponse', (request, reply, done) => {
     const req = { id: request.id, method: request.method, url: request.url, ip: request.ip };
     logCompleted(edge.logger, req, reply.statusCode, reply.elapsedTime);
+    // The route pattern, not the URL: unmatched paths share one label, so cardinality stays bounded.
+    const route = request.routeOptions.url ?? 'unmatched';
+    edge.answers.requestAnswered(route, request.method, reply.statusCode, reply.elapsedTime / 1000);
     done();
   });
   app.setErrorHandler((error, request, reply) =>

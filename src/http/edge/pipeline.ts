@@ -5,7 +5,8 @@
 //   - the draining answer (`drainingError`): 503 with Connection: close while shutting down;
 //   - admission and shedding (`admit`, load-shedding.ts), before the body is read;
 //   - the error answer (`answerError`, error-answer.ts), with the store-unavailable report;
-//   - the access-log line (`logCompleted`, access-log.ts).
+//   - the access-log line (`logCompleted`, access-log.ts) and the answer's count in the metrics
+//     (`AnswerCounts`: gateway_http_requests_total and the latency histogram, once per answer).
 // docs/architecture.md ("JSON fast lane", "Bounded work at the HTTP edge", "Logging") says why.
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -17,10 +18,20 @@ export { admit, atCapacity, SHED_HEADERS } from './load-shedding.ts';
 export { answerError } from './error-answer.ts';
 export { logCompleted } from './access-log.ts';
 
+/**
+ * Where every answer is counted (app/gateway-metrics.ts), by route pattern, method and status.
+ * Fastify's path names the route per answer; the lane binds one counter per operation up front.
+ */
+export type AnswerCounts = {
+  requestAnswered(route: string, method: string, status: number, seconds: number): void;
+  routeCounter(route: string, method: string): (status: number, seconds: number) => void;
+};
+
 /** What the edge needs, one per app: shared by Fastify's hooks and the JSON fast lane. */
 export type EdgePipeline = StoreFaults & {
   shedding: LoadShedding;
   logger: Logger;
+  answers: AnswerCounts;
   /** True once the gateway is shutting down: requests are answered 503 and their connections closed. */
   draining: () => boolean;
   /**

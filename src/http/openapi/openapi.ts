@@ -10,6 +10,7 @@ import type { Config } from '../../config.ts';
 import { gatewayPackage } from '../../version.ts';
 import { PaymentNotificationSchema, RefundNotificationSchema } from '../../domain/wire/notifications.ts';
 import { errorTable, errorTableMarkdown } from './error-table.ts';
+import { REQUEST_EXAMPLES, type RequestExample } from './request-examples.ts';
 
 export const OPENAPI_PATH = '/openapi.json';
 
@@ -78,10 +79,20 @@ function withOperationId(schema: Json, method: string | string[], url: string): 
   return schema.operationId ? schema : { ...schema, operationId: defaultOperationId(method, url) };
 }
 
-/** Puts each recorded example under the response (exact status, else its range) of its operation. */
-function addExamples(document: Json, examples: RecordedExamples): Json {
+/**
+ * Puts each recorded example under the response (exact status, else its range) of its operation,
+ * and each request example (request-examples.ts) under its request body.
+ */
+function addExamples(
+  document: Json,
+  examples: RecordedExamples,
+  requests: Readonly<Record<string, RequestExample>>,
+): Json {
   for (const item of Object.values(document.paths ?? {}) as Json[]) {
     for (const op of Object.values(item) as Json[]) {
+      const request = requests[op.operationId];
+      const body = op.requestBody?.content?.['application/json'];
+      if (request && body) body.examples = { [op.operationId]: { summary: request.summary, value: request.value } };
       const recorded = examples[op.operationId];
       if (!recorded) continue;
       for (const [name, example] of Object.entries(recorded)) {
@@ -169,7 +180,7 @@ export async function registerOpenApi(app: FastifyInstance, config: Pick<Config,
       url,
     }),
     transformObject: (documentObject) =>
-      addExamples((documentObject as { openapiObject: Json }).openapiObject, examples) as never,
+      addExamples((documentObject as { openapiObject: Json }).openapiObject, examples, REQUEST_EXAMPLES) as never,
   });
   app.get(OPENAPI_PATH, async (_request, reply) => {
     reply.header('cache-control', 'no-cache');

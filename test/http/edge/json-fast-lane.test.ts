@@ -11,6 +11,7 @@ import { buildApp } from '../../../src/http/build-app.ts';
 import { httpDepsFrom } from '../../../src/compose/http-deps.ts';
 import { createJsonFastLane } from '../../../src/http/edge/json-fast-lane.ts';
 import { createLogger } from '../../../src/logger.ts';
+import { GatewayMetrics } from '../../../src/app/gateway-metrics.ts';
 import { testDialects } from '../../support/dialects.ts';
 import {
   addMerchant,
@@ -269,6 +270,7 @@ describe('JSON fast lane: what it declines', () => {
       draining: () => false,
       clientAddress: () => '127.0.0.1',
       logger: createLogger('silent'),
+      answers: new GatewayMetrics({ mode: 'sandbox', store: 'sqlite' }),
       isStoreUnavailable: () => false,
       onStoreUnavailable: () => {},
     });
@@ -331,6 +333,7 @@ test(
       draining: () => false,
       clientAddress: (request) => request.socket.remoteAddress,
       logger: createLogger('silent'),
+      answers: new GatewayMetrics({ mode: 'sandbox', store: 'sqlite' }),
       isStoreUnavailable: () => false,
       onStoreUnavailable: () => {},
     });
