@@ -100,7 +100,7 @@ export class RefundPayment {
     if ('raced' in committed) return this.#replay(committed.raced, requestHash);
     this.#deps.onRefunded?.(committed.refund, eventId);
     return {
-      response: refundAccepted(committed.refund, committed.payment.amountMinor),
+      response: refundAccepted(committed.refund, committed.payment),
       replayed: false,
       refund: committed.refund,
     };
@@ -187,7 +187,7 @@ export class RefundPayment {
     }
     const payment = await this.#deps.payments.findById(earlier.merchantId, earlier.transactionId);
     if (!payment) throw new Error(`refund ${earlier.id} without its payment`);
-    return { response: refundAccepted(earlier, payment.amountMinor), replayed: true, refund: earlier };
+    return { response: refundAccepted(earlier, payment), replayed: true, refund: earlier };
   }
 }
 
