@@ -348,6 +348,24 @@ for (const { dialect, skip } of await testDialects()) {
       const filtered = await operator.get('/console/audit?action=merchant.disable');
       assert.ok(filtered.body.includes('merchant.disable') && !filtered.body.includes('merchant.create'));
       assert.equal((await merchantA.get('/console/audit')).status, 404);
+    });
+
+    test("the audit log names operators by username and keeps the two-factor flag, not a secret's value", async () => {
+      const op = (await gw.services.store.consoleAccounts.findOperatorByUsername('op'))!;
+      const c = consoleOf(gw);
+      const origin = { remoteAddr: null, requestId: null };
+      await c.audit.record({ role: 'cli', id: null }, 'operator.create', 'op-2fa', { totp: true }, origin);
+      await c.audit.record({ role: 'cli', id: null }, 'operator.test', 'op-2fa', { totp_secret: 'JBSWY3DP' }, origin);
+      const logins = await operator.get('/console/audit?action=login');
+      assert.match(logins.body, /operator <span class="mono">op<\/span>/, 'the username');
+      assert.ok(!logins.body.includes(op.id), 'not the internal id');
+      const created = await operator.get('/console/audit?action=operator.create');
+      assert.ok(created.body.includes('{&quot;totp&quot;:true}'), created.body);
+      const secret = await operator.get('/console/audit?action=operator.test');
+      assert.ok(secret.body.includes('[redacted]') && !secret.body.includes('JBSWY3DP'), 'a secret stays redacted');
+    });
+
+    test('merchants cannot post to operator pages', async () => {
       assert.equal(
         (
           await merchantA.post('/console/merchants', {
