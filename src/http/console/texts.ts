@@ -80,6 +80,8 @@ export type ConsoleTexts = {
     deliveryStatus: string;
     series: string;
     attempts: string;
+    /** Beside the total when a resend started a new series: the current series' own count. */
+    inThisSeries: (n: number) => string;
     nextAttempt: string;
     lastError: string;
     attemptNo: string;
@@ -154,6 +156,8 @@ export type ConsoleTexts = {
   };
   deliveries: {
     heading: string;
+    /** The default tab: failed, and pending after a failed attempt. */
+    attention: string;
     failed: string;
     pending: string;
     delivered: string;
@@ -311,6 +315,7 @@ const th: ConsoleTexts = {
     deliveryStatus: 'สถานะการส่ง',
     series: 'รอบ',
     attempts: 'จำนวนครั้ง',
+    inThisSeries: (n) => `(${n} ครั้งในรอบนี้)`,
     nextAttempt: 'ส่งครั้งถัดไป',
     lastError: 'ข้อผิดพลาดล่าสุด',
     attemptNo: 'ครั้งที่',
@@ -401,6 +406,7 @@ const th: ConsoleTexts = {
   },
   deliveries: {
     heading: 'การแจ้งผล',
+    attention: 'ต้องตรวจสอบ',
     failed: 'ล้มเหลว',
     pending: 'รอส่ง',
     delivered: 'ส่งสำเร็จ',
@@ -558,6 +564,7 @@ const en: ConsoleTexts = {
     deliveryStatus: 'Delivery',
     series: 'Series',
     attempts: 'Attempts',
+    inThisSeries: (n) => `(${n} in this series)`,
     nextAttempt: 'Next attempt',
     lastError: 'Last error',
     attemptNo: '#',
@@ -650,6 +657,7 @@ const en: ConsoleTexts = {
   },
   deliveries: {
     heading: 'Notifications',
+    attention: 'Needs attention',
     failed: 'Failed',
     pending: 'Pending',
     delivered: 'Delivered',

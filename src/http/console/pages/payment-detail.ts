@@ -141,7 +141,7 @@ function notificationSection(
               ${row(d.event, html`<span class="mono">${event.id}</span>`)}
               ${row(d.deliveryStatus, html`<span class="pill s-${event.status}">${t.delivery[event.status]}</span>`)}
               ${row(d.series, String(event.series))}
-              ${row(d.attempts, String(event.attempts))}
+              ${row(d.attempts, attemptCount(d, event, attempts))}
               ${event.status === 'pending' ? row(d.nextAttempt, formatTime(event.nextAttemptAt)) : null}
               ${event.lastError ? row(d.lastError, event.lastError) : null}
             </dl>
@@ -154,6 +154,12 @@ function notificationSection(
             </tbody></table></div>
             <form method="post" action="${root}/payments/${tx.id}/resend">${csrfField(csrf)}<button type="submit">${d.resend}</button></form>`
   }</section>`;
+}
+
+/** Every attempt the table lists; a resend's new series restarts the event's own counter. */
+function attemptCount(d: Detail, event: OutboxEvent, attempts: DeliveryAttempt[]): string {
+  const total = String(attempts.length);
+  return attempts.length === event.attempts ? total : `${total} ${d.inThisSeries(event.attempts)}`;
 }
 
 function ledgerSection(t: ConsoleTexts, entries: EntryWithPostings[]): SafeHtml {
