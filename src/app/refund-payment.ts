@@ -249,7 +249,8 @@ async function postRefund(uow: UnitOfWork, refund: RefundRecord, paymentTrackid:
   await uow.insertEntry(entry, planned);
 }
 
-function checkRefundable(payment: TransactionRecord, input: NormalisedRefund): void {
+/** Whether `input` may refund `payment` as it stands; the console's confirmation step asks it too. */
+export function checkRefundable(payment: TransactionRecord, input: NormalisedRefund): void {
   if (input.currency !== payment.currency)
     throw invalidField('bill_currencycode', `it must be the payment's currency, ${payment.currency}`);
   if (payment.status !== 'SUCCESS') {

@@ -12,7 +12,7 @@ import {
   type MerchantCredentials,
   type TestGateway,
 } from '../../support/test-gateway.ts';
-import { ConsoleClient, consoleOf, OPERATOR_PASSWORD } from '../../support/console-client.ts';
+import { ConsoleClient, confirmationFields, consoleOf, OPERATOR_PASSWORD } from '../../support/console-client.ts';
 
 for (const { dialect, skip } of await testDialects()) {
   describe(`console pages (${dialect})`, { skip }, () => {
@@ -133,7 +133,8 @@ for (const { dialect, skip } of await testDialects()) {
         const lines = csv.body.trimEnd().split('\r\n');
         assert.equal(
           lines[0],
-          'account_seq,created_at,entry_id,kind,transactionid,reason,currency,amount,balance_after',
+          'account_seq,created_at,entry_id,kind,transactionid,reason,currency,amount,balance_after,' +
+            'refundid,refund_reason',
         );
         const rows = lines.slice(1).map((l) => l.split(','));
         assert.deepEqual(
@@ -183,7 +184,7 @@ for (const { dialect, skip } of await testDialects()) {
         assert.match(page.body, /<input id="refund_amount" name="amount"[^>]*value="1000\.00"/);
         const csrf = merchantA.csrf();
         const key = /name="refund_key" value="([^"]+)"/.exec(page.body)![1]!;
-        const done = await merchantA.post(`/console/payments/${id}/refund`, {
+        const { confirm, done } = await merchantA.refund(id, {
           csrf,
           refund_key: key,
           amount: '300.00',
@@ -191,12 +192,7 @@ for (const { dialect, skip } of await testDialects()) {
         });
         assert.equal(done.status, 303);
         const refundId = /refund=(rfd_[A-Za-z0-9_-]+)/.exec(done.location!)![1]!;
-        const again = await merchantA.post(`/console/payments/${id}/refund`, {
-          csrf,
-          refund_key: key,
-          amount: '300.00',
-          reason: 'one bag arrived damaged',
-        });
+        const again = await merchantA.post(`/console/payments/${id}/refund`, confirmationFields(confirm.body));
         assert.equal(
           /refund=(rfd_[A-Za-z0-9_-]+)/.exec(again.location!)![1],
           refundId,
@@ -213,6 +209,7 @@ for (const { dialect, skip } of await testDialects()) {
         assert.match(detail.body, / · refund · /, 'the refund ledger entry is listed');
         assert.match(detail.body, /-300\.0000 THB/);
 
+        await merchantA.get(`/console/payments/${id}`);
         const tooMuch = await merchantA.post(`/console/payments/${id}/refund`, {
           csrf: merchantA.csrf(),
           refund_key: 'console-other',
