@@ -100,7 +100,7 @@ export class RefundPayment {
     if ('raced' in committed) return this.#replay(committed.raced, requestHash);
     this.#deps.onRefunded?.(committed.refund, eventId);
     return {
-      response: refundAccepted(committed.refund, committed.payment.amountMinor),
+      response: refundAccepted(committed.refund, committed.payment),
       replayed: false,
       refund: committed.refund,
     };
@@ -187,7 +187,7 @@ export class RefundPayment {
     }
     const payment = await this.#deps.payments.findById(earlier.merchantId, earlier.transactionId);
     if (!payment) throw new Error(`refund ${earlier.id} without its payment`);
-    return { response: refundAccepted(earlier, payment.amountMinor), replayed: true, refund: earlier };
+    return { response: refundAccepted(earlier, payment), replayed: true, refund: earlier };
   }
 }
 
@@ -249,7 +249,8 @@ async function postRefund(uow: UnitOfWork, refund: RefundRecord, paymentTrackid:
   await uow.insertEntry(entry, planned);
 }
 
-function checkRefundable(payment: TransactionRecord, input: NormalisedRefund): void {
+/** Whether `input` may refund `payment` as it stands; the console's confirmation step asks it too. */
+export function checkRefundable(payment: TransactionRecord, input: NormalisedRefund): void {
   if (input.currency !== payment.currency)
     throw invalidField('bill_currencycode', `it must be the payment's currency, ${payment.currency}`);
   if (payment.status !== 'SUCCESS') {

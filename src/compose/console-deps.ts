@@ -72,6 +72,6 @@ export function consoleDepsFrom(services: Services, config: Config): ConsoleDeps
       now,
     }),
     notifications: store.outbox,
-    auditLog: store.consoleAccounts,
+    auditLog: core.audit,
   };
 }

@@ -22,23 +22,29 @@ export type RefundView = {
 
 const money = (minor: bigint, currency: string) => formatMinor(minor, currencyExponent(currency));
 
+/** What the answer needs of the refunded payment: neither changes after it is captured. */
+export type RefundedPayment = { amountMinor: bigint; trackid: string };
+
 /**
- * The success answer, built from the stored refund only, so a replay answers byte for byte what
- * the original did (`refunded_amount`/`refundable_amount` as right after THIS refund).
+ * The success answer, built from the stored refund and its payment's fixed fields only, so a
+ * replay answers byte for byte what the original did (`refunded_amount`/`refundable_amount` as
+ * right after THIS refund). `trackid` is the payment's, as in the refund notification
+ * (docs/notifications.md); the request's own `trackid` is the refund's `reference`.
  */
-export function refundAccepted(r: RefundView, capturedMinor: bigint): RefundResponse {
+export function refundAccepted(r: RefundView, payment: RefundedPayment): RefundResponse {
   return {
     type: 'valid',
     result: 'Success',
     responsecode: '0',
     merchantid: r.merchantId,
-    trackid: r.reference,
+    trackid: payment.trackid,
     transactionid: r.transactionId,
     refundid: r.id,
+    reference: r.reference,
     bill_amount: money(r.amountMinor, r.currency),
     bill_currencycode: r.currency,
     refunded_amount: money(r.refundedAfterMinor, r.currency),
-    refundable_amount: money(capturedMinor - r.refundedAfterMinor, r.currency),
+    refundable_amount: money(payment.amountMinor - r.refundedAfterMinor, r.currency),
     error_code_tag: null,
     error_text: null,
     created_at: new Date(r.createdAt).toISOString(),
@@ -54,6 +60,7 @@ export function refundError(error: GatewayError, body: Record<string, unknown> |
     trackid: echo(body?.trackid),
     transactionid: echo(body?.transactionid) ?? echo(body?.tranid),
     refundid: null,
+    reference: echo(body?.trackid),
     bill_amount: null,
     bill_currencycode: null,
     refunded_amount: null,

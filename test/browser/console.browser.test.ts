@@ -208,7 +208,9 @@ describe('web console in Chromium', { skip, timeout: 180_000 }, () => {
     // A partial refund from the same page: the refund and its notification appear.
     await page.fill('#refund_amount', '100.00');
     await page.fill('#refund_reason', 'one bag arrived damaged');
-    await Promise.all([page.waitForURL(/done=refunded&refund=rfd_/), page.click('#refunds button:has-text("Refund")')]);
+    await Promise.all([page.waitForURL(/\/refund$/), page.click('#refunds button:has-text("Refund")')]);
+    assert.match(await page.locator('#confirm-refund').innerText(), /฿100\.00/, 'the amount, to confirm');
+    await Promise.all([page.waitForURL(/done=refunded&refund=rfd_/), page.click('#confirm-refund button')]);
     const refundsText = await page.locator('#refunds').innerText();
     assert.match(refundsText, /rfd_/);
     assert.match(refundsText, /one bag arrived damaged/);
@@ -247,10 +249,21 @@ describe('web console in Chromium', { skip, timeout: 180_000 }, () => {
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('a:has-text("Export CSV")')]);
     const csv = readFileSync(await download.path(), 'utf8');
     const lines = csv.trimEnd().split('\r\n');
-    assert.equal(lines[0], 'account_seq,created_at,entry_id,kind,transactionid,reason,currency,amount,balance_after');
+    assert.equal(
+      lines[0],
+      'account_seq,created_at,entry_id,kind,transactionid,reason,currency,amount,balance_after,refundid,refund_reason',
+    );
     // 1,000.00 THB less the 1.75 % fee, then the 100.00 refund.
-    assert.match(lines[1]!, /,payment,[0-9a-f-]{36},payment order-187,THB,982\.5000,982\.5000$/);
-    assert.match(lines[2]!, /,refund,,refund rfd_[A-Za-z0-9_-]+ of payment order-187,THB,-100\.0000,882\.5000$/);
+    assert.match(lines[1]!, /,payment,[0-9a-f-]{36},payment order-187,THB,982\.5000,982\.5000,,$/);
+    const transactionOf187 = lines[1]!.split(',')[4];
+    const [, refundId] = /,refund (rfd_[\w-]+) of payment order-187,/.exec(lines[2]!) ?? [];
+    assert.ok(
+      lines[2]!.endsWith(
+        `,refund,${transactionOf187},refund ${refundId} of payment order-187,THB,-100.0000,882.5000,` +
+          `${refundId},one bag arrived damaged`,
+      ),
+      lines[2],
+    );
     await page.close();
   });
 

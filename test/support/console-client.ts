@@ -79,6 +79,17 @@ export class ConsoleClient {
     return match[1]!;
   }
 
+  /**
+   * A refund form posted as a person would: the first post shows the confirmation page, whose
+   * form is then posted as it stands. Returns both answers.
+   */
+  async refund(transactionId: string, fields: Record<string, string>): Promise<{ confirm: Page; done: Page }> {
+    const url = `/console/payments/${transactionId}/refund`;
+    const confirm = await this.post(url, fields);
+    if (confirm.status !== 200) return { confirm, done: confirm };
+    return { confirm, done: await this.post(url, confirmationFields(confirm.body)) };
+  }
+
   /** Opens the login form and logs in; returns the answer to the POST. */
   async login(role: 'operator' | 'merchant', username: string, password: string, totp = ''): Promise<Page> {
     await this.get('/console/login');
@@ -91,3 +102,18 @@ export function consoleOf(gw: TestGateway): ConsoleServices {
 }
 
 export const OPERATOR_PASSWORD = 'operator password 1';
+
+/** The hidden fields of a refund confirmation page's form (what its button posts). */
+export function confirmationFields(body: string): Record<string, string> {
+  const form = body.slice(body.indexOf('id="confirm-refund"'));
+  const fields: Record<string, string> = {};
+  for (const m of form.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) {
+    fields[m[1]!] = m[2]!
+      .replace(/&quot;/g, '"')
+      .replace(/&#39;/g, "'")
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&amp;/g, '&');
+  }
+  return fields;
+}

@@ -59,9 +59,12 @@ export type RefundRequest = {
 
 export type RefundResponse = GatewayAnswer & {
   merchantid: string | null;
+  /** The payment's trackid (your order reference). */
   trackid: string | null;
   transactionid: string | null;
   refundid: string | null;
+  /** The `trackid` you sent with the refund: your reference for it. */
+  reference: string | null;
   bill_amount: string | null;
   bill_currencycode: string | null;
   refunded_amount: string | null;

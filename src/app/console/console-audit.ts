@@ -1,9 +1,11 @@
 // The console's audit log: who did what, to what, when and from where. Every console action
 // (and the CLI's console commands) writes one entry through here, after the action succeeded
 // or, for logins, whatever the outcome. Details never carry secrets: keys that look like one
-// are replaced before anything is stored.
+// are replaced before anything is stored, unless the value is a yes/no flag (whether an operator
+// has two-factor is no secret; its secret is). The log is read back with each operator named by
+// username, not by the internal id an entry stores (docs/console.md "Audit log").
 import { uuidv7 } from '../../domain/ids.ts';
-import type { ConsoleAccountStore } from '../ports/console.ts';
+import type { AuditCursor, ConsoleAccountStore } from '../ports/console.ts';
 import type { AuditEntry } from '../../domain/console-account.ts';
 import type { LoginSubject } from './console-accounts.ts';
 
@@ -20,11 +22,11 @@ export function auditActorOf(subject: LoginSubject): AuditActor {
 const SECRET_KEY = /pass|secret|token|totp|otp|csrf|cookie|key/i;
 const MAX_DETAIL_TEXT = 500;
 
-/** A copy of `details` safe to store: secret-looking keys redacted, long strings cut. */
+/** A copy of `details` safe to store: secret-looking keys redacted (but flags kept), long strings cut. */
 export function auditSafeDetails(details: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(details)) {
-    if (SECRET_KEY.test(name)) out[name] = '[redacted]';
+    if (SECRET_KEY.test(name) && typeof value !== 'boolean') out[name] = '[redacted]';
     else if (typeof value === 'string')
       out[name] = value.length > MAX_DETAIL_TEXT ? `${value.slice(0, MAX_DETAIL_TEXT)}…` : value;
     else if (value === null || typeof value === 'number' || typeof value === 'boolean') out[name] = value;
@@ -32,6 +34,9 @@ export function auditSafeDetails(details: Record<string, unknown>): Record<strin
   }
   return out;
 }
+
+/** An entry as the audit page shows it: `actorName` is an operator's username, a merchant's id. */
+export type AuditEntryView = AuditEntry & { actorName: string | null };
 
 export class ConsoleAudit {
   readonly #repo: ConsoleAccountStore;
@@ -60,5 +65,18 @@ export class ConsoleAudit {
       remoteAddr: origin.remoteAddr,
       requestId: origin.requestId,
     });
+  }
+
+  /** Newest first, keyset-paged; an operator removed since is shown by its stored id. */
+  async list(options: { limit: number; before?: AuditCursor; action?: string }): Promise<AuditEntryView[]> {
+    const entries = await this.#repo.listAudit(options);
+    const names = entries.some((e) => e.actorRole === 'operator')
+      ? new Map((await this.#repo.listOperators()).map((o) => [o.id, o.username]))
+      : new Map<string, string>();
+    return entries.map((e) => ({
+      ...e,
+      actorName:
+        e.actorId === null ? null : e.actorRole === 'operator' ? (names.get(e.actorId) ?? e.actorId) : e.actorId,
+    }));
   }
 }

@@ -6,10 +6,11 @@
 import { GatewayError, isGatewayError } from '../../domain/errors.ts';
 import type { SandboxOutcome } from '../../domain/lifecycle.ts';
 import { currencyExponent, formatMinor } from '../../domain/money.ts';
-import { validateRefund } from '../../domain/refund-request.ts';
+import { validateRefund, type NormalisedRefund } from '../../domain/refund-request.ts';
+import type { TransactionRecord } from '../../domain/transaction.ts';
 import type { CompletePayment } from '../complete-payment.ts';
 import type { Store } from '../ports/store.ts';
-import type { RefundPayment } from '../refund-payment.ts';
+import { checkRefundable, type RefundPayment } from '../refund-payment.ts';
 import { resendNotification } from '../resend-notification.ts';
 import { merchantScopeOf } from './console-accounts.ts';
 import { auditActorOf, type ConsoleActor, type ConsoleAudit } from './console-audit.ts';
@@ -37,6 +38,16 @@ export type RefundForm = {
   reason: string | null;
   /** The form's idempotency key: a double submit refunds once. */
   reference: string | null;
+};
+
+/** What a refund form would do, shown for confirmation before anything moves. */
+export type RefundPreview = {
+  payment: TransactionRecord;
+  amountMinor: bigint;
+  /** The amount as the confirmation form carries it: a plain decimal in the currency's digits. */
+  amount: string;
+  reason: string | null;
+  refundableAfterMinor: bigint;
 };
 
 export class ConsolePaymentActions {
@@ -72,19 +83,35 @@ export class ConsolePaymentActions {
     return { transactionId: tx.id, series: result.series, refundId: event.refundId };
   }
 
+  /**
+   * The confirmation step (docs/console.md "Pages"): the form read as the refund reads it and,
+   * with `check` (the default), checked as the refund checks it — amount, state, what is left —
+   * with nothing changed and nothing audited. Without `check` it only says what a confirmed form
+   * names: a confirmed form posted twice must reach the refund, which answers it again.
+   */
+  async previewRefund(
+    input: Pick<ConsoleActor, 'who'> & { transactionId: string; form: RefundForm },
+    check = true,
+  ): Promise<RefundPreview> {
+    const tx = await this.#deps.payments.find(input.transactionId, input.who);
+    const request = refundRequestOf(tx, input.form);
+    if (check) checkRefundable(tx, request);
+    return {
+      payment: tx,
+      amountMinor: request.amountMinor,
+      amount: formatMinor(request.amountMinor, currencyExponent(tx.currency)),
+      reason: request.reason,
+      refundableAfterMinor: tx.amountMinor - tx.refundedMinor - request.amountMinor,
+    };
+  }
+
   /** Audited once: a replay of the same form (same reference) refunds nothing and writes no entry. */
   async refund(input: ConsoleActor & { transactionId: string; form: RefundForm }): Promise<{
     transactionId: string;
     refundId: string;
   }> {
     const tx = await this.#deps.payments.find(input.transactionId, input.who);
-    const request = validateRefund({
-      transactionid: tx.id,
-      bill_amount: input.form.amount,
-      bill_currencycode: tx.currency,
-      reason: input.form.reason,
-      refund_reference: input.form.reference,
-    });
+    const request = refundRequestOf(tx, input.form);
     const outcome = await this.#deps.refund.execute(tx.merchantId, request);
     const { refund } = outcome;
     if (!outcome.replayed) {
@@ -129,4 +156,15 @@ export class ConsolePaymentActions {
     );
     return { transactionId: tx.id, completed: true };
   }
+}
+
+/** The console's refund form as the API's refund request of the payment's merchant. */
+function refundRequestOf(tx: TransactionRecord, form: RefundForm): NormalisedRefund {
+  return validateRefund({
+    transactionid: tx.id,
+    bill_amount: form.amount,
+    bill_currencycode: tx.currency,
+    reason: form.reason,
+    refund_reference: form.reference,
+  });
 }

@@ -51,8 +51,12 @@ export type PaymentSearch = {
 export type PostingRow = {
   entryId: string;
   entryKind: string;
+  /** The payment: its own entry's, or for a refund's entry the refunded payment. */
   transactionId: string | null;
   reason: string | null;
+  /** A refund's entry: the refund and the reason given with it. */
+  refundId: string | null;
+  refundReason: string | null;
   accountId: string;
   currency: string;
   amountMinor: bigint;

@@ -107,7 +107,16 @@ export interface RefundReads {
 
 /** Where a newest-first page ends: the last row's (created_at, id). */
 export type ListCursor = { createdAt: number; id: string };
-export type ListOptions = { merchantId?: string; status?: OutboxStatus; limit?: number; before?: ListCursor };
+export type ListOptions = {
+  merchantId?: string;
+  /**
+   * One status, or `attention`: what needs a person — failed, or pending after at least one
+   * attempt of its series failed (retrying).
+   */
+  status?: OutboxStatus | 'attention';
+  limit?: number;
+  before?: ListCursor;
+};
 
 /** Notifications as operators see them, and an operator's resend. */
 export interface OutboxReads {

@@ -11,6 +11,8 @@ export const RefundResponseSchema = Type.Object({
   trackid: NullableString,
   transactionid: NullableString,
   refundid: NullableString,
+  /** The request's `trackid`: the shop's reference for this refund (the payment's is `trackid`). */
+  reference: NullableString,
   bill_amount: NullableString,
   bill_currencycode: NullableString,
   refunded_amount: NullableString,

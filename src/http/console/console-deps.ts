@@ -8,7 +8,7 @@ import type { ConsoleSessions } from '../../app/console/console-sessions.ts';
 import type { ConsoleMerchantAdmin } from '../../app/console/merchant-admin.ts';
 import type { ConsolePaymentActions } from '../../app/console/payment-actions.ts';
 import type { ConsolePaymentReads } from '../../app/console/payment-reads.ts';
-import type { ConsoleAccountStore } from '../../app/ports/console.ts';
+import type { ConsoleAudit } from '../../app/console/console-audit.ts';
 import type { OutboxReads } from '../../app/ports/store.ts';
 import type { StoreHealth } from '../../app/store-health.ts';
 import type { SecretKey } from '../../domain/credentials.ts';
@@ -39,7 +39,7 @@ export type ConsoleDeps = {
   /** The notifications page lists the outbox as `delivery list` does (scoped by the route). */
   notifications: Pick<OutboxReads, 'list'>;
   /** The audit log page (operators only). */
-  auditLog: Pick<ConsoleAccountStore, 'listAudit'>;
+  auditLog: Pick<ConsoleAudit, 'list'>;
 };
 
 /** What the request plumbing and the page shell need: paths, cookies, the CSRF key, the menu's count. */

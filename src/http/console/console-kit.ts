@@ -107,6 +107,31 @@ export function formTokenValid(
   return csrfValid(site.key, request, session ? sessionPurpose(session) : LOGIN_PURPOSE, token);
 }
 
+/**
+ * A confirmation step's token: the session's form token bound to what is confirmed (`subject`),
+ * so that only the second post of exactly what the confirmation page showed goes through.
+ */
+export function confirmToken(
+  site: ConsoleSite,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  session: ActiveSession,
+  subject: string,
+): string {
+  const cookie = ensureCsrfCookie(request, reply, site.secureCookies);
+  return csrfToken(site.key, `console-confirm:${session.idHash}\0${subject}`, cookie);
+}
+
+export function confirmTokenValid(
+  site: ConsoleSite,
+  request: FastifyRequest,
+  session: ActiveSession,
+  subject: string,
+  token: unknown,
+): boolean {
+  return csrfValid(site.key, request, `console-confirm:${session.idHash}\0${subject}`, token);
+}
+
 /** Where a request came from, for its audit entry: the client address and the answer's x-request-id. */
 export function remoteOrigin(request: FastifyRequest): AuditOrigin {
   return { remoteAddr: request.ip ?? null, requestId: String(request.id) };

@@ -103,11 +103,12 @@ export function sendForbidden(
 // ---- formatting shared by the pages ----
 
 /**
- * `2026-11-24 05:31:02` in Thailand's time (UTC+7, no daylight saving time), unambiguous in both
- * languages. Shifting by the fixed offset costs far less than Intl.DateTimeFormat per cell.
+ * `2026-11-24 05:31:02 UTC+7`: Thailand's time (no daylight saving time), labelled so that it is
+ * unambiguous in both languages and wherever it is copied to. Shifting by the fixed offset costs
+ * far less than Intl.DateTimeFormat per cell.
  */
 export function formatTime(ms: number | null): string {
   if (ms === null) return '—';
   const iso = new Date(ms + BANGKOK_OFFSET_MS).toISOString();
-  return `${iso.slice(0, 10)} ${iso.slice(11, 19)}`;
+  return `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC+7`;
 }

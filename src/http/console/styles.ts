@@ -69,6 +69,7 @@ button.danger{background:#b91c1c;border-color:#b91c1c}
 .s-SUCCESS,.s-delivered,.s-active{background:#dcfce7;color:#166534}
 .s-FAILED,.s-failed,.s-disabled{background:#fee2e2;color:#991b1b}
 .s-PROCESSING,.s-pending{background:#fef3c7;color:#92400e}
+.s-refunded,.s-partially-refunded{background:#e0e7ff;color:#3730a3}
 .notice{border-left:4px solid #1d4ed8;background:#eff6ff;padding:10px 12px;border-radius:8px;margin:0 0 12px}
 .notice.error{border-color:#b91c1c;background:#fef2f2}
 .secret{font-family:ui-monospace,Menlo,Consolas,monospace;background:#0b2545;color:#fff;padding:8px 10px;` +

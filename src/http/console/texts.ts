@@ -58,6 +58,8 @@ export type ConsoleTexts = {
     email: string;
   };
   states: Record<'PROCESSING' | 'SUCCESS' | 'FAILED', string>;
+  /** Beside a SUCCESS payment's state once money went back. */
+  refundStates: { full: string; partial: string };
   detail: {
     heading: string;
     summary: string;
@@ -80,6 +82,8 @@ export type ConsoleTexts = {
     deliveryStatus: string;
     series: string;
     attempts: string;
+    /** Beside the total when a resend started a new series: the current series' own count. */
+    inThisSeries: (n: number) => string;
     nextAttempt: string;
     lastError: string;
     attemptNo: string;
@@ -111,6 +115,16 @@ export type ConsoleTexts = {
     refundSubmit: string;
     refundHint: string;
     refundDone: (id: string) => string;
+    /** The confirmation step between the refund form and the refund. */
+    confirmTitle: string;
+    confirmLead: string;
+    confirmAmount: string;
+    refundableAfter: string;
+    confirmSubmit: (amount: string) => string;
+    confirmCancel: string;
+    /** The timeline's row of a refund. */
+    refundedEvent: (id: string) => string;
+    whatHappened: string;
     processor: string;
     attemptKind: string;
     attemptKinds: Record<ProcessorAttemptKind, string>;
@@ -154,6 +168,8 @@ export type ConsoleTexts = {
   };
   deliveries: {
     heading: string;
+    /** The default tab: failed, and pending after a failed attempt. */
+    attention: string;
     failed: string;
     pending: string;
     delivered: string;
@@ -283,6 +299,7 @@ const th: ConsoleTexts = {
     email: 'อีเมล',
   },
   states: { PROCESSING: 'กำลังดำเนินการ', SUCCESS: 'สำเร็จ', FAILED: 'ไม่สำเร็จ' },
+  refundStates: { full: 'คืนเงินแล้ว', partial: 'คืนเงินบางส่วน' },
   detail: {
     heading: 'รายละเอียดการชำระเงิน',
     summary: 'ข้อมูลสรุป',
@@ -311,6 +328,7 @@ const th: ConsoleTexts = {
     deliveryStatus: 'สถานะการส่ง',
     series: 'รอบ',
     attempts: 'จำนวนครั้ง',
+    inThisSeries: (n) => `(${n} ครั้งในรอบนี้)`,
     nextAttempt: 'ส่งครั้งถัดไป',
     lastError: 'ข้อผิดพลาดล่าสุด',
     attemptNo: 'ครั้งที่',
@@ -342,6 +360,14 @@ const th: ConsoleTexts = {
     refundSubmit: 'คืนเงิน',
     refundHint: 'คืนเงินบางส่วนหรือทั้งหมด หักจากยอดคงเหลือของร้านค้า และแจ้งร้านค้าด้วยการแจ้งผลแบบ refund',
     refundDone: (id) => `คืนเงินแล้ว (${id})`,
+    confirmTitle: 'ยืนยันการคืนเงิน',
+    confirmLead: 'ตรวจสอบจำนวนเงินก่อนยืนยัน เมื่อคืนเงินแล้วจะยกเลิกไม่ได้',
+    confirmAmount: 'จำนวนเงินที่จะคืน',
+    refundableAfter: 'คืนเงินได้อีกหลังจากนี้',
+    confirmSubmit: (amount) => `ยืนยันคืนเงิน ${amount}`,
+    confirmCancel: 'ยกเลิก',
+    refundedEvent: (id) => `คืนเงิน ${id}`,
+    whatHappened: 'เหตุการณ์',
     processor: 'ที่ผู้ให้บริการชำระเงิน',
     attemptKind: 'ประเภท',
     attemptKinds: { qr: 'สร้าง QR', void: 'ยกเลิกรายการ (void)' },
@@ -401,6 +427,7 @@ const th: ConsoleTexts = {
   },
   deliveries: {
     heading: 'การแจ้งผล',
+    attention: 'ต้องตรวจสอบ',
     failed: 'ล้มเหลว',
     pending: 'รอส่ง',
     delivered: 'ส่งสำเร็จ',
@@ -530,6 +557,7 @@ const en: ConsoleTexts = {
     email: 'E-mail',
   },
   states: { PROCESSING: 'Processing', SUCCESS: 'Success', FAILED: 'Failed' },
+  refundStates: { full: 'Refunded', partial: 'Partially refunded' },
   detail: {
     heading: 'Payment',
     summary: 'Summary',
@@ -558,6 +586,7 @@ const en: ConsoleTexts = {
     deliveryStatus: 'Delivery',
     series: 'Series',
     attempts: 'Attempts',
+    inThisSeries: (n) => `(${n} in this series)`,
     nextAttempt: 'Next attempt',
     lastError: 'Last error',
     attemptNo: '#',
@@ -590,6 +619,14 @@ const en: ConsoleTexts = {
     refundHint:
       "Refund part or all of the payment. It is taken from the merchant's balance and the merchant gets a refund notification.",
     refundDone: (id) => `Refunded (${id}).`,
+    confirmTitle: 'Confirm the refund',
+    confirmLead: 'Check the amount before you confirm: a refund cannot be undone.',
+    confirmAmount: 'Amount to refund',
+    refundableAfter: 'Still refundable after it',
+    confirmSubmit: (amount) => `Refund ${amount}`,
+    confirmCancel: 'Cancel',
+    refundedEvent: (id) => `Refund ${id}`,
+    whatHappened: 'What happened',
     processor: 'At the processor',
     attemptKind: 'Kind',
     attemptKinds: { qr: 'QR', void: 'void' },
@@ -650,6 +687,7 @@ const en: ConsoleTexts = {
   },
   deliveries: {
     heading: 'Notifications',
+    attention: 'Needs attention',
     failed: 'Failed',
     pending: 'Pending',
     delivered: 'Delivered',

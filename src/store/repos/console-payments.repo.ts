@@ -58,11 +58,23 @@ export class ConsolePaymentsRepo {
     let query = this.#db
       .selectFrom('postings as p')
       .innerJoin('journal_entries as e', 'e.id', 'p.entry_id')
+      // A refund's entry names no transaction (journal_entries.transaction_id is the payment's own
+      // entry, unique); its refund does. The entry's key is `refund:<refund id>` (app/refund-payment.ts),
+      // so the refund is found by its primary key.
+      .leftJoin('refunds as r', (join) =>
+        join
+          .on('e.kind', '=', 'refund')
+          .on(sql<boolean>`${sql.ref('r.id')} = substr(${sql.ref('e.idempotency_key')}, 8)`),
+      )
       .select([
         'p.entry_id',
         'e.kind',
-        'e.transaction_id',
+        sql<string | null>`coalesce(${sql.ref('e.transaction_id')}, ${sql.ref('r.transaction_id')})`.as(
+          'transaction_id',
+        ),
         'e.reason',
+        'r.id as refund_id',
+        'r.reason as refund_reason',
         'p.account_id',
         'p.currency',
         exact('p.amount_minor').as('amount'),
@@ -82,6 +94,8 @@ export class ConsolePaymentsRepo {
       entryKind: r.kind,
       transactionId: r.transaction_id,
       reason: r.reason,
+      refundId: r.refund_id,
+      refundReason: r.refund_reason,
       accountId: r.account_id,
       currency: r.currency,
       amountMinor: BigInt(r.amount),

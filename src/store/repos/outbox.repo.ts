@@ -140,7 +140,11 @@ export class OutboxRepo {
   async list(options: ListOptions = {}): Promise<OutboxEvent[]> {
     let query = this.#db.selectFrom('outbox_events').selectAll();
     if (options.merchantId !== undefined) query = query.where('merchant_id', '=', options.merchantId);
-    if (options.status !== undefined) query = query.where('status', '=', options.status);
+    if (options.status === 'attention')
+      query = query.where((eb) =>
+        eb.or([eb('status', '=', 'failed'), eb.and([eb('status', '=', 'pending'), eb('attempts', '>', 0)])]),
+      );
+    else if (options.status !== undefined) query = query.where('status', '=', options.status);
     const before = options.before;
     if (before) query = query.where(sql<boolean>`(created_at, id) < (${before.createdAt}, ${before.id})`);
     const rows = await query

@@ -54,6 +54,11 @@ test('audit details: secret-looking keys are redacted', () => {
       n: 3,
     },
   );
+  // A yes/no flag is no secret: whether an operator has two-factor stays readable.
+  assert.deepEqual(auditSafeDetails({ totp: true, totp_secret: 'JBSWY3DP' }), {
+    totp: true,
+    totp_secret: '[redacted]',
+  });
 });
 
 for (const { dialect, skip } of await testDialects()) {

@@ -24,6 +24,7 @@ const REFUND_KEYS = [
   'trackid',
   'transactionid',
   'refundid',
+  'reference',
   'bill_amount',
   'bill_currencycode',
   'refunded_amount',
@@ -116,7 +117,8 @@ for (const { dialect, skip } of await testDialects()) {
         assert.equal(res.body.result, 'Success');
         assert.equal(res.body.responsecode, '0');
         assert.equal(res.body.transactionid, txid);
-        assert.equal(res.body.trackid, 'somchai@example.co.th', 'the request trackid is echoed, not matched');
+        assert.equal(res.body.trackid, `4711_${dialect}`, "the payment's trackid, as in the refund notification");
+        assert.equal(res.body.reference, 'somchai@example.co.th', 'the request trackid is the reference, not matched');
         assert.match(res.body.refundid, /^rfd_[A-Za-z0-9_-]{26}$/);
         assert.equal(res.body.bill_amount, '150.00');
         assert.equal(res.body.bill_currencycode, 'THB');
@@ -385,6 +387,18 @@ for (const { dialect, skip } of await testDialects()) {
       assert.equal(same.filter((r) => r.headers['idempotent-replayed'] === 'true').length, 5);
       assert.equal((await refundRows(txid)).length, 2);
       assert.equal((await status(txid)).body.refunded_amount, '65.00');
+    });
+
+    test("the answer carries the payment's trackid, also when the request names none, and on a replay", async () => {
+      const p = await startPayment(gw, creds, { bill_amount: '400' });
+      await post(gw, '/sandbox/transaction/complete', { ...auth(), transactionid: p.transactionid });
+      const first = await refund({ transactionid: p.transactionid, bill_amount: '10' });
+      assert.equal(first.status, 200, first.raw);
+      assert.equal(first.body.trackid, p.trackid);
+      assert.equal(first.body.reference, null);
+      const again = await refund({ transactionid: p.transactionid, bill_amount: '10' });
+      assert.equal(again.headers['idempotent-replayed'], 'true');
+      assert.equal(again.raw, first.raw, 'a replay answers byte for byte');
     });
 
     test(

@@ -12,7 +12,7 @@ import {
   type MerchantCredentials,
   type TestGateway,
 } from '../../support/test-gateway.ts';
-import { ConsoleClient, consoleOf, OPERATOR_PASSWORD } from '../../support/console-client.ts';
+import { ConsoleClient, confirmationFields, consoleOf, OPERATOR_PASSWORD } from '../../support/console-client.ts';
 
 for (const { dialect, skip } of await testDialects()) {
   describe(`console pages (${dialect})`, { skip }, () => {
@@ -46,7 +46,39 @@ for (const { dialect, skip } of await testDialects()) {
     });
     after(() => gw?.close());
 
-    test('notifications open on the failed ones; a merchant sees only its own', async () => {
+    /**
+     * The story of a notification that needs a person: series 1 failed after two attempts, a
+     * resend started series 2, whose first attempt failed too and is retrying (pending). The
+     * attempts go into the store's attempt log; the event's counters are set as the worker leaves
+     * them.
+     */
+    async function failingAfterResend(transactionId: string): Promise<string> {
+      const event = (await gw.services.store.outbox.findByTransaction(transactionId))!;
+      const attempt = (series: number, startedAt: number) => ({
+        attempt: {
+          eventId: event.id,
+          series,
+          startedAt,
+          latencyMs: 20,
+          httpStatus: 503,
+          error: null,
+          responseExcerpt: 'busy',
+          instanceId: 'test',
+        },
+        owner: 'nobody',
+        transition: { status: 'failed' as const, lastError: 'HTTP 503' },
+      });
+      const now = gw.clock.now;
+      await gw.services.store.deliveries.recordAttempts([attempt(1, now), attempt(1, now + 1), attempt(2, now + 2)]);
+      await gw.testStore.db
+        .updateTable('outbox_events')
+        .set({ status: 'pending', series: 2, attempts: 1, last_error: 'HTTP 503', next_attempt_at: now + 60_000 })
+        .where('id', '=', event.id)
+        .execute();
+      return event.id;
+    }
+
+    test('notifications open on what needs a person: failed, and pending after a failed attempt', async () => {
       const a = await paid(shopA, '100.00');
       const b = await paid(shopB, '100.00');
       const outbox = gw.services.store.outbox;
@@ -59,10 +91,16 @@ for (const { dialect, skip } of await testDialects()) {
           .execute();
       }
       const pending = await paid(shopA, '101.00');
+      const retrying = await paid(shopA, '102.00');
+      await failingAfterResend(retrying);
       const page = await operator.get('/console/deliveries');
       assert.equal(page.status, 200);
+      assert.ok(page.body.includes(retrying), 'the retrying one is on the first tab');
+      assert.match(page.body, /aria-current="page">ต้องตรวจสอบ</, 'the "Needs attention" tab');
+      assert.ok(!(await operator.get('/console/deliveries?status=failed')).body.includes(retrying));
+      assert.ok((await operator.get('/console/deliveries?status=pending')).body.includes(retrying));
       assert.ok(page.body.includes(a) && page.body.includes(b), 'both failed ones');
-      assert.ok(!page.body.includes(pending), 'the pending one is not on the failed tab');
+      assert.ok(!page.body.includes(pending), 'a pending one not yet tried needs no one');
       assert.ok((await operator.get('/console/deliveries?status=pending')).body.includes(pending));
       const mine = await merchantA.get('/console/deliveries');
       assert.ok(mine.body.includes(a));
@@ -95,7 +133,8 @@ for (const { dialect, skip } of await testDialects()) {
         const lines = csv.body.trimEnd().split('\r\n');
         assert.equal(
           lines[0],
-          'account_seq,created_at,entry_id,kind,transactionid,reason,currency,amount,balance_after',
+          'account_seq,created_at,entry_id,kind,transactionid,reason,currency,amount,balance_after,' +
+            'refundid,refund_reason',
         );
         const rows = lines.slice(1).map((l) => l.split(','));
         assert.deepEqual(
@@ -145,7 +184,7 @@ for (const { dialect, skip } of await testDialects()) {
         assert.match(page.body, /<input id="refund_amount" name="amount"[^>]*value="1000\.00"/);
         const csrf = merchantA.csrf();
         const key = /name="refund_key" value="([^"]+)"/.exec(page.body)![1]!;
-        const done = await merchantA.post(`/console/payments/${id}/refund`, {
+        const { confirm, done } = await merchantA.refund(id, {
           csrf,
           refund_key: key,
           amount: '300.00',
@@ -153,12 +192,7 @@ for (const { dialect, skip } of await testDialects()) {
         });
         assert.equal(done.status, 303);
         const refundId = /refund=(rfd_[A-Za-z0-9_-]+)/.exec(done.location!)![1]!;
-        const again = await merchantA.post(`/console/payments/${id}/refund`, {
-          csrf,
-          refund_key: key,
-          amount: '300.00',
-          reason: 'one bag arrived damaged',
-        });
+        const again = await merchantA.post(`/console/payments/${id}/refund`, confirmationFields(confirm.body));
         assert.equal(
           /refund=(rfd_[A-Za-z0-9_-]+)/.exec(again.location!)![1],
           refundId,
@@ -175,6 +209,7 @@ for (const { dialect, skip } of await testDialects()) {
         assert.match(detail.body, / · refund · /, 'the refund ledger entry is listed');
         assert.match(detail.body, /-300\.0000 THB/);
 
+        await merchantA.get(`/console/payments/${id}`);
         const tooMuch = await merchantA.post(`/console/payments/${id}/refund`, {
           csrf: merchantA.csrf(),
           refund_key: 'console-other',
@@ -339,6 +374,18 @@ for (const { dialect, skip } of await testDialects()) {
       },
     );
 
+    test('the payment counts every attempt its table lists; times carry their zone', async () => {
+      const id = await paid(shopA, '103.00');
+      await failingAfterResend(id);
+      const page = await operator.get(`/console/payments/${id}?lang=en`);
+      assert.equal(page.status, 200);
+      assert.equal((page.body.match(/<td class="num">\d+<\/td><td>[12]<\/td>/g) ?? []).length, 3, 'three rows');
+      assert.match(page.body, /<dt>Attempts<\/dt><dd>3 \(1 in this series\)<\/dd>/);
+      assert.match(page.body, /\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC\+7/);
+      const thai = await operator.get(`/console/payments/${id}?lang=th`);
+      assert.match(thai.body, /<dd>3 \(1 ครั้งในรอบนี้\)<\/dd>/);
+    });
+
     test('the audit log page lists who did what from where; merchants cannot open it', async () => {
       const page = await operator.get('/console/audit');
       assert.equal(page.status, 200);
@@ -348,6 +395,24 @@ for (const { dialect, skip } of await testDialects()) {
       const filtered = await operator.get('/console/audit?action=merchant.disable');
       assert.ok(filtered.body.includes('merchant.disable') && !filtered.body.includes('merchant.create'));
       assert.equal((await merchantA.get('/console/audit')).status, 404);
+    });
+
+    test("the audit log names operators by username and keeps the two-factor flag, not a secret's value", async () => {
+      const op = (await gw.services.store.consoleAccounts.findOperatorByUsername('op'))!;
+      const c = consoleOf(gw);
+      const origin = { remoteAddr: null, requestId: null };
+      await c.audit.record({ role: 'cli', id: null }, 'operator.create', 'op-2fa', { totp: true }, origin);
+      await c.audit.record({ role: 'cli', id: null }, 'operator.test', 'op-2fa', { totp_secret: 'JBSWY3DP' }, origin);
+      const logins = await operator.get('/console/audit?action=login');
+      assert.match(logins.body, /operator <span class="mono">op<\/span>/, 'the username');
+      assert.ok(!logins.body.includes(op.id), 'not the internal id');
+      const created = await operator.get('/console/audit?action=operator.create');
+      assert.ok(created.body.includes('{&quot;totp&quot;:true}'), created.body);
+      const secret = await operator.get('/console/audit?action=operator.test');
+      assert.ok(secret.body.includes('[redacted]') && !secret.body.includes('JBSWY3DP'), 'a secret stays redacted');
+    });
+
+    test('merchants cannot post to operator pages', async () => {
       assert.equal(
         (
           await merchantA.post('/console/merchants', {

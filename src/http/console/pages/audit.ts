@@ -23,7 +23,7 @@ export function registerAuditRoutes(scope: FastifyInstance, deps: ConsoleDeps): 
           ? request.query.action
           : undefined;
       const cursor = typeof request.query.before === 'string' ? CURSOR.exec(request.query.before) : null;
-      const rows = await deps.auditLog.listAudit({
+      const rows = await deps.auditLog.list({
         limit: PAGE_SIZE + 1,
         ...(action && { action }),
         ...(cursor && { before: { at: Number(cursor[1]), id: cursor[2]! } }),
@@ -41,7 +41,7 @@ export function registerAuditRoutes(scope: FastifyInstance, deps: ConsoleDeps): 
           : html`<table><thead><tr><th>${a.at}</th><th class="key">${a.who}</th><th class="key">${a.action}</th><th>${a.target}</th><th>${a.details}</th><th>${a.from}</th></tr></thead><tbody>
             ${entries.map(
               (e) =>
-                html`<tr><td>${formatTime(e.at)}</td><td>${e.actorRole}${e.actorId ? html` <span class="mono">${e.actorId}</span>` : null}</td><td class="mono">${e.action}</td><td class="mono">${e.target ?? ''}</td><td class="mono">${Object.keys(e.details).length > 0 ? JSON.stringify(e.details) : ''}</td><td class="mono">${e.remoteAddr ?? ''}${e.requestId ? html`<br><span class="muted">${e.requestId}</span>` : null}</td></tr>`,
+                html`<tr><td>${formatTime(e.at)}</td><td>${e.actorRole}${e.actorName ? html` <span class="mono">${e.actorName}</span>` : null}</td><td class="mono">${e.action}</td><td class="mono">${e.target ?? ''}</td><td class="mono">${Object.keys(e.details).length > 0 ? JSON.stringify(e.details) : ''}</td><td class="mono">${e.remoteAddr ?? ''}${e.requestId ? html`<br><span class="muted">${e.requestId}</span>` : null}</td></tr>`,
             )}</tbody></table>`
       }</div>
       <nav class="pager">${cursor ? html`<a href="${deps.root}/audit${action ? `?action=${encodeURIComponent(action)}` : ''}">${t.payments.first}</a>` : null}${next ? html`<a rel="next" href="${next}">${t.payments.next}</a>` : null}</nav>`;

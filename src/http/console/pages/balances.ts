@@ -110,7 +110,7 @@ function ledgerBody({ root, t, picker, operator, merchantId, view, rows, beforeS
             : html`<table><thead><tr><th class="num">#</th><th>${t.payments.created}</th><th>${b.kind}</th><th>${b.reasonCol}</th><th class="num key">${t.payments.amount}</th><th class="num key">${t.detail.balanceAfter}</th><th>${b.payment}</th></tr></thead><tbody>
               ${postings.map(
                 (p) =>
-                  html`<tr><td class="num">${p.accountSeq.toString()}</td><td>${formatTime(p.createdAt)}</td><td>${p.entryKind}</td><td>${p.reason ?? ''}</td><td class="num">${ledgerAmount(p.amountMinor, p.currency)}</td><td class="num">${ledgerAmount(p.balanceAfterMinor, p.currency)}</td><td class="mono">${p.transactionId ? html`<a href="${root}/payments/${p.transactionId}">${p.transactionId}</a>` : ''}</td></tr>`,
+                  html`<tr><td class="num">${p.accountSeq.toString()}</td><td>${formatTime(p.createdAt)}</td><td>${p.entryKind}</td><td>${p.reason ?? ''}${p.refundReason ? ` — ${p.refundReason}` : ''}</td><td class="num">${ledgerAmount(p.amountMinor, p.currency)}</td><td class="num">${ledgerAmount(p.balanceAfterMinor, p.currency)}</td><td class="mono">${p.transactionId ? html`<a href="${root}/payments/${p.transactionId}${p.refundId ? '#refunds' : ''}">${p.transactionId}</a>` : ''}</td></tr>`,
               )}</tbody></table>`
         }
         <nav class="pager">${beforeSeq !== undefined ? html`<a href="${root}/balances?${base.toString()}">${t.payments.first}</a>` : null}${next ? html`<a rel="next" href="${next}">${t.payments.next}</a>` : null}</nav>

@@ -1,15 +1,15 @@
-// Notifications, failed first: the page opens on the failed ones (the ones that need a person),
-// with tabs for pending, delivered and all; newest first, keyset pages on (created_at, id) —
-// the same OutboxRepo.list the CLI's `delivery list` uses. Merchants see only their own.
+// Notifications, what needs a person first: the page opens on the failing ones — failed, or
+// pending and retrying after a failed attempt — with tabs for failed, pending, delivered and
+// all; newest first, keyset pages on (created_at, id) — the same OutboxRepo.list the CLI's
+// `delivery list` uses. Merchants see only their own.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { type OutboxStatus } from '../../../domain/outbox-event.ts';
 import { html, raw } from '../../hosted-page/html.ts';
 import { languageOf, scopeOf, sessionOf } from '../console-kit.ts';
 import type { ConsoleDeps } from '../console-deps.ts';
 import { formatTime, sendPage } from '../page-shell.ts';
 import { CONSOLE_TEXTS } from '../texts.ts';
 
-const TABS = ['failed', 'pending', 'delivered', 'all'] as const;
+const TABS = ['attention', 'failed', 'pending', 'delivered', 'all'] as const;
 type Tab = (typeof TABS)[number];
 const PAGE_SIZE = 50;
 const CURSOR = /^(\d{1,16})\.(evt_[A-Za-z0-9_-]{1,64})$/;
@@ -24,7 +24,7 @@ export function registerDeliveryRoutes(scope: FastifyInstance, deps: ConsoleDeps
     const d = t.deliveries;
     const session = sessionOf(request);
     const operator = session.subject.role === 'operator';
-    const tab: Tab = TABS.includes(request.query.status as Tab) ? (request.query.status as Tab) : 'failed';
+    const tab: Tab = TABS.includes(request.query.status as Tab) ? (request.query.status as Tab) : 'attention';
     const cursor = typeof request.query.before === 'string' ? CURSOR.exec(request.query.before) : null;
     // Operators may narrow to one merchant (like `delivery list --merchant`); a merchant is always scoped to itself.
     const asked =
@@ -36,7 +36,7 @@ export function registerDeliveryRoutes(scope: FastifyInstance, deps: ConsoleDeps
     const rows = await outbox.list({
       limit: PAGE_SIZE + 1,
       ...(merchantId !== undefined && { merchantId }),
-      ...(tab !== 'all' && { status: tab as OutboxStatus }),
+      ...(tab !== 'all' && { status: tab }),
       ...(cursor && { before: { createdAt: Number(cursor[1]), id: cursor[2]! } }),
     });
     const events = rows.slice(0, PAGE_SIZE);

@@ -1,13 +1,15 @@
 // The forms on a payment's page: resend a notification, refund, and in sandbox complete the
 // payment. Each route checks the form's CSRF token, reads its fields and calls one use case
 // (ConsolePaymentActions: the API's and the CLI's use cases, audited), then redirects back to
-// the payment with what happened.
+// the payment with what happened. A refund takes two posts: the first shows what it would do
+// (refund-confirm.ts), the second, carrying that page's confirmation token, refunds.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from '../../../domain/errors.ts';
 import { isSandboxOutcome, SANDBOX_OUTCOMES } from '../../../domain/lifecycle.ts';
 import { formBody, formTokenValid, languageOf, remoteOrigin, sessionOf } from '../console-kit.ts';
 import type { ConsoleDeps } from '../console-deps.ts';
 import { sendForbidden } from '../page-shell.ts';
+import { refundConfirmed, sendRefundConfirmation } from './refund-confirm.ts';
 
 type PaymentPost = FastifyRequest<{ Params: { id: string } }>;
 
@@ -42,15 +44,18 @@ export function registerPaymentActionRoutes(scope: FastifyInstance, deps: Consol
   scope.post('/payments/:id/refund', async (request: PaymentPost, reply) => {
     if (!checkForm(request, reply)) return reply;
     const body = formBody(request);
-    const refunded = await deps.paymentActions.refund({
-      ...actor(request),
-      transactionId: request.params.id,
-      form: {
-        amount: typeof body.amount === 'string' ? body.amount.trim().replace(/,/g, '') : '',
-        reason: typeof body.reason === 'string' ? body.reason : null,
-        reference: typeof body.refund_key === 'string' ? body.refund_key : null,
-      },
-    });
+    const form = {
+      amount: typeof body.amount === 'string' ? body.amount.trim().replace(/,/g, '') : '',
+      reason: typeof body.reason === 'string' ? body.reason : null,
+      reference: typeof body.refund_key === 'string' && body.refund_key !== '' ? body.refund_key : null,
+    };
+    const asked = { ...actor(request), transactionId: request.params.id, form };
+    const key = form.reference ?? '';
+    // Without the token of a confirmation page showing exactly this refund, show that page.
+    const named = typeof body.confirm === 'string' ? await deps.paymentActions.previewRefund(asked, false) : undefined;
+    if (!named || !refundConfirmed(deps, request, named, key, body.confirm))
+      return sendRefundConfirmation(deps, request, reply, await deps.paymentActions.previewRefund(asked), key);
+    const refunded = await deps.paymentActions.refund(asked);
     return reply.redirect(
       `${deps.root}/payments/${refunded.transactionId}?done=refunded&refund=${refunded.refundId}#refunds`,
       303,

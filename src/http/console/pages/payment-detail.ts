@@ -16,7 +16,7 @@ import type { ConsoleDeps } from '../console-deps.ts';
 import { csrfField, formatTime, sendPage } from '../page-shell.ts';
 import { CONSOLE_TEXTS, type ConsoleLang, type ConsoleTexts } from '../texts.ts';
 import { ledgerAmount } from './ledger-format.ts';
-import { statePill } from './payment-list.ts';
+import { paymentStatePills, statePill } from './payment-list.ts';
 import { attentionSection, processorSection } from './payment-processor.ts';
 import { refundsSection } from './payment-refunds.ts';
 
@@ -83,10 +83,10 @@ function detailBody(page: DetailPage): SafeHtml {
   const d = t.detail;
   const notice = page.notice;
   return html`<p><a href="${root}/payments">← ${d.back}</a></p>
-      <h1>${d.heading} <span class="mono">${tx.trackid}</span> ${statePill(t, tx.status)}</h1>
+      <h1>${d.heading} <span class="mono">${tx.trackid}</span> ${paymentStatePills(t, tx)}</h1>
       ${notice ? html`<p class="notice" role="status">${notice}</p>` : null}
       ${summarySection(page)}${attentionSection(root, t, tx, story)}
-      ${timelineSection(t, tx, story.transitions)}${processorSection(t, tx, story)}
+      ${timelineSection(t, tx, story)}${processorSection(t, tx, story)}
       ${notificationSection(root, t, tx, story.event, story.attempts, csrf)}
       ${refundsSection(root, t, tx, story.refunds, story.refundEvents, csrf)}
       ${ledgerSection(t, story.entries)}
@@ -101,7 +101,7 @@ function summarySection({ t, lang, tx, operator }: DetailPage): SafeHtml {
         ${row(t.payments.transactionid, html`<span class="mono">${tx.id}</span>`)}
         ${operator ? row(t.payments.merchant, html`<span class="mono">${tx.merchantId}</span>`) : null}
         ${row(t.payments.amount, formatAmount(tx.amountMinor, tx.currency))}
-        ${row(t.payments.state, statePill(t, tx.status))}
+        ${row(t.payments.state, paymentStatePills(t, tx))}
         ${tx.errorCodeTag ? row(d.reason, `${tx.errorCodeTag} — ${tx.errorText ?? ''}`) : null}
         ${row(t.payments.created, formatTime(tx.createdAt))}
         ${row(d.expires, formatTime(tx.expiresAt))}
@@ -117,11 +117,32 @@ function summarySection({ t, lang, tx, operator }: DetailPage): SafeHtml {
       </dl></section>`;
 }
 
-function timelineSection(t: ConsoleTexts, tx: TransactionRecord, transitions: Transition[]): SafeHtml {
+/**
+ * The payment's life in time order: initiated, each transition, then each refund with its amount
+ * (refunds made in the same millisecond in the order of their running total).
+ */
+function timelineSection(t: ConsoleTexts, tx: TransactionRecord, story: PaymentStory): SafeHtml {
   const d = t.detail;
-  return html`<section class="card"><h2>${d.timeline}</h2><div class="scroll"><table><tbody>
+  const refunds = [...story.refunds].sort(
+    (a, b) => a.createdAt - b.createdAt || Number(a.refundedAfterMinor - b.refundedAfterMinor),
+  );
+  const rows: Array<{ at: number; row: SafeHtml }> = [
+    ...story.transitions.map((tr: Transition) => ({
+      at: tr.at,
+      row: html`<tr><td>${formatTime(tr.at)}</td><td>${d.cause[tr.cause] ?? tr.cause}${tr.errorCodeTag ? ` (${tr.errorCodeTag})` : ''}</td><td>${statePill(t, tr.toStatus)}</td></tr>`,
+    })),
+    ...refunds.map((r) => {
+      const full = r.refundedAfterMinor >= tx.amountMinor;
+      return {
+        at: r.createdAt,
+        row: html`<tr><td>${formatTime(r.createdAt)}</td><td><a href="#refunds">${d.refundedEvent(r.id)}</a> · ${formatAmount(r.amountMinor, r.currency)}${r.reason ? ` · ${r.reason}` : ''}</td><td><span class="pill s-${full ? 'refunded' : 'partially-refunded'}">${full ? t.refundStates.full : t.refundStates.partial}</span></td></tr>`,
+      };
+    }),
+  ].sort((a, b) => a.at - b.at);
+  return html`<section class="card"><h2>${d.timeline}</h2><div class="scroll"><table>
+        <thead><tr><th>${t.audit.at}</th><th>${d.whatHappened}</th><th>${t.payments.state}</th></tr></thead><tbody>
         <tr><td>${formatTime(tx.createdAt)}</td><td>${d.initiated}</td><td>${statePill(t, 'PROCESSING')}</td></tr>
-        ${transitions.map((tr) => html`<tr><td>${formatTime(tr.at)}</td><td>${d.cause[tr.cause] ?? tr.cause}${tr.errorCodeTag ? ` (${tr.errorCodeTag})` : ''}</td><td>${statePill(t, tr.toStatus)}</td></tr>`)}
+        ${rows.map((r) => r.row)}
       </tbody></table></div></section>`;
 }
 
@@ -141,7 +162,7 @@ function notificationSection(
               ${row(d.event, html`<span class="mono">${event.id}</span>`)}
               ${row(d.deliveryStatus, html`<span class="pill s-${event.status}">${t.delivery[event.status]}</span>`)}
               ${row(d.series, String(event.series))}
-              ${row(d.attempts, String(event.attempts))}
+              ${row(d.attempts, attemptCount(d, event, attempts))}
               ${event.status === 'pending' ? row(d.nextAttempt, formatTime(event.nextAttemptAt)) : null}
               ${event.lastError ? row(d.lastError, event.lastError) : null}
             </dl>
@@ -154,6 +175,12 @@ function notificationSection(
             </tbody></table></div>
             <form method="post" action="${root}/payments/${tx.id}/resend">${csrfField(csrf)}<button type="submit">${d.resend}</button></form>`
   }</section>`;
+}
+
+/** Every attempt the table lists; a resend's new series restarts the event's own counter. */
+function attemptCount(d: Detail, event: OutboxEvent, attempts: DeliveryAttempt[]): string {
+  const total = String(attempts.length);
+  return attempts.length === event.attempts ? total : `${total} ${d.inThisSeries(event.attempts)}`;
 }
 
 function ledgerSection(t: ConsoleTexts, entries: EntryWithPostings[]): SafeHtml {

@@ -16,6 +16,13 @@ type Query = Record<string, unknown>;
 export const statePill = (t: ConsoleTexts, status: TransactionStatus): SafeHtml =>
   html`<span class="pill s-${status}">${t.states[status]}</span>`;
 
+/** The state and, once money went back, Refunded or Partially refunded beside it. */
+export function paymentStatePills(t: ConsoleTexts, tx: TransactionRecord): SafeHtml {
+  if (tx.refundedMinor === 0n) return statePill(t, tx.status);
+  const full = tx.refundedMinor >= tx.amountMinor;
+  return html`${statePill(t, tx.status)} <span class="pill s-${full ? 'refunded' : 'partially-refunded'}">${full ? t.refundStates.full : t.refundStates.partial}</span>`;
+}
+
 function listUrl(root: string, form: Record<string, string>, before?: string): string {
   const params = new URLSearchParams(Object.entries(form).filter(([, v]) => v !== ''));
   if (before) params.set('before', before);
@@ -73,7 +80,7 @@ function listBody(
           : html`<table><thead><tr><th>${p.created}</th><th class="key">${p.trackid}</th>${operator ? html`<th>${p.merchant}</th>` : null}<th class="num key">${p.amount}</th><th class="key">${p.state}</th><th>${p.email}</th><th>${p.transactionid}</th></tr></thead><tbody>
             ${page.map(
               (tx) =>
-                html`<tr><td>${formatTime(tx.createdAt)}</td><td class="mono"><a href="${root}/payments/${tx.id}">${tx.trackid}</a></td>${operator ? html`<td class="mono">${tx.merchantId}</td>` : null}<td class="num">${formatAmount(tx.amountMinor, tx.currency)}</td><td>${statePill(t, tx.status)}</td><td>${tx.billEmail}</td><td class="mono"><a href="${root}/payments/${tx.id}">${tx.id}</a></td></tr>`,
+                html`<tr><td>${formatTime(tx.createdAt)}</td><td class="mono"><a href="${root}/payments/${tx.id}">${tx.trackid}</a></td>${operator ? html`<td class="mono">${tx.merchantId}</td>` : null}<td class="num">${formatAmount(tx.amountMinor, tx.currency)}</td><td>${paymentStatePills(t, tx)}</td><td>${tx.billEmail}</td><td class="mono"><a href="${root}/payments/${tx.id}">${tx.id}</a></td></tr>`,
             )}</tbody></table>`
       }</div>
       <nav class="pager">${search.before ? html`<a href="${listUrl(root, form)}">${p.first}</a>` : null}${nextCursor ? html`<a rel="next" href="${listUrl(root, form, nextCursor)}">${p.next}</a>` : null}</nav>`;

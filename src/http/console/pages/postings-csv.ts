@@ -20,6 +20,9 @@ const HEADER = [
   'currency',
   'amount',
   'balance_after',
+  // Added after the first nine, so that a reader of those by position is not thrown off.
+  'refundid',
+  'refund_reason',
 ];
 
 async function* csvLines(postings: AsyncIterable<PostingRow>): AsyncGenerator<string> {
@@ -35,6 +38,8 @@ async function* csvLines(postings: AsyncIterable<PostingRow>): AsyncGenerator<st
       p.currency,
       ledgerDecimal(p.amountMinor),
       ledgerDecimal(p.balanceAfterMinor),
+      p.refundId,
+      p.refundReason,
     ]);
   }
 }
