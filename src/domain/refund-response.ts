@@ -28,8 +28,9 @@ export type RefundedPayment = { amountMinor: bigint; trackid: string };
 /**
  * The success answer, built from the stored refund and its payment's fixed fields only, so a
  * replay answers byte for byte what the original did (`refunded_amount`/`refundable_amount` as
- * right after THIS refund). `trackid` is the payment's, as in the refund notification
- * (docs/notifications.md); the request's own `trackid` is the refund's `reference`.
+ * right after THIS refund). `trackid` echoes the request's `trackid` as it always has (merchants'
+ * clients read it back; the WooCommerce plugin sends the billing e-mail there), and is the
+ * payment's own when the request named none; `reference` is the request's `trackid` (docs/api.md).
  */
 export function refundAccepted(r: RefundView, payment: RefundedPayment): RefundResponse {
   return {
@@ -37,7 +38,7 @@ export function refundAccepted(r: RefundView, payment: RefundedPayment): RefundR
     result: 'Success',
     responsecode: '0',
     merchantid: r.merchantId,
-    trackid: payment.trackid,
+    trackid: r.reference ?? payment.trackid,
     transactionid: r.transactionId,
     refundid: r.id,
     reference: r.reference,

@@ -59,7 +59,7 @@ export type RefundRequest = {
 
 export type RefundResponse = GatewayAnswer & {
   merchantid: string | null;
-  /** The payment's trackid (your order reference). */
+  /** The `trackid` you sent, echoed; the payment's trackid (your order reference) when you sent none. */
   trackid: string | null;
   transactionid: string | null;
   refundid: string | null;
