@@ -20,7 +20,8 @@ export const statePill = (t: ConsoleTexts, status: TransactionStatus): SafeHtml 
 export function paymentStatePills(t: ConsoleTexts, tx: TransactionRecord): SafeHtml {
   if (tx.refundedMinor === 0n) return statePill(t, tx.status);
   const full = tx.refundedMinor >= tx.amountMinor;
-  return html`${statePill(t, tx.status)} <span class="pill s-${full ? 'refunded' : 'partially-refunded'}">${full ? t.refundStates.full : t.refundStates.partial}</span>`;
+  // One span around both pills: a phone's table card lays a cell's content out as one table cell.
+  return html`<span class="pills">${statePill(t, tx.status)} <span class="pill s-${full ? 'refunded' : 'partially-refunded'}">${full ? t.refundStates.full : t.refundStates.partial}</span></span>`;
 }
 
 function listUrl(root: string, form: Record<string, string>, before?: string): string {
