@@ -10,10 +10,7 @@
 // key:             the merchant's webhook secret, as for notifications (webhookKey)
 // The `return` in the id's place keeps a return signature from ever equalling a notification's,
 // whose id is an `evt_…`.
-import { timingSafeEqual } from 'node:crypto';
-import { webhookKey, webhookSignature } from './webhooks.ts';
-
-const DEFAULT_TOLERANCE_SECONDS = 300;
+import { checkSigned, keysOf, webhookKey, webhookSignature } from './webhooks.ts';
 
 /** The result parameters the signature covers, in the order they are signed. */
 export const RETURN_SIGNED_PARAMETERS = [
@@ -97,14 +94,8 @@ export function verifyReturn(
   secrets: string | readonly string[],
   options: VerifyReturnOptions = {},
 ): VerifyReturnResult {
-  const list = typeof secrets === 'string' ? [secrets] : [...secrets];
-  if (list.length === 0) return { ok: false, reason: 'no secret given' };
-  const keys: Buffer[] = [];
-  for (const secret of list) {
-    const key = webhookKey(secret);
-    if (!key) return { ok: false, reason: 'malformed secret: expected whsec_<base64>' };
-    keys.push(key);
-  }
+  const keys = keysOf(secrets);
+  if (!Array.isArray(keys)) return keys;
 
   let read: (name: string) => string | undefined;
   try {
@@ -124,26 +115,6 @@ export function verifyReturn(
   if (!signatures.trim()) return { ok: false, reason: 'missing signature parameter' };
   // Digits only: Number() would accept " 1e9" and sign a different text.
   if (!/^\d{1,15}$/.test(timestamp)) return { ok: false, reason: 'malformed ts parameter' };
-  const ts = Number(timestamp);
-  const now = options.nowSeconds ?? Math.floor(Date.now() / 1000);
-  const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
-  // An old ts bounds how long a copied return URL can be replayed.
-  if (ts < now - tolerance) return { ok: false, reason: 'timestamp too old' };
-  if (ts > now + tolerance) return { ok: false, reason: 'timestamp too far in the future' };
-
-  const candidates: Buffer[] = [];
-  for (const item of signatures.split(/\s+/)) {
-    const comma = item.indexOf(',');
-    if (comma >= 0 && item.slice(0, comma) === 'v1') candidates.push(Buffer.from(item.slice(comma + 1)));
-  }
-  if (candidates.length === 0) return { ok: false, reason: 'no v1 signature present' };
-  const content = returnSignedContent(params);
-  let matched = false;
-  for (const key of keys) {
-    const expected = Buffer.from(webhookSignature(key, 'return', timestamp, content));
-    for (const candidate of candidates) {
-      if (candidate.length === expected.length && timingSafeEqual(candidate, expected)) matched = true;
-    }
-  }
-  return matched ? { ok: true, params, timestamp: ts } : { ok: false, reason: 'no signature matched' };
+  const checked = checkSigned(keys, 'return', timestamp, signatures, returnSignedContent(params), options);
+  return checked.ok ? { ok: true, params, timestamp: Number(timestamp) } : checked;
 }

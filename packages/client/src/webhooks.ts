@@ -74,14 +74,8 @@ export function verifyNotification(
   rawBody: string | Uint8Array,
   options: VerifyOptions = {},
 ): VerifyResult {
-  const list = typeof secrets === 'string' ? [secrets] : [...secrets];
-  if (list.length === 0) return { ok: false, reason: 'no secret given' };
-  const keys: Buffer[] = [];
-  for (const secret of list) {
-    const key = webhookKey(secret);
-    if (!key) return { ok: false, reason: 'malformed secret: expected whsec_<base64>' };
-    keys.push(key);
-  }
+  const keys = keysOf(secrets);
+  if (!Array.isArray(keys)) return keys;
 
   const id = single(headers, 'webhook-id');
   const timestamp = single(headers, 'webhook-timestamp');
@@ -92,6 +86,38 @@ export function verifyNotification(
 
   // Digits only: parseInt would accept "1614265330abc" and sign a different string.
   if (!/^\d{1,15}$/.test(timestamp)) return { ok: false, reason: 'malformed webhook-timestamp' };
+  return checkSigned(keys, id, timestamp, signatures, rawBody, options);
+}
+
+/**
+ * The HMAC keys of one secret or several; the failure to answer when there is none or one is
+ * malformed. Shared with return-signature.ts, which signs with the same secrets.
+ */
+export function keysOf(secrets: string | readonly string[]): Buffer[] | { ok: false; reason: string } {
+  const list = typeof secrets === 'string' ? [secrets] : [...secrets];
+  if (list.length === 0) return { ok: false, reason: 'no secret given' };
+  const keys: Buffer[] = [];
+  for (const secret of list) {
+    const key = webhookKey(secret);
+    if (!key) return { ok: false, reason: 'malformed secret: expected whsec_<base64>' };
+    keys.push(key);
+  }
+  return keys;
+}
+
+/**
+ * The checks after the message's own fields were read: `timestamp` (digits, as sent) within the
+ * tolerance, and any `v1` signature in `signatures` equal to the HMAC of `id.timestamp.content`
+ * under any key (constant-time compare). Shared with return-signature.ts.
+ */
+export function checkSigned(
+  keys: readonly Buffer[],
+  id: string,
+  timestamp: string,
+  signatures: string,
+  content: string | Uint8Array,
+  options: VerifyOptions,
+): VerifyResult {
   const ts = Number(timestamp);
   const now = options.nowSeconds ?? Math.floor(Date.now() / 1000);
   const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
@@ -108,7 +134,7 @@ export function verifyNotification(
   if (candidates.length === 0) return { ok: false, reason: 'no v1 signature present' };
   let matched = false;
   for (const key of keys) {
-    const expected = Buffer.from(webhookSignature(key, id, timestamp, rawBody));
+    const expected = Buffer.from(webhookSignature(key, id, timestamp, content));
     for (const candidate of candidates) {
       // timingSafeEqual needs equal lengths; a valid signature's length (44) is public.
       if (candidate.length === expected.length && timingSafeEqual(candidate, expected)) matched = true;
