@@ -11,6 +11,7 @@ import type { Page } from 'playwright-core';
 import { createConsoleServices } from '../../src/app/console/console-services.ts';
 import { deliveryWorker } from '../../src/delivery/delivery-worker.ts';
 import {
+  initiateOn,
   browserSkipReason,
   launchBrowser,
   screenshotsDir,
@@ -170,30 +171,14 @@ describe('web console on a 360 px phone', { skip, timeout: 240_000 }, () => {
   }
 
   async function initiate(trackid: string, amount: string): Promise<string> {
-    const response = await fetch(`${gw.gateway.url}/transaction/s2s`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        merchantid: shop.merchantid,
-        password: shop.password,
-        payment_method: { type: 'THAI_DEBIT' },
-        trackid,
-        bill_currencycode: 'THB',
-        bill_amount: amount,
-        bill_country: 'TH',
-        bill_customerip: '203.0.113.7',
-        bill_email: 'malee.srisuk@example.com',
-        returnUrl: `${receiverUrl}/return`,
-        serverUrl: `${receiverUrl}/notify`,
-        payer_account_no: '1234569012',
-        payer_account_name: 'Malee Srisuk',
-        payer_bank_code: 'SCB',
-        productdesc: 'Order #187 · 2 bags of coffee beans',
-      }),
+    const started = await initiateOn(gw, shop, {
+      trackid,
+      bill_amount: amount,
+      bill_email: 'malee.srisuk@example.com',
+      returnUrl: `${receiverUrl}/return`,
+      serverUrl: `${receiverUrl}/notify`,
     });
-    const json = (await response.json()) as Record<string, string>;
-    assert.equal(json.responsecode, '9', JSON.stringify(json));
-    return json.transactionid!;
+    return started.transactionid!;
   }
 
   /** A live payment's attempt at the processor and its needs-attention item (operators see both). */

@@ -11,6 +11,7 @@ import type { Page } from 'playwright-core';
 import { createConsoleServices } from '../../src/app/console/console-services.ts';
 import { deliveryWorker } from '../../src/delivery/delivery-worker.ts';
 import {
+  initiateOn,
   browserSkipReason,
   launchBrowser,
   screenshotsDir,
@@ -75,29 +76,14 @@ describe('console refunds and notifications at 360 px in Chromium', { skip, time
   });
 
   async function paid(trackid: string, amount: string): Promise<string> {
-    const response = await fetch(`${gw.gateway.url}/transaction/s2s`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        merchantid: shop.merchantid,
-        password: shop.password,
-        payment_method: { type: 'THAI_DEBIT' },
-        trackid,
-        bill_currencycode: 'THB',
-        bill_amount: amount,
-        bill_country: 'TH',
-        bill_customerip: '203.0.113.7',
-        bill_email: 'malee@example.com',
-        returnUrl: `${receiverUrl}/return`,
-        serverUrl: `${receiverUrl}/notify`,
-        payer_account_no: '1234569012',
-        payer_account_name: 'Malee Srisuk',
-        payer_bank_code: 'SCB',
-        productdesc: 'Order · coffee beans',
-      }),
+    const json = await initiateOn(gw, shop, {
+      trackid,
+      bill_amount: amount,
+      bill_email: 'malee@example.com',
+      returnUrl: `${receiverUrl}/return`,
+      serverUrl: `${receiverUrl}/notify`,
+      productdesc: 'Order · coffee beans',
     });
-    const json = (await response.json()) as Record<string, string>;
-    assert.equal(json.responsecode, '9', JSON.stringify(json));
     await gw.gateway.services.complete.execute(json.transactionid!, 'sandbox', { override: 'success' });
     return json.transactionid!;
   }

@@ -13,6 +13,7 @@ import type { Page } from 'playwright-core';
 import { createConsoleServices } from '../../src/app/console/console-services.ts';
 import { deliveryWorker } from '../../src/delivery/delivery-worker.ts';
 import {
+  initiateOn,
   browserSkipReason,
   launchBrowser,
   screenshotsDir,
@@ -114,30 +115,13 @@ describe('web console in Chromium', { skip, timeout: 180_000 }, () => {
     trackid: string,
     amount: string,
   ): Promise<string> {
-    const body = {
-      merchantid: creds.merchantid,
-      password: creds.password,
-      payment_method: { type: 'THAI_DEBIT' },
+    const json = await initiateOn(gw, creds, {
       trackid,
-      bill_currencycode: 'THB',
       bill_amount: amount,
-      bill_country: 'TH',
-      bill_customerip: '203.0.113.7',
       bill_email: 'malee@example.com',
       returnUrl: `${receiver.url}/return`,
       serverUrl: `${receiver.url}/notify`,
-      payer_account_no: '1234569012',
-      payer_account_name: 'Malee Srisuk',
-      payer_bank_code: 'SCB',
-      productdesc: 'Order #187 · 2 bags of coffee beans',
-    };
-    const response = await fetch(`${gw.gateway.url}/transaction/s2s`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
     });
-    const json = (await response.json()) as Record<string, string>;
-    assert.equal(json.responsecode, '9', JSON.stringify(json));
     return json.transactionid!;
   }
 

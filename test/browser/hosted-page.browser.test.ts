@@ -8,6 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import {
+  initiateOn,
   addShop,
   browserSkipReason,
   launchBrowser,
@@ -47,30 +48,12 @@ describe('hosted page in Chromium', { skip, timeout: 120_000 }, () => {
     overrides: Record<string, unknown>,
   ): Promise<{ redirectUrl: string; transactionid: string; trackid: string }> {
     const body = {
-      merchantid: creds.merchantid,
-      password: creds.password,
-      payment_method: { type: 'THAI_DEBIT' },
       trackid: `web-${Math.random().toString(36).slice(2, 10)}`,
-      bill_currencycode: 'THB',
-      bill_amount: '1000.00',
-      bill_country: 'TH',
-      bill_customerip: '203.0.113.7',
-      bill_email: 'buyer@example.com',
       returnUrl: `${merchant.url}/return?order=187`,
       serverUrl: `${merchant.url}/notify`,
-      payer_account_no: '1234569012',
-      payer_account_name: 'Malee Srisuk',
-      payer_bank_code: 'SCB',
-      productdesc: 'Order #187 · 2 bags of coffee beans',
       ...overrides,
     };
-    const response = await fetch(`${gw.gateway.url}/transaction/s2s`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    const json = (await response.json()) as Record<string, string>;
-    assert.equal(json.responsecode, '9', JSON.stringify(json));
+    const json = await initiateOn(gw, creds, body);
     assert.ok(
       json.redirectUrl!.startsWith(`${gw.gateway.url}/transaction/Redirect?ID=`),
       'the redirectUrl points at the listening server',

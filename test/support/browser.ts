@@ -1,6 +1,7 @@
 // Browser-test plumbing: Debian's Chromium through playwright-core (never a downloaded
 // browser), a really listening gateway whose PUBLIC_BASE_URL is its own address, and a
 // tiny merchant site on 127.0.0.1 that records where customers land.
+import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
@@ -108,6 +109,41 @@ async function freePort(): Promise<number> {
   const port = typeof address === 'object' && address ? address.port : 0;
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
+}
+
+/**
+ * Starts a payment on a listening gateway as the shop's server would (POST /transaction/s2s over
+ * HTTP) and answers its JSON, asserted to be a started payment. The body is the docs' screenshot
+ * order (Malee Srisuk's SCB account, 1,000.00 THB, two bags of coffee beans) unless overridden;
+ * `returnUrl` and `serverUrl` point at the test's own servers.
+ */
+export async function initiateOn(
+  gw: ListeningGateway,
+  creds: { merchantid: string; password: string },
+  fields: { trackid: string; returnUrl: string; serverUrl: string } & Record<string, unknown>,
+): Promise<Record<string, string>> {
+  const response = await fetch(`${gw.gateway.url}/transaction/s2s`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      merchantid: creds.merchantid,
+      password: creds.password,
+      payment_method: { type: 'THAI_DEBIT' },
+      bill_currencycode: 'THB',
+      bill_amount: '1000.00',
+      bill_country: 'TH',
+      bill_customerip: '203.0.113.7',
+      bill_email: 'buyer@example.com',
+      payer_account_no: '1234569012',
+      payer_account_name: 'Malee Srisuk',
+      payer_bank_code: 'SCB',
+      productdesc: 'Order #187 · 2 bags of coffee beans',
+      ...fields,
+    }),
+  });
+  const json = (await response.json()) as Record<string, string>;
+  assert.equal(json.responsecode, '9', JSON.stringify(json));
+  return json;
 }
 
 export type ListeningGateway = {
