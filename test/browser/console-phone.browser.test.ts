@@ -19,6 +19,7 @@ import {
   type Browser,
   type ListeningGateway,
 } from '../support/browser.ts';
+import { insertAttempt } from '../support/processor-rows.ts';
 
 const IMAGES = screenshotsDir();
 const PHONE = { width: 360, height: 740 };
@@ -185,27 +186,14 @@ describe('web console on a 360 px phone', { skip, timeout: 240_000 }, () => {
   async function addProcessorSide(transactionid: string): Promise<void> {
     const { services } = gw.gateway;
     const now = Date.now();
-    await services.store.processorAttempts.insert({
+    await insertAttempt(services.store, transactionid, {
       reference: 'KBQR00000000190',
-      transactionId: transactionid,
-      connector: 'kbank',
-      kind: 'qr',
-      attempt: 1,
       state: 'paid',
-      stateAt: now,
-      qrPayload: '00020101021230',
-      expiresAt: now + 600_000,
       accountName: 'Siam Coffee Roasters',
-      issuer: 'KBANK',
       processorTxnNo: 'KB-2026-0190',
       paidAmountMinor: 5_000_000n,
       paidAt: now,
-      refundId: null,
-      parentReference: null,
-      lastError: null,
-      nextCheckAt: null,
       checks: 1,
-      createdAt: now,
     });
     for (const [id, resolved] of [
       ['att_phone190', false],

@@ -21,6 +21,7 @@ import {
   type Browser,
   type ListeningGateway,
 } from '../support/browser.ts';
+import { insertAttempt } from '../support/processor-rows.ts';
 
 const IMAGES = screenshotsDir();
 const MOBILE = { width: 360, height: 740 };
@@ -255,27 +256,14 @@ describe('web console in Chromium', { skip, timeout: 180_000 }, () => {
     const { services } = gw.gateway;
     const transactionid = await initiate(shop, 'order-190', '500.00');
     const now = Date.now();
-    await services.store.processorAttempts.insert({
+    await insertAttempt(services.store, transactionid, {
       reference: 'KBQR00000000190',
-      transactionId: transactionid,
-      connector: 'kbank',
-      kind: 'qr',
-      attempt: 1,
       state: 'paid',
-      stateAt: now,
-      qrPayload: '00020101021230',
-      expiresAt: now + 600_000,
       accountName: 'Siam Coffee Roasters',
-      issuer: 'KBANK',
       processorTxnNo: 'KB-2026-0190',
       paidAmountMinor: 5_000_000n,
       paidAt: now,
-      refundId: null,
-      parentReference: null,
-      lastError: null,
-      nextCheckAt: null,
       checks: 1,
-      createdAt: now,
     });
     await services.store.attention.raise({
       id: 'att_browser190',
