@@ -63,6 +63,20 @@ export type ProcessorPaymentStatus = {
   currency: string | null;
   /** The processor's merchant id on the answer (the caller compares it with its own). */
   processorMerchantId: string | null;
+  /**
+   * Who paid, as the processor reports it once paid (SCB does; KBank does not: null). The
+   * payer check (domain/payer-check.ts) compares it with the payer the merchant named.
+   */
+  payer: ReportedPayer | null;
+};
+
+/** The paying account as a processor reports it: any field may be missing; the account may be masked. */
+export type ReportedPayer = {
+  /** The sending bank's three-digit Bank of Thailand code ("014"). */
+  bankCode: string | null;
+  /** The account number as reported: digits, possibly masked ("xxx-x-x1234-x") or with separators. */
+  accountNumber: string | null;
+  name: string | null;
 };
 
 /** What a cancel found: closed now, already paid (the caller confirms by query), or final otherwise. */

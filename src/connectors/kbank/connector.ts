@@ -175,6 +175,8 @@ export function createKbankConnector(settings: KbankSettings, options: KbankConn
       paidAmountMinor: paid ? inquiry.amountMinor : null,
       currency: inquiry.currency,
       processorMerchantId: inquiry.merchantId,
+      // KBank's inquiry does not say who paid: the payer check stays `unknown`.
+      payer: null,
     };
   }
 
