@@ -55,8 +55,10 @@ export type Config = {
   retryLadderMs: number[];
   deliveryTimeoutMs: number;
   deliveryConcurrency: number;
-  /** At most this many notifications in flight to one origin (scheme://host:port) per instance. */
+  /** Notifications in flight to one origin (scheme://host:port) per instance at first: its window's floor. */
   deliveryPerHostConcurrency: number;
+  /** A healthy origin's window grows up to this many (delivery/origin-window.ts). */
+  deliveryPerHostMaxConcurrency: number;
   /** Fallback poll for due deliveries (new events also wake the worker directly). */
   deliveryPollIntervalMs: number;
   /** How long a claimed delivery stays owned by an instance that stops answering (crash). */

@@ -26,6 +26,20 @@ describe('configuration', () => {
     assert.throws(() => loadConfig({ SHED_DELAY: 'later' }), /SHED_DELAY/);
   });
 
+  test('DELIVERY_PER_HOST_MAX_CONCURRENCY: 32 by default (or the floor when higher), never below the floor', () => {
+    const defaults = loadConfig({});
+    assert.equal(defaults.deliveryConcurrency, 64);
+    assert.equal(defaults.deliveryPerHostConcurrency, 4);
+    assert.equal(defaults.deliveryPerHostMaxConcurrency, 32);
+    assert.equal(loadConfig({ DELIVERY_PER_HOST_CONCURRENCY: '48' }).deliveryPerHostMaxConcurrency, 48);
+    const fixed = loadConfig({ DELIVERY_PER_HOST_CONCURRENCY: '2', DELIVERY_PER_HOST_MAX_CONCURRENCY: '2' });
+    assert.equal(fixed.deliveryPerHostMaxConcurrency, 2);
+    assert.throws(
+      () => loadConfig({ DELIVERY_PER_HOST_CONCURRENCY: '8', DELIVERY_PER_HOST_MAX_CONCURRENCY: '4' }),
+      /DELIVERY_PER_HOST_MAX_CONCURRENCY="4" must be a whole number from 8 to 1024/,
+    );
+  });
+
   test('RETURN_WAIT_FOR_NOTIFICATION: 5 s by default, 0 disables, at most 60 s', () => {
     assert.equal(loadConfig({}).returnWaitForNotificationMs, 5000);
     assert.equal(loadConfig({ RETURN_WAIT_FOR_NOTIFICATION: '0' }).returnWaitForNotificationMs, 0);

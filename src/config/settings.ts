@@ -84,15 +84,20 @@ export function readDelivery(
   | 'deliveryTimeoutMs'
   | 'deliveryConcurrency'
   | 'deliveryPerHostConcurrency'
+  | 'deliveryPerHostMaxConcurrency'
   | 'deliveryPollIntervalMs'
   | 'deliveryLeaseMs'
   | 'deliveryWorker'
   | 'deliveryJitterPercent'
 > {
+  const perHost = r.int('DELIVERY_PER_HOST_CONCURRENCY', 4, 1, 1024);
+  // The window of a healthy origin grows up to this (delivery/origin-window.ts); never below the floor.
+  const perHostMax = r.int('DELIVERY_PER_HOST_MAX_CONCURRENCY', Math.max(32, perHost), perHost, 1024);
   return {
     deliveryTimeoutMs: r.duration('DELIVERY_TIMEOUT', '10s', 10, 120_000),
-    deliveryConcurrency: r.int('DELIVERY_CONCURRENCY', 16, 1, 1024),
-    deliveryPerHostConcurrency: r.int('DELIVERY_PER_HOST_CONCURRENCY', 4, 1, 1024),
+    deliveryConcurrency: r.int('DELIVERY_CONCURRENCY', 64, 1, 1024),
+    deliveryPerHostConcurrency: perHost,
+    deliveryPerHostMaxConcurrency: perHostMax,
     deliveryPollIntervalMs: r.duration('DELIVERY_POLL_INTERVAL', '1s', 10, 600_000),
     deliveryLeaseMs: r.duration('DELIVERY_LEASE', '60s', 1000, 3_600_000),
     deliveryWorker: r.bool('DELIVERY_WORKER', true),

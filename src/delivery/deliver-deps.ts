@@ -31,8 +31,10 @@ export type { FinalisedListener };
 export type DeliverySettings = {
   /** Sends in flight at most. */
   concurrency: number;
-  /** Sends in flight to one origin at most. */
+  /** Sends in flight to one origin at first, and whatever it answers (its window's floor). */
   perHostConcurrency: number;
+  /** Sends in flight to one origin at most, once its healthy answers have grown its window. */
+  perHostMaxConcurrency: number;
   leaseMs: number;
   timeoutMs: number;
   pollIntervalMs: number;
@@ -82,6 +84,7 @@ export function deliveryDepsFrom(services: Services, instanceId: string, logger:
     settings: {
       concurrency: config.deliveryConcurrency,
       perHostConcurrency: config.deliveryPerHostConcurrency,
+      perHostMaxConcurrency: config.deliveryPerHostMaxConcurrency,
       leaseMs: config.deliveryLeaseMs,
       timeoutMs: config.deliveryTimeoutMs,
       pollIntervalMs: config.deliveryPollIntervalMs,

@@ -1,12 +1,12 @@
 // The events this instance has leased, per origin, and the send slots they start in.
 //
-// - Fairness: at most `deliveryConcurrency` sends in flight, and at most
-//   `deliveryPerHostConcurrency` to one origin, so one slow merchant endpoint cannot occupy every
-//   slot. A slot is free as soon as its HTTP exchange ends; recording the attempt is group
+// - Fairness: at most `deliveryConcurrency` sends in flight, and at most the origin's window
+//   (origin-window.ts: from `perHostConcurrency` up to `perHostMaxConcurrency`, growing while it
+//   answers healthily) to one origin, so one slow merchant endpoint cannot occupy every slot. A slot is free as soon as its HTTP exchange ends; recording the attempt is group
 //   committed (attempt-recorder.ts) and does not hold a slot, so the batches grow with the load
 //   instead of the sends waiting for each commit. What this instance holds at once (queued,
 //   sending and not yet recorded) is bounded by `deliveryConcurrency` × MAX_ROUNDS_AHEAD.
-// - Lease ahead: a claim may lease several rounds of an origin's per-host cap (its depth). What
+// - Lease ahead: a claim may lease several rounds of an origin's window (its depth). What
 //   cannot start at once waits in that origin's queue here and starts the moment one of its sends
 //   ends, without a claim (a claim is a commit) between two sends. The depth follows the origin's
 //   pace: PREFETCH_ROUNDS rounds until its sends have been timed, then as many rounds (MIN_ROUNDS
@@ -18,8 +18,9 @@
 import type { Logger } from 'pino';
 import type { OutboxEvent } from '../domain/outbox-event.ts';
 import type { DeliverySettings } from './deliver-deps.ts';
+import { OriginWindows, type ExchangeHealth } from './origin-window.ts';
 
-/** Events of one origin leased at most, until its pace is known: this many times its per-host cap. */
+/** Events of one origin leased at most, until its pace is known: this many times its window. */
 const PREFETCH_ROUNDS = 4;
 /** Bounds on the rounds leased ahead once the pace is known. */
 const MIN_ROUNDS = 2;
@@ -28,13 +29,13 @@ const MAX_ROUNDS_AHEAD = 16;
 const MAX_PACES = 10_000;
 /**
  * How long an origin's send slot stays taken after an attempt that got no HTTP answer (refused,
- * unreachable, timed out): with the per-host cap of 4, a dead endpoint gets at most 16 attempts
+ * unreachable, timed out): with the window's floor of 4, a dead endpoint gets at most 16 attempts
  * a second, whatever its backlog (see #launch).
  */
 export const UNREACHABLE_HOLD_MS = 250;
 
-/** Makes one attempt; calls `sent` once its HTTP exchange is over (`answered`: an HTTP answer came). */
-export type SendOne = (event: OutboxEvent, sent: (latencyMs: number, answered: boolean) => void) => Promise<void>;
+/** Makes one attempt; calls `sent` once its HTTP exchange is over, saying how it went. */
+export type SendOne = (event: OutboxEvent, sent: (latencyMs: number, health: ExchangeHealth) => void) => Promise<void>;
 
 /** What the queues tell the claim loop. */
 export type QueueEvents = {
@@ -49,7 +50,7 @@ export type QueueEvents = {
 };
 
 export type OriginQueuesParts = {
-  settings: Pick<DeliverySettings, 'concurrency' | 'perHostConcurrency' | 'leaseMs'>;
+  settings: Pick<DeliverySettings, 'concurrency' | 'perHostConcurrency' | 'perHostMaxConcurrency' | 'leaseMs'>;
   now: () => number;
   send: SendOne;
   /** Gives leases back to the store (this instance's). */
@@ -73,10 +74,18 @@ export class OriginQueues {
   readonly #holds = new Set<Promise<void>>();
   /** Recent milliseconds per HTTP exchange, per origin (moving average). */
   readonly #pace = new Map<string, number>();
+  /** Sends in flight each origin may have now. */
+  readonly #windows: OriginWindows;
   #stopping = false;
 
   constructor(parts: OriginQueuesParts) {
     this.#parts = parts;
+    this.#windows = new OriginWindows(parts.settings.perHostConcurrency, parts.settings.perHostMaxConcurrency);
+  }
+
+  /** Sends `origin` may have in flight now (its window). */
+  window(origin: string): number {
+    return this.#windows.size(origin);
   }
 
   get inFlight(): number {
@@ -126,7 +135,8 @@ export class OriginQueues {
 
   /** Events of `origin` to hold at most (sending + queued): see "Lease ahead" at the top. */
   depth(origin: string): number {
-    const { perHostConcurrency: cap, leaseMs } = this.#parts.settings;
+    const { leaseMs } = this.#parts.settings;
+    const cap = this.#windows.size(origin);
     const pace = this.#pace.get(origin);
     if (pace === undefined) return cap * PREFETCH_ROUNDS;
     return cap * Math.max(MIN_ROUNDS, Math.min(MAX_ROUNDS_AHEAD, Math.floor(leaseMs / 4 / Math.max(1, pace))));
@@ -151,13 +161,13 @@ export class OriginQueues {
   /** Starts queued events wherever both a global and an origin slot are free, origins in turn. */
   startQueued(): void {
     if (this.#stopping) return;
-    const { concurrency, perHostConcurrency: cap, leaseMs } = this.#parts.settings;
+    const { concurrency, leaseMs } = this.#parts.settings;
     let started = true;
     while (started && this.#queuedCount > 0 && this.#sending < concurrency) {
       started = false;
       for (const [origin, queue] of this.#queued) {
         if (this.#sending >= concurrency) return;
-        if ((this.#perOrigin.get(origin) ?? 0) >= cap) continue;
+        if ((this.#perOrigin.get(origin) ?? 0) >= this.#windows.size(origin)) continue;
         const next = queue.shift()!;
         this.#queuedCount--;
         // Round robin: this origin goes to the back (or away when its queue is empty).
@@ -191,7 +201,8 @@ export class OriginQueues {
     // is kept a little longer (UNREACHABLE_HOLD_MS): a dead endpoint refuses at once, and
     // without the pause its backlog's attempts would run as fast as the CPU allows, taking time
     // from every other merchant's payments and notifications. Every attempt is still made and
-    // stored; a dead endpoint only gets at most per-host-cap attempts per pause.
+    // stored; a dead endpoint only gets at most its window's floor of attempts per pause (no
+    // answer shrinks the window to the floor, origin-window.ts).
     let sendingHeld = true;
     let originHeld = true;
     const releaseOrigin = () => {
@@ -220,9 +231,10 @@ export class OriginQueues {
         this.startQueued();
       } else releaseOrigin();
     };
-    const sent = (latencyMs: number, answered: boolean) => {
+    const sent = (latencyMs: number, health: ExchangeHealth) => {
       this.#timed(origin, latencyMs);
-      freeOrigin(answered ? 0 : UNREACHABLE_HOLD_MS);
+      this.#windows.exchanged(origin, health);
+      freeOrigin(health === 'unreachable' ? UNREACHABLE_HOLD_MS : 0);
     };
     const done = this.#parts
       .send(event, sent)

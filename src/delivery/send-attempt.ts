@@ -9,6 +9,7 @@ import type { AttemptTransition, OutboxEvent } from '../domain/outbox-event.ts';
 import type { DeliveryDeps } from './deliver-deps.ts';
 import type { Resolver } from './guarded-lookup.ts';
 import { NotificationSender, type SendOutcome } from './http-sender.ts';
+import { healthOfStatus, type ExchangeHealth } from './origin-window.ts';
 import { OpenedSecrets, signingSecrets } from '../domain/signing-secrets.ts';
 import { notificationHeaders } from './notification-request.ts';
 import { nextTransition, type AttemptResult, type ScheduleOptions } from './retry-schedule.ts';
@@ -63,11 +64,11 @@ export class SendAttempt {
   }
 
   /** Makes one attempt of `event`; `sent` is called once its HTTP exchange is over, before the record. */
-  async deliver(event: OutboxEvent, sent: (latencyMs: number, answered: boolean) => void): Promise<void> {
+  async deliver(event: OutboxEvent, sent: (latencyMs: number, health: ExchangeHealth) => void): Promise<void> {
     const { deps, owner } = this.#parts;
     const startedAt = deps.now();
     const outcome = await this.#send(event, startedAt);
-    sent(outcome.latencyMs, outcome.kind !== 'error');
+    sent(outcome.latencyMs, outcome.kind === 'error' ? 'unreachable' : healthOfStatus(outcome.status));
 
     const result: AttemptResult =
       outcome.kind === 'response'

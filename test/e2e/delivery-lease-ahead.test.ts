@@ -32,6 +32,7 @@ for (const { dialect, skip } of await testDialects()) {
       d = await startDeliveryGateway(dialect, {
         DELIVERY_CONCURRENCY: '8',
         DELIVERY_PER_HOST_CONCURRENCY: '2',
+        DELIVERY_PER_HOST_MAX_CONCURRENCY: '2', // a fixed window: what is counted here is lease-ahead
         DELIVERY_TIMEOUT: '10s',
         DELIVERY_LEASE: '30s',
       });
@@ -109,6 +110,7 @@ for (const { dialect, skip } of await testDialects()) {
           DELIVERY_POLL_INTERVAL: '10m',
           DELIVERY_CONCURRENCY: '4',
           DELIVERY_PER_HOST_CONCURRENCY: '2',
+          DELIVERY_PER_HOST_MAX_CONCURRENCY: '2', // a fixed window: what is counted here is lease-ahead
         });
         const worker = new DeliveryWorker(gw.services, createLogger('silent'));
         try {
