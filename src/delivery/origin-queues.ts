@@ -2,8 +2,9 @@
 //
 // - Fairness: at most `deliveryConcurrency` sends in flight, and at most the origin's window
 //   (origin-window.ts: from `perHostConcurrency` up to `perHostMaxConcurrency`, growing while it
-//   answers healthily) to one origin, so one slow merchant endpoint cannot occupy every slot. A slot is free as soon as its HTTP exchange ends; recording the attempt is group
-//   committed (attempt-recorder.ts) and does not hold a slot, so the batches grow with the load
+//   answers healthily) to one origin, so one slow merchant endpoint cannot occupy every slot. A
+//   slot is free as soon as its HTTP exchange ends; recording the attempt is group committed
+//   (attempt-recorder.ts) and does not hold a slot, so the batches grow with the load
 //   instead of the sends waiting for each commit. What this instance holds at once (queued,
 //   sending and not yet recorded) is bounded by `deliveryConcurrency` × MAX_ROUNDS_AHEAD.
 // - Lease ahead: a claim may lease several rounds of an origin's window (its depth). What
