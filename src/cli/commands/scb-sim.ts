@@ -47,8 +47,7 @@ function gatewayEnvLines(sim: ScbSim, confirmPathToken: string): string {
 
 export const scbSimCommands: Record<string, Command> = {
   'scb-sim': {
-    summary:
-      'development: a local SCB QR30 simulator (token, QR create, inquiry, confirmations, /__sim; Ctrl-C stops)',
+    summary: 'development: a local SCB QR30 simulator (token, QR create, inquiry, confirmations, /__sim; Ctrl-C stops)',
     usage:
       '[--port 8788] [--host 127.0.0.1] [--confirm-url <url>] [--api-key <key>] [--api-secret <secret>] ' +
       '[--biller-id <15 digits>] [--ref3-prefix <ABC>] [--seed <text>] [--now <iso>] [--real-clock] ' +
