@@ -10,6 +10,7 @@ import { ConsoleMerchantAdmin } from '../app/console/merchant-admin.ts';
 import { ConsolePaymentActions } from '../app/console/payment-actions.ts';
 import { ConsolePaymentReads } from '../app/console/payment-reads.ts';
 import { LedgerOperations } from '../app/ledger-operations.ts';
+import { RecordTransferRefund } from '../app/record-transfer-refund.ts';
 import type { Services } from '../app/services.ts';
 import type { ConsoleDeps } from '../http/console/console-deps.ts';
 
@@ -42,6 +43,11 @@ export function consoleDepsFrom(services: Services, config: Config): ConsoleDeps
       payments,
       store,
       refund: services.refund,
+      recordTransfer: new RecordTransferRefund({
+        refund: services.refund,
+        payments: store.payments,
+        audit: core.audit,
+      }),
       complete: services.complete,
       audit: core.audit,
       sandbox: config.mode === 'sandbox',
