@@ -10,7 +10,6 @@ import { ConsoleMerchantAdmin } from '../app/console/merchant-admin.ts';
 import { ConsolePaymentActions } from '../app/console/payment-actions.ts';
 import { ConsolePaymentReads } from '../app/console/payment-reads.ts';
 import { LedgerOperations } from '../app/ledger-operations.ts';
-import { RecordTransferRefund } from '../app/record-transfer-refund.ts';
 import type { Services } from '../app/services.ts';
 import type { ConsoleDeps } from '../http/console/console-deps.ts';
 
@@ -43,11 +42,7 @@ export function consoleDepsFrom(services: Services, config: Config): ConsoleDeps
       payments,
       store,
       refund: services.refund,
-      recordTransfer: new RecordTransferRefund({
-        refund: services.refund,
-        payments: store.payments,
-        audit: core.audit,
-      }),
+      recordTransfer: services.recordTransfer,
       complete: services.complete,
       audit: core.audit,
       sandbox: config.mode === 'sandbox',

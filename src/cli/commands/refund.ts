@@ -1,8 +1,7 @@
 // refund list | show — the refunds merchants made through POST /transaction/refund;
 // refund record — a refund the merchant ALREADY paid by bank transfer, recorded through
 // app/record-transfer-refund.ts (the console's form writes the same rows and audit entry).
-import { ConsoleAudit } from '../../app/console/console-audit.ts';
-import { CLI_RECORDER, RecordTransferRefund } from '../../app/record-transfer-refund.ts';
+import { CLI_RECORDER } from '../../app/record-transfer-refund.ts';
 import { resolveSecretKey } from '../../bootstrap.ts';
 import { createServices } from '../../compose/services.ts';
 import { GatewayError } from '../../domain/errors.ts';
@@ -55,12 +54,7 @@ export const refundCommands: Record<string, Command> = {
       });
       const key = resolveSecretKey(ctx.config);
       const outcome = await withStore(ctx, async (store) => {
-        const services = createServices(ctx.config, store, key);
-        const recorded = await new RecordTransferRefund({
-          refund: services.refund,
-          payments: store.payments,
-          audit: new ConsoleAudit(store.consoleAccounts, Date.now),
-        }).record({
+        const recorded = await createServices(ctx.config, store, key).recordTransfer.record({
           merchantId: values.merchant!,
           transactionId: values.transaction!.toLowerCase(),
           amount: values.amount!,
