@@ -120,10 +120,11 @@ for (const { dialect, skip } of await testDialects()) {
       assert.equal(refund!.reason, 'paid back by the shop');
       assert.equal(after1.refundedMinor, 400_0000n);
       assert.equal(after1.balance, start.balance - 400_0000n, "the refund comes off the merchant's balance");
+      const trackid = (await gw.services.transactions.findById(shop.merchantid, id))!.trackid;
       assert.deepEqual(after1.entries, [
         {
           idempotency_key: `refund:${refund!.id}`,
-          reason: `refund ${refund!.id} of payment ${(await gw.services.transactions.findById(shop.merchantid, id))!.trackid} (paid by bank transfer FT24015ABC123)`,
+          reason: `refund ${refund!.id} of payment ${trackid} (paid by bank transfer FT24015ABC123)`,
         },
       ]);
       const entry = await gw.services.ledger.findEntryByIdempotencyKey(`refund:${refund!.id}`);
@@ -213,7 +214,8 @@ for (const { dialect, skip } of await testDialects()) {
         () => record(id, '150.00', 'FT-SAME-1'),
         'IDEMPOTENCY_KEY_REUSED',
         new RegExp(
-          `transfer_reference FT-SAME-1 was already recorded for this payment, as a refund of 100\\.00 THB \\(${first.refund.id}\\)`,
+          'transfer_reference FT-SAME-1 was already recorded for this payment, ' +
+            `as a refund of 100\\.00 THB \\(${first.refund.id}\\)`,
         ),
       );
     });

@@ -178,7 +178,7 @@ for (const { dialect, skip } of await testDialects()) {
       assert.equal((await audited(id)).length, 1);
     });
 
-    test("CSRF and scope: a forged post is 403, another merchant's payment 404, an operator records for any", async () => {
+    test("CSRF and scope: forged 403, another merchant's payment 404, an operator records for any", async () => {
       const id = await payment(shop, '300.00', 'success');
       const forged = await record(merchant, id, {
         ...(await fill(merchant, id, { amount: '10', transfer_reference: 'FT-F' })),
