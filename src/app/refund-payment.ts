@@ -9,7 +9,11 @@
 //      other then still refund once.
 //   2. checks that need no lock, for a quick and clear answer (unknown payment, wrong currency,
 //      not SUCCESS, more than refundable, merchant balance too low);
-//   3. the processor connector (sandbox: always accepts), outside any database transaction;
+//   3. the processor connector (sandbox: always accepts), outside any database transaction; a
+//      connector that declares it cannot refund (capabilities.refunds 'none') is not asked: the
+//      refusal names the way that remains (domain/transfer-refund.ts). A refund the merchant already
+//      paid by bank transfer skips this step: the transfer's reference stands in for the processor's
+//      (`route` of execute; app/record-transfer-refund.ts, docs/api.md "Refunds the processor cannot make");
 //   4. ONE database transaction: lock the payment row, check again (a concurrent refund may have
 //      won meanwhile), store the refund, move the payment's running total, post the ledger entry
 //      (merchant payout − amount, clearing + amount; refused on overdraft) and write the signed
@@ -22,7 +26,8 @@ import { currencyExponent, formatMinor } from '../domain/money.ts';
 import type { NormalisedRefund } from '../domain/refund-request.ts';
 import { refundAccepted, refundNotificationBody } from '../domain/refund-response.ts';
 import type { RefundResponse } from '../domain/wire/refund.ts';
-import { derivedKeyStillHolds, type RefundRecord } from '../domain/refund.ts';
+import { BANK_TRANSFER, derivedKeyStillHolds, paidByTransfer, type RefundRecord } from '../domain/refund.ts';
+import { processorCannotRefund, TRANSFER_REFERENCE_FIELD } from '../domain/transfer-refund.ts';
 import type { TransactionRecord } from '../domain/transaction.ts';
 import type { LedgerReads, PaymentStore, RefundReads, Store, UnitOfWork } from './ports/store.ts';
 import type { ProcessorAttemptStore } from './ports/processor-store.ts';
@@ -45,6 +50,16 @@ export type RefundPaymentDeps = {
 
 export type RefundOutcome = { response: RefundResponse; replayed: boolean; refund: RefundRecord };
 
+/**
+ * How a refund's money reaches the payer: through the processor connector (the API, the console's
+ * Refund), or by a bank transfer the merchant already made, whose reference is recorded in place of
+ * the processor's step. Everything else — the checks, the locked re-check, the refund row, the
+ * ledger entry, the notification — is the same code for both.
+ */
+export type RefundRoute = { by: 'processor' } | { by: 'bank_transfer'; transferReference: string };
+
+const AT_PROCESSOR: RefundRoute = { by: 'processor' };
+
 const notFound = () =>
   new GatewayError('NOT_FOUND', 'No transaction with that transactionid exists for this merchant.');
 
@@ -60,32 +75,61 @@ export class RefundPayment {
     return 'content:' + fingerprint(this.#deps.key, refundContent('refund-key', merchantId, input));
   }
 
-  async execute(merchantId: string, input: NormalisedRefund): Promise<RefundOutcome> {
+  /**
+   * A refund by `route`: at the processor (the default), or recorded as paid by bank transfer. A
+   * recorded transfer is keyed by its payment and reference, so recording it again answers the
+   * first refund and a different amount under the same reference is refused.
+   */
+  async execute(
+    merchantId: string,
+    input: NormalisedRefund,
+    route: RefundRoute = AT_PROCESSOR,
+  ): Promise<RefundOutcome> {
     const { payments, refunds, ledger, key } = this.#deps;
-    const requestHash = fingerprint(key, refundContent('refund', merchantId, input));
+    const byTransfer = route.by === 'bank_transfer' ? route.transferReference : null;
+    const requestHash = fingerprint(
+      key,
+      byTransfer === null
+        ? refundContent('refund', merchantId, input)
+        : JSON.stringify([
+            'transfer-refund',
+            merchantId,
+            input.transactionId,
+            input.amountMinor.toString(),
+            input.currency,
+          ]),
+    );
 
-    const { idempotencyKey, earlier } = await this.#currentKey(merchantId, input);
+    const { idempotencyKey, earlier } =
+      byTransfer === null
+        ? await this.#currentKey(merchantId, input)
+        : await this.#transferKey(merchantId, input.transactionId, byTransfer);
     if (earlier) return this.#replay(earlier, requestHash);
 
     const payment = await payments.findById(merchantId, input.transactionId);
     if (!payment) throw notFound();
     checkRefundable(payment, input);
+    if (byTransfer === null) refusedByCapability(this.#deps.connector());
     const available = await ledger.balance(payoutAccount(merchantId, payment.currency));
     if (available < input.amountMinor) throw insufficientBalance(input.amountMinor, available, payment.currency);
 
     // Stable across retries of the same request, so a live processor can deduplicate on it.
     const refundId = `rfd_${fingerprint(key, JSON.stringify(['refund-id', merchantId, idempotencyKey])).slice(0, 26)}`;
-    const accepted = await refundAtProcessor(this.#deps, payment, {
-      refundId,
-      transactionId: payment.id,
-      merchantId,
-      amountMinor: input.amountMinor,
-      currency: payment.currency,
-      reason: input.reason,
-    });
+    const accepted: RefundAccepted =
+      byTransfer !== null
+        ? { reference: byTransfer }
+        : await refundAtProcessor(this.#deps, payment, {
+            refundId,
+            transactionId: payment.id,
+            merchantId,
+            amountMinor: input.amountMinor,
+            currency: payment.currency,
+            reason: input.reason,
+          });
 
     const eventId = newEventId();
-    const pending: PendingRefund = { merchantId, input, refundId, idempotencyKey, requestHash, eventId };
+    const processor = byTransfer === null ? this.#deps.connector().name : BANK_TRANSFER;
+    const pending: PendingRefund = { merchantId, input, refundId, idempotencyKey, requestHash, eventId, processor };
     let committed: Committed;
     try {
       committed = await this.#deps.store.unitOfWork((uow) => this.#commit(uow, pending, payment.id, accepted));
@@ -128,6 +172,16 @@ export class RefundPayment {
     }
   }
 
+  /** A recorded transfer's key: its payment and reference, never expiring (a transfer happens once). */
+  async #transferKey(
+    merchantId: string,
+    transactionId: string,
+    transferReference: string,
+  ): Promise<{ idempotencyKey: string; earlier: RefundRecord | undefined }> {
+    const idempotencyKey = `transfer:${transactionId}:${transferReference}`;
+    return { idempotencyKey, earlier: await this.#deps.refunds.findByKey(merchantId, idempotencyKey) };
+  }
+
   /**
    * Step 4, in one database transaction: with the payment locked, check again, then store the
    * refund, move the refunded total, post the ledger entry and write the notification.
@@ -151,7 +205,7 @@ export class RefundPayment {
       refundedAfterMinor: current.refundedMinor + p.input.amountMinor,
       reason: p.input.reason,
       reference: p.input.reference,
-      processor: this.#deps.connector().name,
+      processor: p.processor,
       processorReference: accepted.reference,
       createdAt: at,
     };
@@ -179,6 +233,15 @@ export class RefundPayment {
   }
 
   async #replay(earlier: RefundRecord, requestHash: string): Promise<RefundOutcome> {
+    if (earlier.requestHash !== requestHash && paidByTransfer(earlier)) {
+      const amount = `${formatMinor(earlier.amountMinor, currencyExponent(earlier.currency))} ${earlier.currency}`;
+      throw new GatewayError(
+        'IDEMPOTENCY_KEY_REUSED',
+        `The ${TRANSFER_REFERENCE_FIELD} ${earlier.processorReference} was already recorded for this payment, ` +
+          `as a refund of ${amount} (${earlier.id}); nothing was recorded. A transfer of another amount ` +
+          'has a reference of its own.',
+      );
+    }
     if (earlier.requestHash !== requestHash) {
       throw new GatewayError(
         'IDEMPOTENCY_KEY_REUSED',
@@ -216,6 +279,8 @@ type PendingRefund = {
   idempotencyKey: string;
   requestHash: string;
   eventId: string;
+  /** The connector's name, or BANK_TRANSFER. */
+  processor: string;
 };
 
 type Committed = { refund: RefundRecord; payment: TransactionRecord } | { raced: RefundRecord };
@@ -243,7 +308,9 @@ async function postRefund(uow: UnitOfWork, refund: RefundRecord, paymentTrackid:
     merchantId: refund.merchantId,
     transactionId: null,
     idempotencyKey: `refund:${refund.id}`,
-    reason: `refund ${refund.id} of payment ${paymentTrackid}`,
+    reason:
+      `refund ${refund.id} of payment ${paymentTrackid}` +
+      (paidByTransfer(refund) ? ` (paid by bank transfer ${refund.processorReference})` : ''),
     createdAt: at,
   };
   await uow.insertEntry(entry, planned);
@@ -271,6 +338,17 @@ export function checkRefundable(payment: TransactionRecord, input: NormalisedRef
         `refunded ${formatMinor(payment.refundedMinor, exponent)}).`,
     );
   }
+}
+
+/**
+ * A connector that declares it cannot refund is not asked (docs/architecture.md "Connectors"): the
+ * merchant is told at once, with the way that remains.
+ */
+function refusedByCapability(connector: ProcessorConnector): void {
+  if (connector.capabilities.refunds === 'none')
+    throw processorCannotRefund(
+      `This payment's processor (${connector.name}) cannot make refunds through its API; nothing was refunded.`,
+    );
 }
 
 function insufficientBalance(amountMinor: bigint, availableMinor: bigint, currency: string): GatewayError {

@@ -11,6 +11,7 @@ import type { MerchantDirectory } from './merchant-directory.ts';
 import type { NotificationWaits } from './notification-waits.ts';
 import type { OpenAttention } from './open-attention.ts';
 import type { LedgerReads, MerchantStore, PaymentStore, RefundReads, Store } from './ports/store.ts';
+import type { RecordTransferRefund } from './record-transfer-refund.ts';
 import type { RefundPayment } from './refund-payment.ts';
 import type { StoreHealth } from './store-health.ts';
 import type { ProcessorConnector } from './ports/processor.ts';
@@ -51,6 +52,8 @@ export type Services = {
   finalisedListeners: FinalisedListener[];
   refunds: RefundReads;
   refund: RefundPayment;
+  /** A refund already paid by bank transfer, recorded (the console's form and `refund record`). */
+  recordTransfer: RecordTransferRefund;
   /** Lets the hosted page wait (bounded) for the first delivery attempt of a notification. */
   notificationWaits: NotificationWaits;
   processor: ProcessorServices;

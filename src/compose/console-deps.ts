@@ -42,6 +42,7 @@ export function consoleDepsFrom(services: Services, config: Config): ConsoleDeps
       payments,
       store,
       refund: services.refund,
+      recordTransfer: services.recordTransfer,
       complete: services.complete,
       audit: core.audit,
       sandbox: config.mode === 'sandbox',

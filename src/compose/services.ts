@@ -14,6 +14,8 @@ import { OpenAttention } from '../app/open-attention.ts';
 import type { Store } from '../app/ports/store.ts';
 import type { ProcessorConnector } from '../app/ports/processor.ts';
 import { RefundPayment } from '../app/refund-payment.ts';
+import { RecordTransferRefund } from '../app/record-transfer-refund.ts';
+import { ConsoleAudit } from '../app/console/console-audit.ts';
 import type { FinalisedListener, ProcessorServices, Services } from '../app/services.ts';
 import { StoreHealth } from '../app/store-health.ts';
 import { connectorFor } from '../connectors/connector-for.ts';
@@ -55,6 +57,17 @@ export function createServices(
       ...(options.logger && { logger: options.logger.child({ component: 'processor' }) }),
     }));
   const openAttention = new OpenAttention(store.attention);
+  const refund = new RefundPayment({
+    store,
+    payments: store.payments,
+    refunds: store.refunds,
+    ledger: store.ledger,
+    attempts: store.processorAttempts,
+    key,
+    connector: getConnector,
+    now,
+    onRefunded: (r, eventId) => notifyListeners(r.transactionId, eventId),
+  });
   const complete = new CompletePayment({
     completions: store.completions,
     now,
@@ -105,16 +118,12 @@ export function createServices(
     complete,
     finalisedListeners,
     refunds: store.refunds,
-    refund: new RefundPayment({
-      store,
+    refund,
+    // Audited in the console's log, whoever records it (the console or the CLI).
+    recordTransfer: new RecordTransferRefund({
+      refund,
       payments: store.payments,
-      refunds: store.refunds,
-      ledger: store.ledger,
-      attempts: store.processorAttempts,
-      key,
-      connector: getConnector,
-      now,
-      onRefunded: (r, eventId) => notifyListeners(r.transactionId, eventId),
+      audit: new ConsoleAudit(store.consoleAccounts, now),
     }),
     notificationWaits: new NotificationWaits(store.outbox),
     processor: processorServices(store, getConnector, complete, openAttention, now, options.logger),

@@ -79,14 +79,29 @@ export function validateRefund(body: Body, idempotencyKeyHeader?: string): Norma
   const currency = typeof currencyInput === 'string' ? currencyInput.trim().toUpperCase() : '';
   if (!CURRENCY_CODE.test(currency))
     throw invalidField('bill_currencycode', 'it must be a three-letter currency code such as THB');
-  const amountMinor = parseAmountField(body, 'bill_amount', currency);
-  if (amountMinor <= 0n) throw invalidField('bill_amount', 'a refund must be more than 0');
+  const amountMinor = refundAmount(body, 'bill_amount', currency);
   return {
     transactionId,
     currency,
     amountMinor,
     reference: optionalText(body, 'trackid', MAX_REFERENCE),
-    reason: optionalText(body, 'reason', MAX_REASON),
+    reason: refundReason(body, 'reason'),
     idempotencyKey: idempotencyKey(body, idempotencyKeyHeader),
   };
+}
+
+/**
+ * A refund's amount in `currency`, from `body[field]`: parsed exactly like the initiation amount
+ * (at most the currency's digits), more than 0. A recorded bank transfer (app/record-transfer-refund.ts)
+ * reads its amount with this rule too, under its own field name.
+ */
+export function refundAmount(body: Body, field: string, currency: string): bigint {
+  const amountMinor = parseAmountField(body, field, currency);
+  if (amountMinor <= 0n) throw invalidField(field, 'a refund must be more than 0');
+  return amountMinor;
+}
+
+/** A refund's optional reason: at most 255 characters, no control characters, blank → null. */
+export function refundReason(body: Body, field: string): string | null {
+  return optionalText(body, field, MAX_REASON);
 }

@@ -13,7 +13,9 @@ export type RefundRecord = {
   refundedAfterMinor: bigint;
   reason: string | null;
   reference: string | null;
+  /** The connector that refunded it at the processor, or BANK_TRANSFER for a refund paid by bank transfer. */
   processor: string;
+  /** The processor's id of the refund; for BANK_TRANSFER, the transfer's reference. */
   processorReference: string | null;
   createdAt: number;
 };
@@ -28,4 +30,16 @@ export const DERIVED_REFUND_KEY_LIFETIME_MS = 24 * 60 * 60 * 1000;
 /** True while a refund stored under a derived key still answers a request with the same content. */
 export function derivedKeyStillHolds(refund: Pick<RefundRecord, 'createdAt'>, now: number): boolean {
   return now - refund.createdAt < DERIVED_REFUND_KEY_LIFETIME_MS;
+}
+
+/**
+ * The `processor` of a refund the merchant paid by bank transfer and recorded (docs/api.md "Refunds
+ * the processor cannot make"); its `processorReference` is the transfer's reference. No connector
+ * is named so: connector names are the `PROCESSOR_CONNECTOR` values.
+ */
+export const BANK_TRANSFER = 'bank_transfer';
+
+/** True for a refund the merchant paid by bank transfer and recorded, false for one made at the processor. */
+export function paidByTransfer(refund: Pick<RefundRecord, 'processor'>): boolean {
+  return refund.processor === BANK_TRANSFER;
 }

@@ -1,7 +1,9 @@
 // Refunds go through the processor connector (docs/api.md "Refund"), on both stores: the connector
 // is asked before anything is written, with a refund id that stays the same when the merchant
 // retries the same request (a live processor deduplicates on it); a refusal writes nothing and
-// reaches the merchant as the connector's error; its reference is stored.
+// reaches the merchant as the connector's error; its reference is stored. A connector that declares
+// it cannot refund (capabilities.refunds 'none') is never asked: the refusal names the bank-transfer
+// path (domain/transfer-refund.ts), and that path records the refund whichever connector runs.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
@@ -13,18 +15,18 @@ import { createServices, type Services } from '../../src/compose/services.ts';
 import { buildApp } from '../../src/http/build-app.ts';
 import { httpDepsFrom } from '../../src/compose/http-deps.ts';
 import { GatewayError } from '../../src/domain/errors.ts';
-import type { ProcessorConnector, RefundRequest } from '../../src/app/ports/processor.ts';
+import type { ProcessorCapabilities, ProcessorConnector, RefundRequest } from '../../src/app/ports/processor.ts';
+import { CLI_RECORDER } from '../../src/app/record-transfer-refund.ts';
+import { REFUND_BY_TRANSFER_HINT } from '../../src/domain/transfer-refund.ts';
 
 /** A processor double: records every refund asked for; refuses while `refuse` is set. */
 class RecordingProcessor implements ProcessorConnector {
-  readonly name = 'recording-bank';
-  readonly capabilities = {
-    live: true,
-    qr: 'gateway',
-    cancel: false,
-    refunds: 'partial',
-    notifications: false,
-  } as const;
+  readonly name: string;
+  readonly capabilities: ProcessorCapabilities;
+  constructor(name = 'recording-bank', refunds: ProcessorCapabilities['refunds'] = 'partial') {
+    this.name = name;
+    this.capabilities = { live: true, qr: 'gateway', cancel: false, refunds, notifications: false };
+  }
   readonly asked: RefundRequest[] = [];
   refuse: GatewayError | undefined;
   async refund(request: RefundRequest) {
@@ -200,6 +202,100 @@ for (const { dialect, skip } of await testDialects()) {
         '3003',
       );
       assert.equal(processor.asked.length, before);
+    });
+  });
+}
+
+for (const { dialect, skip } of await testDialects()) {
+  describe(`a connector that cannot refund (capabilities.refunds 'none') [${dialect}]`, { skip }, () => {
+    let testStore: TestStore;
+    let services: Services;
+    let app: FastifyInstance;
+    let creds: { merchantid: string; password: string };
+    const processor = new RecordingProcessor('no-refunds-bank', 'none');
+
+    before(async () => {
+      testStore = await createTestStore(dialect);
+      const config = testConfig({ DATABASE_URL: testStore.databaseUrl });
+      const logger = createLogger('warn', new LogCapture());
+      services = createServices(config, testStore.store, config.secretKey!, { logger, connector: processor });
+      app = await buildApp(httpDepsFrom(services), { logger });
+      creds = await services.manageMerchants.create({
+        name: 'Transfer Shop',
+        payoutCurrency: 'THB',
+        payoutAccount: '4111111111119012',
+      });
+      await services.directory.refresh();
+    });
+    after(async () => {
+      await app?.close();
+      await testStore?.cleanup();
+    });
+
+    test('the API refund: REFUND_NOT_ALLOWED naming the bank-transfer path, the connector never asked', async () => {
+      const init = await post({ app }, '/transaction/s2s', {
+        merchantid: creds.merchantid,
+        password: creds.password,
+        payment_method: { type: 'THAI_DEBIT' },
+        trackid: `none-${Math.random().toString(36).slice(2)}`,
+        bill_currencycode: 'THB',
+        bill_amount: '300',
+        bill_country: 'TH',
+        bill_customerip: '203.0.113.7',
+        bill_email: 'b@example.com',
+        returnUrl: 'https://shop.example/r',
+        serverUrl: 'https://shop.example/n',
+        payer_account_no: '1234567890',
+        payer_account_name: 'A B',
+        payer_bank_code: 'Bangkok Bank',
+      });
+      const txid = init.body.transactionid as string;
+      await services.complete.execute(txid, 'confirm');
+      const balance = await services.ledger.balance({
+        kind: 'merchant_payout',
+        merchantId: creds.merchantid,
+        currency: 'THB',
+      });
+
+      const refused = await post({ app }, '/transaction/refund', {
+        merchantid: creds.merchantid,
+        password: creds.password,
+        transactionid: txid,
+        bill_amount: '100',
+        bill_currencycode: 'THB',
+      });
+      assert.equal(refused.status, 409, refused.raw);
+      assert.equal(refused.body.error_code_tag, 'REFUND_NOT_ALLOWED');
+      assert.equal(refused.body.responsecode, '3003');
+      assert.equal(
+        refused.body.error_text,
+        "This payment's processor (no-refunds-bank) cannot make refunds through its API; nothing was refunded. " +
+          REFUND_BY_TRANSFER_HINT,
+      );
+      assert.match(
+        refused.body.error_text,
+        /by bank transfer .* in the console \(the payment page\) or with `gateway refund record`/,
+      );
+      assert.equal(processor.asked.length, 0, 'refused before the connector was asked');
+      assert.equal((await services.refunds.ofTransaction(txid)).length, 0);
+
+      // The path it names: the merchant's transfer, recorded; the connector is still not asked.
+      const recorded = await services.recordTransfer.record({
+        merchantId: creds.merchantid,
+        transactionId: txid,
+        amount: '100',
+        transferReference: 'SCB-TR-0001',
+        reason: null,
+        by: CLI_RECORDER,
+      });
+      assert.equal(recorded.response.refunded_amount, '100.00');
+      assert.equal(processor.asked.length, 0);
+      const [stored] = await services.refunds.ofTransaction(txid);
+      assert.deepEqual([stored?.processor, stored?.processorReference], ['bank_transfer', 'SCB-TR-0001']);
+      assert.equal(
+        await services.ledger.balance({ kind: 'merchant_payout', merchantId: creds.merchantid, currency: 'THB' }),
+        balance - 1_000_000n,
+      );
     });
   });
 }

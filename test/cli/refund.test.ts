@@ -1,5 +1,7 @@
-// `npm run gateway -- refund list|show` on both stores, through runCli with a capturing io,
-// over refunds made through the real API.
+// `npm run gateway -- refund list|show|record` on both stores, through runCli with a capturing io,
+// over refunds made through the real API, and refunds paid by bank transfer recorded with
+// `refund record` (app/record-transfer-refund.ts): exit 0 on a record or a repeat, 1 on a refusal
+// (named), 2 on a usage mistake.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { testDialects } from '../support/dialects.ts';
@@ -128,8 +130,82 @@ for (const { dialect, skip } of await testDialects()) {
       assert.match(missing.err, /No refund with id 'rfd_nope'/);
     });
 
-    test('--help of both commands', async () => {
-      for (const name of ['list', 'show']) {
+    test('refund record: recorded once per transfer reference, audited as cli; refusals exit 1', async () => {
+      const p = await startPayment(gw, creds, { bill_amount: '180' });
+      await post(gw, '/sandbox/transaction/complete', {
+        merchantid: creds.merchantid,
+        password: creds.password,
+        transactionid: p.transactionid,
+      });
+      const record = (...more: string[]) =>
+        cli('refund', 'record', '--merchant', creds.merchantid, '--transaction', p.transactionid, ...more);
+
+      const done = await record('--amount', '30.00', '--reference', 'FT-CLI-1', '--reason', 'paid back', '--json');
+      assert.equal(done.code, 0, done.err);
+      const json = JSON.parse(done.out);
+      assert.equal(json.replayed, false);
+      assert.deepEqual(
+        [json.method, json.processor, json.processor_reference, json.amount, json.reason],
+        ['bank_transfer', 'bank_transfer', 'FT-CLI-1', '30.00', 'paid back'],
+      );
+      assert.equal(json.response.refundable_amount, '150.00');
+      const audit = await gw.services.store.consoleAccounts.listAudit({ limit: 10, action: 'payment.refund_recorded' });
+      const entry = audit.find((a) => a.target === p.transactionid);
+      assert.deepEqual(
+        [entry?.actorRole, entry?.details.refundid, entry?.details.transfer_reference],
+        ['cli', json.refundid, 'FT-CLI-1'],
+      );
+
+      const again = await record('--amount', '30', '--reference', 'ft-cli-1');
+      assert.equal(again.code, 0, again.err);
+      assert.match(again.out, new RegExp(`^Already recorded: transfer FT-CLI-1 is refund ${json.refundid} `));
+      assert.match(again.out, /nothing was recorded again/);
+      assert.equal((await gw.services.refunds.ofTransaction(p.transactionid)).length, 1);
+
+      const otherAmount = await record('--amount', '40.00', '--reference', 'FT-CLI-1');
+      assert.equal(otherAmount.code, 1);
+      assert.match(otherAmount.err, /^Refused: The transfer_reference FT-CLI-1 was already recorded for this payment/);
+      const bad = await record('--amount', '10', '--reference', 'FT CLI 2');
+      assert.equal(bad.code, 1);
+      assert.match(bad.err, /^Refused: The field 'transfer_reference' is invalid/);
+      const over = await record('--amount', '150.01', '--reference', 'FT-CLI-3');
+      assert.equal(over.code, 1);
+      assert.match(over.err, /^Refused: The refund of 150\.01 THB is more than the 150\.00 THB still refundable/);
+      const unknown = await cli(
+        'refund',
+        'record',
+        '--merchant',
+        other.merchantid,
+        '--transaction',
+        p.transactionid,
+        '--amount',
+        '1',
+        '--reference',
+        'FT-X',
+      );
+      assert.equal(unknown.code, 1);
+      assert.match(unknown.err, /No transaction with that transactionid exists for this merchant/);
+      const usage = await record('--amount', '10');
+      assert.equal(usage.code, 2);
+      assert.match(usage.err, /--reference is required/);
+      assert.equal((await gw.services.refunds.ofTransaction(p.transactionid)).length, 1, 'no refusal wrote a refund');
+
+      const human = await record('--amount', '150', '--reference', 'FT-CLI-4');
+      assert.equal(human.code, 0, human.err);
+      assert.match(
+        human.out,
+        /^Recorded refund rfd_\S+: 150\.00 THB of transaction \S+, paid by bank transfer FT-CLI-4\. No money moved/,
+      );
+      assert.match(human.out, /Still refundable: 0\.00 THB$/);
+      const shown = await cli('refund', 'show', json.refundid);
+      assert.match(shown.out, /paid by +bank transfer, reference FT-CLI-1/);
+      const listed = await cli('refund', 'list', '--transaction', p.transactionid);
+      assert.match(listed.out.split('\n')[0]!, /\tREASON\tPAID_BY$/);
+      assert.match(listed.out, /\tbank transfer, reference FT-CLI-4$/m);
+    });
+
+    test('--help of every refund command', async () => {
+      for (const name of ['list', 'show', 'record']) {
         const help = await cli('refund', name, '--help');
         assert.equal(help.code, 0);
         assert.match(help.out, new RegExp(`refund ${name}`));

@@ -1,7 +1,8 @@
 // The refund notification (docs/notifications.md "Refund notifications") delivered for real, on
 // both stores: a second signed event to the payment's serverUrl through the same outbox and worker,
 // after the result event, with its own webhook-id; a handler written only for payment results (the
-// WooCommerce plugin's checks) takes it for neither a capture nor a failure.
+// WooCommerce plugin's checks) takes it for neither a capture nor a failure. A refund recorded as
+// paid by bank transfer (app/record-transfer-refund.ts) sends the same notification the same way.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { testDialects } from '../support/dialects.ts';
@@ -14,6 +15,7 @@ import {
   startDeliveryGateway,
   type DeliveryGateway,
 } from '../support/delivery.ts';
+import { CLI_RECORDER } from '../../src/app/record-transfer-refund.ts';
 
 /** What a payment-only handler does with a notification (the plugin's checks). */
 function paymentOnlyHandler(body: Record<string, unknown>): 'complete' | 'fail' | 'ignore' {
@@ -88,5 +90,33 @@ for (const { dialect, skip } of await testDialects()) {
         assert.equal(event?.refundId, res.body.refundid);
       },
     );
+
+    test('a refund recorded as paid by bank transfer: the same signed refund notification', async () => {
+      const url = receiver.on('/shop/transfer-notify', (res) => res.writeHead(200).end('ok'));
+      const p = await completePayment(dg.gw, creds, url, { amount: '300' });
+      await receiver.waitFor(() => receiver.to('/shop/transfer-notify').length === 1, 'the result notification');
+      const recorded = await dg.gw.services.recordTransfer.record({
+        merchantId: creds.merchantid,
+        transactionId: p.transactionid,
+        amount: '120.50',
+        transferReference: 'FT26010577Q',
+        reason: 'paid back by transfer',
+        by: CLI_RECORDER,
+      });
+      await receiver.waitFor(() => receiver.to('/shop/transfer-notify').length === 2, 'the refund notification');
+      const message = receiver.to('/shop/transfer-notify')[1]!;
+      const refund = JSON.parse(message.body.toString());
+      assert.equal(paymentOnlyHandler(refund), 'ignore');
+      assert.deepEqual(
+        [refund.event_type, refund.refundid, refund.trackid, refund.bill_amount, refund.refundable_amount],
+        ['refund', recorded.refund.id, p.trackid, '120.50', '179.50'],
+      );
+      assert.equal(refund.reason, 'paid back by transfer');
+      const id = String(message.headers['webhook-id']);
+      const ts = String(message.headers['webhook-timestamp']);
+      assert.deepEqual(signaturesOf(message), [independentSignature(creds.webhook_secret, id, ts, message.body)]);
+      await dg.worker.idle();
+      assert.equal((await dg.outbox.findById(id))?.status, 'delivered');
+    });
   });
 }

@@ -1,15 +1,16 @@
 // What a console user may do to one payment, each through the use case the API or the CLI uses,
 // then audited (docs/console.md "Pages"): resend a notification (`delivery resend`), refund
-// (POST /transaction/refund, on behalf of the payment's merchant) and, in sandbox, complete it
-// (POST /sandbox/transaction/complete). The payment is looked up for whoever asks first, so a
-// merchant can act only on its own.
-import { GatewayError, isGatewayError } from '../../domain/errors.ts';
+// (POST /transaction/refund, on behalf of the payment's merchant), record a refund already paid
+// by bank transfer (`refund record`) and, in sandbox, complete it (POST /sandbox/transaction/complete).
+// The payment is looked up for whoever asks first, so a merchant can act only on its own.
+import { GatewayError, invalidField, isGatewayError } from '../../domain/errors.ts';
 import type { SandboxOutcome } from '../../domain/lifecycle.ts';
 import { currencyExponent, formatMinor } from '../../domain/money.ts';
 import { validateRefund, type NormalisedRefund } from '../../domain/refund-request.ts';
 import type { TransactionRecord } from '../../domain/transaction.ts';
 import type { CompletePayment } from '../complete-payment.ts';
 import type { Store } from '../ports/store.ts';
+import type { RecordTransferRefund } from '../record-transfer-refund.ts';
 import { checkRefundable, type RefundPayment } from '../refund-payment.ts';
 import { resendNotification } from '../resend-notification.ts';
 import { merchantScopeOf } from './console-accounts.ts';
@@ -20,6 +21,7 @@ export type ConsolePaymentActionsDeps = {
   payments: Pick<ConsolePaymentReads, 'find'>;
   store: Pick<Store, 'outbox' | 'deliveries'>;
   refund: Pick<RefundPayment, 'execute'>;
+  recordTransfer: Pick<RecordTransferRefund, 'record'>;
   complete: Pick<CompletePayment, 'execute'>;
   audit: ConsoleAudit;
   /** Sandbox completion exists only in sandbox mode. */
@@ -39,6 +41,18 @@ export type RefundForm = {
   /** The form's idempotency key: a double submit refunds once. */
   reference: string | null;
 };
+
+/** The form of a refund already paid by bank transfer, as posted. */
+export type TransferRefundForm = {
+  amount: string;
+  transferReference: string;
+  reason: string | null;
+  /** The box saying the money was already sent: recording moves none (docs/console.md "Pages"). */
+  alreadySent: boolean;
+};
+
+/** The form field that says the transfer was already sent; a form without it records nothing. */
+export const ALREADY_SENT_FIELD = 'already_sent';
 
 /** What a refund form would do, shown for confirmation before anything moves. */
 export type RefundPreview = {
@@ -129,6 +143,29 @@ export class ConsolePaymentActions {
       );
     }
     return { transactionId: tx.id, refundId: refund.id };
+  }
+
+  /**
+   * Records a refund the merchant already paid by bank transfer (app/record-transfer-refund.ts),
+   * for a payment the user may see. The same reference again answers the first refund.
+   */
+  async recordTransfer(input: ConsoleActor & { transactionId: string; form: TransferRefundForm }): Promise<{
+    transactionId: string;
+    refundId: string;
+    replayed: boolean;
+  }> {
+    const tx = await this.#deps.payments.find(input.transactionId, input.who);
+    if (!input.form.alreadySent)
+      throw invalidField(ALREADY_SENT_FIELD, 'tick it to say the bank transfer was already sent; nothing was recorded');
+    const outcome = await this.#deps.recordTransfer.record({
+      merchantId: tx.merchantId,
+      transactionId: tx.id,
+      amount: input.form.amount,
+      transferReference: input.form.transferReference,
+      reason: input.form.reason,
+      by: { actor: auditActorOf(input.who), origin: input.origin },
+    });
+    return { transactionId: tx.id, refundId: outcome.refund.id, replayed: outcome.replayed };
   }
 
   /** `completed: false`: someone else finished the payment first (nothing changed, nothing audited). */

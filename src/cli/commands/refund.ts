@@ -1,7 +1,12 @@
-// refund list | show — the refunds merchants made through POST /transaction/refund.
+// refund list | show — the refunds merchants made through POST /transaction/refund;
+// refund record — a refund the merchant ALREADY paid by bank transfer, recorded through
+// app/record-transfer-refund.ts (the console's form writes the same rows and audit entry).
+import { CLI_RECORDER } from '../../app/record-transfer-refund.ts';
+import { resolveSecretKey } from '../../bootstrap.ts';
+import { createServices } from '../../compose/services.ts';
 import { GatewayError } from '../../domain/errors.ts';
 import { currencyExponent, formatMinor } from '../../domain/money.ts';
-import { type RefundRecord } from '../../domain/refund.ts';
+import { paidByTransfer, type RefundRecord } from '../../domain/refund.ts';
 import type { Command } from './context.ts';
 import { withStore } from './with-store.ts';
 import { parseCursor, parseLimit, pageOf } from './paging.ts';
@@ -20,11 +25,64 @@ function refundJson(r: RefundRecord) {
     reference: r.reference,
     processor: r.processor,
     processor_reference: r.processorReference,
+    /** `processor` (the connector refunded it) or `bank_transfer` (recorded; processor_reference is the transfer's). */
+    method: paidByTransfer(r) ? 'bank_transfer' : 'processor',
     created_at: new Date(r.createdAt).toISOString(),
   };
 }
 
+/** How the refund reached the payer, for people. */
+function paidByText(r: ReturnType<typeof refundJson>): string {
+  if (r.method === 'bank_transfer') return `bank transfer, reference ${r.processor_reference}`;
+  return `${r.processor}${r.processor_reference ? ` (${r.processor_reference})` : ''}`;
+}
+
 export const refundCommands: Record<string, Command> = {
+  'refund record': {
+    summary: 'record a refund ALREADY paid by bank transfer (moves no money; for payments the processor cannot refund)',
+    usage:
+      '--merchant <id> --transaction <transactionid> --amount <"100.00"> --reference <transfer_reference> ' +
+      '[--reason <text>] [--json]',
+    async run(args, ctx) {
+      const { values } = flags(args, {
+        merchant: { type: 'string', required: true },
+        transaction: { type: 'string', required: true },
+        amount: { type: 'string', required: true },
+        reference: { type: 'string', required: true },
+        reason: { type: 'string' },
+        json: { type: 'boolean' },
+      });
+      const key = resolveSecretKey(ctx.config);
+      const outcome = await withStore(ctx, async (store) => {
+        const recorded = await createServices(ctx.config, store, key).recordTransfer.record({
+          merchantId: values.merchant!,
+          transactionId: values.transaction!.toLowerCase(),
+          amount: values.amount!,
+          transferReference: values.reference!,
+          reason: values.reason ?? null,
+          by: CLI_RECORDER,
+        });
+        // Wake the serving instances' delivery workers now rather than at their next poll.
+        if (!recorded.replayed) await store.deliveries.wakeups?.announce('cli').catch(() => {});
+        return recorded;
+      });
+      const json = refundJson(outcome.refund);
+      if (values.json) {
+        ctx.io.out(JSON.stringify({ replayed: outcome.replayed, ...json, response: outcome.response }));
+        return 0;
+      }
+      ctx.io.out(
+        outcome.replayed
+          ? `Already recorded: transfer ${json.processor_reference} is refund ${json.refundid} ` +
+              `(${json.amount} ${json.currency}, ${json.created_at}); nothing was recorded again.`
+          : `Recorded refund ${json.refundid}: ${json.amount} ${json.currency} of transaction ${json.transactionid}, ` +
+              `paid by bank transfer ${json.processor_reference}. No money moved; the merchant's refund ` +
+              'notification is on its way.',
+      );
+      ctx.io.out(`Still refundable: ${outcome.response.refundable_amount} ${json.currency}`);
+      return 0;
+    },
+  },
   'refund list': {
     summary: 'refunds, newest first',
     usage: '[--merchant <id>] [--transaction <transactionid>] [--limit N] [--cursor <next_cursor>] [--json]',
@@ -53,7 +111,17 @@ export const refundCommands: Record<string, Command> = {
       else {
         table(
           ctx.io,
-          ['REFUNDID', 'MERCHANTID', 'TRANSACTIONID', 'AMOUNT', 'CURRENCY', 'REFUNDED_AFTER', 'CREATED_AT', 'REASON'],
+          [
+            'REFUNDID',
+            'MERCHANTID',
+            'TRANSACTIONID',
+            'AMOUNT',
+            'CURRENCY',
+            'REFUNDED_AFTER',
+            'CREATED_AT',
+            'REASON',
+            'PAID_BY',
+          ],
           rows.map((r) => [
             r.refundid,
             r.merchantid,
@@ -63,6 +131,7 @@ export const refundCommands: Record<string, Command> = {
             r.refunded_after,
             r.created_at,
             r.reason ?? '',
+            paidByText(r),
           ]),
         );
       }
@@ -116,7 +185,7 @@ export const refundCommands: Record<string, Command> = {
           `  refunded after this refund: ${json.refunded_after} ${json.currency}`,
           `  reason    ${json.reason ?? '-'}`,
           `  reference ${json.reference ?? '-'}`,
-          `  processor ${json.processor}${json.processor_reference ? ` (${json.processor_reference})` : ''}`,
+          `  paid by   ${paidByText(json)}`,
           json.notification
             ? `  notification ${json.notification.event_id}: ${json.notification.status} ` +
               `after ${json.notification.attempts} attempt(s)` +

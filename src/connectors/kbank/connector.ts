@@ -23,6 +23,7 @@ import type { KbankSettings } from '../../config/kbank.ts';
 import { bangkokDayNumber, bangkokMinute } from '../../domain/bangkok-time.ts';
 import { GatewayError } from '../../domain/errors.ts';
 import { formatMinor } from '../../domain/money.ts';
+import { processorCannotRefund } from '../../domain/transfer-refund.ts';
 import { ProcessorMismatch, ProcessorUnavailable } from '../../domain/processor-errors.ts';
 import { thaiQrIsFor, verifyThaiQrPayload } from '../../domain/thai-qr.ts';
 import { KbankClient, type ClientLogger, type RetryPolicy } from './client.ts';
@@ -196,11 +197,19 @@ export function createKbankConnector(settings: KbankSettings, options: KbankConn
     throw new ProcessorUnavailable(`KBank refused the cancel: ${describeBankError(answer.error)}`, false);
   }
 
-  /** A refusal the merchant sees: why KBank cannot void this payment. */
+  /**
+   * A refusal the merchant sees: why KBank cannot void this payment, and the way that remains (a
+   * bank transfer, recorded: domain/transfer-refund.ts; docs/connectors/kbank.md "Refunds").
+   */
   const notAllowed = (why: string) =>
+    processorCannotRefund(
+      `KBank QR payments can only be refunded in full, on the day of payment before ${cutoff} (Asia/Bangkok): ${why}`,
+    );
+  /** KBank holds the payment in another state than ours: a person looks before any money moves. */
+  const notPaidAtKbank = (status: string) =>
     new GatewayError(
       'REFUND_NOT_ALLOWED',
-      `KBank QR payments can only be refunded in full, on the day of payment before ${cutoff} (Asia/Bangkok): ${why}`,
+      `KBank reports this payment as ${status}, so there is nothing to void; nothing was refunded.`,
     );
 
   /** The gateway's own window rules, checked before KBank is asked (docs/connectors/kbank.md "Refunds"). */
@@ -241,8 +250,7 @@ export function createKbankConnector(settings: KbankSettings, options: KbankConn
     // Inquiry first: a void that went through before (this refund's earlier try) is not sent again.
     const before = await inquire(reference);
     if (before.txnStatus === 'VOIDED') return { reference: before.txnNo };
-    if (before.txnStatus !== 'PAID')
-      throw notAllowed(`KBank reports this payment as ${before.txnStatus}, so there is nothing to void.`);
+    if (before.txnStatus !== 'PAID') throw notPaidAtKbank(before.txnStatus);
     if (before.amountMinor !== request.paymentAmountMinor)
       throw new ProcessorMismatch(
         `KBank reports ${reference} paid ${before.amountMinor} (1/10,000) ${CURRENCY}, ` +
@@ -265,8 +273,7 @@ export function createKbankConnector(settings: KbankSettings, options: KbankConn
       }
       const after = await inquire(reference);
       if (after.txnStatus === 'VOIDED') return { reference: after.txnNo ?? before.txnNo };
-      if (after.txnStatus !== 'PAID')
-        throw notAllowed(`KBank reports this payment as ${after.txnStatus}, so there is nothing to void.`);
+      if (after.txnStatus !== 'PAID') throw notPaidAtKbank(after.txnStatus);
     }
     throw new ProcessorUnavailable(
       'KBank did not confirm the void; nothing was refunded yet. Send the same refund again: it finds the void if ' +

@@ -115,6 +115,17 @@ export type ConsoleTexts = {
     refundSubmit: string;
     refundHint: string;
     refundDone: (id: string) => string;
+    /** How a refund's money reached the payer (the refunds table). */
+    paidBy: string;
+    paidByTransfer: (reference: string) => string;
+    /** A refund recorded as paid by bank transfer (docs/console.md "Pages"). */
+    transferTitle: string;
+    transferHint: string;
+    transferReference: string;
+    transferSent: string;
+    transferSubmit: string;
+    transferDone: (id: string) => string;
+    transferAgain: (id: string) => string;
     /** The confirmation step between the refund form and the refund. */
     confirmTitle: string;
     confirmLead: string;
@@ -360,6 +371,18 @@ const th: ConsoleTexts = {
     refundSubmit: 'คืนเงิน',
     refundHint: 'คืนเงินบางส่วนหรือทั้งหมด หักจากยอดคงเหลือของร้านค้า และแจ้งร้านค้าด้วยการแจ้งผลแบบ refund',
     refundDone: (id) => `คืนเงินแล้ว (${id})`,
+    paidBy: 'คืนเงินผ่าน',
+    paidByTransfer: (reference) => `โอนเงินผ่านธนาคาร เลขอ้างอิง ${reference}`,
+    transferTitle: 'บันทึกการคืนเงินที่โอนผ่านธนาคารแล้ว',
+    transferHint:
+      'ใช้เฉพาะเมื่อโอนเงินคืนผู้จ่ายผ่านธนาคารไปแล้ว เพราะผู้ให้บริการชำระเงินคืนเงินรายการนี้ไม่ได้ ' +
+      '(เช่น KBank หลังช่วงเวลายกเลิกรายการ) การบันทึกนี้ไม่มีการโอนเงินใด ๆ: บันทึกการคืนเงินพร้อมเลขอ้างอิงการโอน ' +
+      'หักจากยอดคงเหลือของร้านค้าเหมือนการคืนเงินทั่วไป และแจ้งร้านค้าด้วยการแจ้งผลแบบ refund',
+    transferReference: 'เลขอ้างอิงการโอน',
+    transferSent: 'ฉันโอนเงินจำนวนนี้คืนผู้จ่ายผ่านธนาคารแล้ว',
+    transferSubmit: 'บันทึกการคืนเงิน (ไม่มีการโอนเงิน)',
+    transferDone: (id) => `บันทึกการคืนเงินที่โอนผ่านธนาคารแล้ว (${id})`,
+    transferAgain: (id) => `การโอนนี้ถูกบันทึกไว้แล้ว (${id}) ไม่ได้บันทึกซ้ำ`,
     confirmTitle: 'ยืนยันการคืนเงิน',
     confirmLead: 'ตรวจสอบจำนวนเงินก่อนยืนยัน เมื่อคืนเงินแล้วจะยกเลิกไม่ได้',
     confirmAmount: 'จำนวนเงินที่จะคืน',
@@ -619,6 +642,18 @@ const en: ConsoleTexts = {
     refundHint:
       "Refund part or all of the payment. It is taken from the merchant's balance and the merchant gets a refund notification.",
     refundDone: (id) => `Refunded (${id}).`,
+    paidBy: 'Paid by',
+    paidByTransfer: (reference) => `Bank transfer, reference ${reference}`,
+    transferTitle: 'Record a bank-transfer refund',
+    transferHint:
+      'Only for money ALREADY sent back to the payer by bank transfer, because the processor cannot refund ' +
+      "this payment (KBank after its void window, a processor that makes no refunds). Recording moves no money: it records the refund with the transfer's reference, takes the amount from the merchant's balance " +
+      'like any refund and sends the refund notification.',
+    transferReference: 'Bank transfer reference',
+    transferSent: 'I have already sent this money to the payer by bank transfer',
+    transferSubmit: 'Record the refund (moves no money)',
+    transferDone: (id) => `Bank-transfer refund recorded (${id}).`,
+    transferAgain: (id) => `This transfer was already recorded (${id}); nothing was recorded again.`,
     confirmTitle: 'Confirm the refund',
     confirmLead: 'Check the amount before you confirm: a refund cannot be undone.',
     confirmAmount: 'Amount to refund',

@@ -5,7 +5,10 @@
 //   - outside the window (a part of the payment, after KBANK_VOID_CUTOFF, a later Bangkok day,
 //     a payment KBank has settled): REFUND_NOT_ALLOWED with a sentence saying why, the balance and
 //     the ledger unchanged; the gateway's own rules send no void, the settled one is refused by
-//     the bank (only KBank knows it settled);
+//     the bank (only KBank knows it settled); each refusal names the way that remains, a bank
+//     transfer recorded in the console or with `gateway refund record`;
+//   - past the window, the merchant's bank transfer recorded (app/record-transfer-refund.ts): no
+//     void at KBank, the refund, its ledger entry and its notification as for a void;
 //   - a void KBank applied but never answered: the merchant's retry of the same refund reaches
 //     the same void (inquiry first): one void at the bank in all, one refund in the ledger.
 import { after, afterEach, before, describe, test } from 'node:test';
@@ -14,6 +17,8 @@ import { testDialects } from '../../support/dialects.ts';
 import { payoutBalance, type Started } from '../../support/lifecycle.ts';
 import { startLiveGateway, type LiveGateway } from '../../support/live-gateway.ts';
 import { post } from '../../support/test-gateway.ts';
+import { CLI_RECORDER } from '../../../src/app/record-transfer-refund.ts';
+import { REFUND_BY_TRANSFER_HINT } from '../../../src/domain/transfer-refund.ts';
 
 const VOID = '/v1/qrpayment/void';
 const HOUR = 3_600_000;
@@ -60,6 +65,7 @@ for (const { dialect, skip } of await testDialects()) {
       assert.equal(res.body.error_code_tag, 'REFUND_NOT_ALLOWED');
       assert.match(res.body.error_text, /^KBank QR payments can only be refunded in full, on the day of payment/);
       assert.match(res.body.error_text, why);
+      assert.ok(res.body.error_text.endsWith(` ${REFUND_BY_TRANSFER_HINT}`), 'names the bank-transfer path');
       assert.equal(gw.bankCalls(VOID, qr.reference), voidsAtBank);
       assert.equal(recordAtBank(gw, qr.reference), 'PAID', 'the payer has not got the money back');
       assert.deepEqual(await ledgerState(gw, p), before, 'balance, refunds and ledger unchanged');
@@ -91,6 +97,35 @@ for (const { dialect, skip } of await testDialects()) {
       const p = await paidPayment(gw, '1000.00'); // 21:31 on 5 January
       gw.advance(3 * HOUR); // 00:31 on 6 January
       await refused(p, '1000.00', /this payment was paid on 2026-01-05, not today\./);
+      laterDay = p;
+    });
+
+    let laterDay: Started | undefined;
+    test('past the window, the bank transfer recorded: no void at KBank; refund, ledger and notification', async () => {
+      const p = laterDay!;
+      const qr = (await gw.attempts(p))[0]!;
+      const attemptsBefore = await gw.attempts(p);
+      const before = await ledgerState(gw, p);
+      const recorded = await gw.services.recordTransfer.record({
+        merchantId: gw.creds.merchantid,
+        transactionId: p.transactionid,
+        amount: '400.00',
+        transferReference: 'KB260106X01',
+        reason: 'paid back by transfer',
+        by: CLI_RECORDER,
+      });
+      assert.equal(recorded.response.refundable_amount, '600.00', 'a part, which a void could not do');
+      assert.equal(gw.bankCalls(VOID, qr.reference), 0, 'KBank is not asked');
+      assert.equal(recordAtBank(gw, qr.reference), 'PAID');
+      const after = await ledgerState(gw, p);
+      assert.equal(after.balance, before.balance - 400_0000n);
+      assert.deepEqual([after.refunds, after.refundEntries - before.refundEntries], [1, 1]);
+      assert.deepEqual(after.refundNotifications, [recorded.refund.id]);
+      assert.deepEqual(
+        [recorded.refund.processor, recorded.refund.processorReference],
+        ['bank_transfer', 'KB260106X01'],
+      );
+      assert.deepEqual(await gw.attempts(p), attemptsBefore, 'no attempt written at the processor');
     });
   });
 

@@ -3,7 +3,7 @@
 // needs-attention items and its life at the processor (payment-processor.ts) — with the forms of
 // the actions on it (resend, refund, and in sandbox complete). The story is read by
 // ConsolePaymentReads, which answers NOT_FOUND for another merchant's payment.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { PaymentStory } from '../../../app/console/payment-reads.ts';
 import { SANDBOX_OUTCOMES } from '../../../domain/lifecycle.ts';
 import type { DeliveryAttempt, OutboxEvent } from '../../../domain/outbox-event.ts';
@@ -18,39 +18,61 @@ import { CONSOLE_TEXTS, type ConsoleLang, type ConsoleTexts } from '../texts.ts'
 import { ledgerAmount } from './ledger-format.ts';
 import { paymentStatePills, statePill } from './payment-list.ts';
 import { attentionSection, processorSection } from './payment-processor.ts';
-import { refundsSection } from './payment-refunds.ts';
+import { refundsSection, type TransferFormState } from './payment-refunds.ts';
 
 type Query = Record<string, unknown>;
 type Detail = ConsoleTexts['detail'];
 
 export function registerPaymentDetailRoute(scope: FastifyInstance, deps: ConsoleDeps): void {
-  scope.get('/payments/:id', async (request: FastifyRequest<{ Params: { id: string }; Querystring: Query }>, reply) => {
-    const lang = languageOf(request, reply, deps);
-    const t = CONSOLE_TEXTS[lang];
-    const session = sessionOf(request);
-    const tx = await deps.payments.find(request.params.id, session.subject);
-    const story = await deps.payments.story(tx, session.subject);
-    const csrf = formToken(deps, request, reply, session);
-    const page: DetailPage = {
-      root: deps.root,
-      t,
-      lang,
-      tx,
-      story,
-      csrf,
-      operator: session.subject.role === 'operator',
-      notice: doneNotice(t.detail, request.query),
-      sandbox: deps.sandbox,
-    };
-    return sendPage(deps, request, reply, {
+  scope.get('/payments/:id', async (request: FastifyRequest<{ Params: { id: string }; Querystring: Query }>, reply) =>
+    sendPaymentDetail(deps, request, reply, request.params.id),
+  );
+}
+
+/**
+ * The payment's page; with `transfer`, its bank-transfer form as posted and why it was refused,
+ * answered with `status` (payment-actions.ts).
+ */
+export async function sendPaymentDetail(
+  deps: ConsoleDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  transactionId: string,
+  transfer?: TransferFormState,
+  status = 200,
+): Promise<FastifyReply> {
+  const lang = languageOf(request, reply, deps);
+  const t = CONSOLE_TEXTS[lang];
+  const session = sessionOf(request);
+  const tx = await deps.payments.find(transactionId, session.subject);
+  const story = await deps.payments.story(tx, session.subject);
+  const csrf = formToken(deps, request, reply, session);
+  const page: DetailPage = {
+    root: deps.root,
+    t,
+    lang,
+    tx,
+    story,
+    csrf,
+    operator: session.subject.role === 'operator',
+    notice: doneNotice(t.detail, (request.query ?? {}) as Query),
+    sandbox: deps.sandbox,
+    transfer,
+  };
+  return sendPage(
+    deps,
+    request,
+    reply,
+    {
       lang,
       title: `${t.detail.heading} ${tx.trackid}`,
       body: detailBody(page),
       session,
       nav: 'payments',
       langHref: `${deps.root}/payments/${tx.id}`,
-    });
-  });
+    },
+    status,
+  );
 }
 
 /** What an action's redirect (`?done=…`) says happened. */
@@ -60,8 +82,14 @@ function doneNotice(d: Detail, query: Query): string | undefined {
     ? d.resent(Number(query.series))
     : done === 'completed'
       ? d.completed_
-      : done === 'refunded' && typeof query.refund === 'string' && /^rfd_[A-Za-z0-9_-]{1,64}$/.test(query.refund)
-        ? d.refundDone(query.refund)
+      : typeof query.refund === 'string' && /^rfd_[A-Za-z0-9_-]{1,64}$/.test(query.refund)
+        ? done === 'refunded'
+          ? d.refundDone(query.refund)
+          : done === 'recorded'
+            ? d.transferDone(query.refund)
+            : done === 'recorded-before'
+              ? d.transferAgain(query.refund)
+              : undefined
         : undefined;
 }
 
@@ -76,6 +104,8 @@ type DetailPage = {
   operator: boolean;
   notice: string | undefined;
   sandbox: boolean;
+  /** The bank-transfer form as posted when it was refused. */
+  transfer: TransferFormState | undefined;
 };
 
 function detailBody(page: DetailPage): SafeHtml {
@@ -88,7 +118,7 @@ function detailBody(page: DetailPage): SafeHtml {
       ${summarySection(page)}${attentionSection(root, t, tx, story)}
       ${timelineSection(t, tx, story)}${processorSection(t, tx, story)}
       ${notificationSection(root, t, tx, story.event, story.attempts, csrf)}
-      ${refundsSection(root, t, tx, story.refunds, story.refundEvents, csrf)}
+      ${refundsSection(root, t, tx, story.refunds, story.refundEvents, csrf, page.transfer)}
       ${ledgerSection(t, story.entries)}
       ${page.sandbox && tx.status === 'PROCESSING' ? sandboxSection(root, d, tx, csrf) : null}`;
 }
