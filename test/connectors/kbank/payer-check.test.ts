@@ -128,6 +128,15 @@ for (const { dialect, skip } of await testDialects()) {
       assert.equal(notification!.payer_check, 'matched');
       assert.ok(!JSON.stringify(notification).includes('MALEE'));
       assert.ok((await payoutBalance(gw, merchantId())) > before, 'credited');
+
+      // The merchant's console shows the verdict too (and still nothing of the processor's).
+      const password = (await consoleOf(gw).accounts.issueMerchantPassword(merchantId())).password;
+      const merchant = new ConsoleClient(gw.app);
+      assert.equal((await merchant.login('merchant', merchantId(), password)).status, 303);
+      const page = await merchant.get(`/console/payments/${p.transactionid}?lang=en`);
+      assert.equal(page.status, 200);
+      assert.match(page.body, /id="payer-check">matched</);
+      assert.ok(!page.body.includes('MALEE S') && !page.body.includes('id="processor"'));
     });
 
     test('`record`: a mismatched payer completes as before, the verdict recorded', async () => {
