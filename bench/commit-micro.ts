@@ -67,6 +67,7 @@ function rowFactory(merchantId: string, runTag: string): () => TransactionRecord
       completedAt: null,
       returnUrlOnFailure: null,
       refundedMinor: 0n,
+      payerCheck: null,
     };
   };
 }

@@ -139,6 +139,7 @@ async function groupPhase(dir: string, file: string, withIndexes: boolean): Prom
       expiresAt: now + 900_000,
       completedAt: null,
       refundedMinor: 0n,
+      payerCheck: null,
     };
   };
   let rows = 0;

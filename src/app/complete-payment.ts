@@ -5,6 +5,7 @@
 import { planCompletion } from '../domain/completion.ts';
 import { newEventId } from '../domain/ids.ts';
 import { alreadyFinal, type CompletionCause, type SandboxOutcome } from '../domain/lifecycle.ts';
+import type { PayerCheck } from '../domain/payer-check.ts';
 import type { TransactionRecord } from '../domain/transaction.ts';
 import type { CompletionStore } from './ports/store.ts';
 
@@ -21,11 +22,14 @@ export class CompletePayment {
     this.#deps = deps;
   }
 
-  /** `merchantId` scopes the lookup when a merchant asks (sandbox API); omitted for page and sweeper. */
+  /**
+   * `merchantId` scopes the lookup when a merchant asks (sandbox API); omitted for page and sweeper.
+   * `payerCheck`: the verdict on who paid, written with the completion (app/processor/sync-payment.ts).
+   */
   async execute(
     transactionId: string,
     cause: CompletionCause,
-    options: { override?: SandboxOutcome; merchantId?: string } = {},
+    options: { override?: SandboxOutcome; merchantId?: string; payerCheck?: PayerCheck } = {},
   ): Promise<TransactionRecord> {
     const { completions, now } = this.#deps;
     const eventId = newEventId();

@@ -66,6 +66,7 @@ export class InitiatePayment {
       completedAt: null,
       returnUrlOnFailure: input.returnUrlOnFailure,
       refundedMinor: 0n,
+      payerCheck: null,
     };
     const { inserted, row } = await insertOrGet(candidate);
     if (!inserted && row.requestHash !== requestHash) {

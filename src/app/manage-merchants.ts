@@ -8,6 +8,7 @@ import { randomToken } from '../domain/ids.ts';
 import type { ConsoleAccountStore } from './ports/console.ts';
 import type { MerchantChanges, MerchantStore } from './ports/store.ts';
 import type { MerchantRecord } from '../domain/merchant.ts';
+import { PAYER_MISMATCH_POLICIES, isPayerMismatchPolicy, type PayerMismatchPolicy } from '../domain/payer-check.ts';
 
 export type NewMerchant = {
   name: string;
@@ -16,6 +17,8 @@ export type NewMerchant = {
   id?: string;
   /** Fee as a decimal fraction, e.g. "0.025" for 2.5 %; up to 6 decimals. */
   feeRate?: string;
+  /** What a mismatched payer check does: `record` (the default) or `hold` (domain/payer-check.ts). */
+  payerMismatch?: string;
 };
 
 export type IssuedCredentials = { merchantid: string; password: string; webhook_secret: string };
@@ -28,6 +31,14 @@ export function parseFeeRate(text: string): bigint | undefined {
   if (!match) return undefined;
   const ppm = BigInt(match[1] ?? '0') * 1_000_000n + BigInt((match[2] ?? '').padEnd(6, '0'));
   return ppm < 1_000_000n ? ppm : undefined;
+}
+
+/** `record` or `hold`, or INVALID_FIELD naming `payer-mismatch`. */
+export function payerMismatchPolicy(text: string): PayerMismatchPolicy {
+  const policy = text.trim().toLowerCase();
+  if (!isPayerMismatchPolicy(policy))
+    throw invalidField('payer-mismatch', `it must be one of ${PAYER_MISMATCH_POLICIES.join(', ')}`);
+  return policy;
 }
 
 export class ManageMerchants {
@@ -69,6 +80,8 @@ export class ManageMerchants {
         'it must be a decimal fraction from 0 up to (not including) 1 with at most 6 decimals, e.g. 0.025',
       );
 
+    const payerMismatch = payerMismatchPolicy(input.payerMismatch ?? 'record');
+
     const password = generatePassword();
     const webhookSecret = generateWebhookSecret();
     const now = this.#now();
@@ -83,6 +96,7 @@ export class ManageMerchants {
       payoutAccount: account,
       feeRatePpm,
       status: 'active',
+      payerMismatch,
       createdAt: now,
       updatedAt: now,
     };
@@ -139,6 +153,13 @@ export class ManageMerchants {
   async setStatus(id: string, status: 'active' | 'disabled'): Promise<void> {
     await this.#update(id, { status });
     if (status === 'disabled') await this.#consoleSessions.deleteSessionsOf('merchant', id);
+  }
+
+  /** What a mismatched payer check does to the merchant's next payments (docs/operations.md "Payer check"). */
+  async setPayerMismatch(id: string, policy: string): Promise<PayerMismatchPolicy> {
+    const payerMismatch = payerMismatchPolicy(policy);
+    await this.#update(id, { payerMismatch });
+    return payerMismatch;
   }
 
   list(): Promise<MerchantRecord[]> {

@@ -68,6 +68,7 @@ export function consoleDepsFrom(services: Services, config: Config): ConsoleDeps
     attention: new ConsoleAttention({
       attention: store.attention,
       reads: store.consoleReads,
+      complete: services.complete,
       audit: core.audit,
       count: services.openAttention,
       now,

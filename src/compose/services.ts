@@ -149,6 +149,8 @@ function processorServices(
     // Raises are counted in process, so the metric and the menu move at once (app/open-attention.ts).
     attention: openAttention.counting(store.attention),
     complete,
+    completions: store.completions,
+    merchants: store.merchants,
     now,
     warn,
   });

@@ -8,12 +8,14 @@ import {
   FAILURE_TEXT,
   assertCanComplete,
   decideCompletion,
+  isPayerDecision,
   type CompletionCause,
   type SandboxOutcome,
 } from './lifecycle.ts';
 import { notificationBody } from './notification.ts';
 import type { NewOutboxEvent } from './outbox-event.ts';
-import type { TransactionRecord, Transition } from './transaction.ts';
+import type { PayerCheck } from './payer-check.ts';
+import { isHeldForPayer, type TransactionRecord, type Transition } from './transaction.ts';
 
 /** What a completion needs to know besides the row: who asks, why, and when. */
 export type CompletionArgs = {
@@ -25,6 +27,8 @@ export type CompletionArgs = {
   eventId: string;
   /** The completion's time: completed_at, the transition, the notification and the ledger entry. */
   at: number;
+  /** The payer check's verdict, recorded with this completion (a processor reported who paid). */
+  payerCheck?: PayerCheck;
 };
 
 /** A transaction as read for its completion, with its merchant's fee rate as of now. */
@@ -42,6 +46,11 @@ export type CompletionPlan = {
   event: NewOutboxEvent;
   /** On SUCCESS: the payment's journal entry and its lines (domain/ledger.ts paymentPostings). */
   ledger: { entry: JournalEntry; lines: PostingLine[] } | null;
+  /**
+   * The payer check as the row was read. The write is conditional on it too: a payment the payer
+   * check held meanwhile (null → a verdict) is not completed by a plan made before the hold.
+   */
+  payerCheckAsRead: PayerCheck | null;
 };
 
 /**
@@ -57,7 +66,17 @@ export function planCompletion(input: CompletionInput | undefined, args: Complet
   }
   const current = input.record;
   assertCanComplete(current.status);
+  const held = isHeldForPayer(current);
+  if (held !== isPayerDecision(args.cause)) {
+    throw new GatewayError(
+      'INVALID_STATE',
+      held
+        ? "The payment is held for an operator's decision on who paid it; only that decision ends it."
+        : 'The payment is not held for a decision on who paid it.',
+    );
+  }
   const { at, eventId } = args;
+  const payerCheck = args.payerCheck ?? current.payerCheck;
   const decision = decideCompletion({
     cause: args.cause,
     amountMinor: current.amountMinor,
@@ -85,6 +104,7 @@ export function planCompletion(input: CompletionInput | undefined, args: Complet
       errorCodeTag: outcome.tag,
       errorText,
       createdAt: at,
+      payerCheck,
     }),
     createdAt: at,
   };
@@ -104,7 +124,7 @@ export function planCompletion(input: CompletionInput | undefined, args: Complet
         }
       : null;
   return {
-    final: { ...current, status: outcome.status, errorCodeTag: outcome.tag, errorText, completedAt: at },
+    final: { ...current, status: outcome.status, errorCodeTag: outcome.tag, errorText, completedAt: at, payerCheck },
     transition: {
       transactionId: current.id,
       fromStatus: 'PROCESSING',
@@ -115,5 +135,6 @@ export function planCompletion(input: CompletionInput | undefined, args: Complet
     },
     event,
     ledger,
+    payerCheckAsRead: current.payerCheck,
   };
 }

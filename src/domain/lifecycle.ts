@@ -6,9 +6,18 @@ export type FailureTag = 'DECLINED' | 'EXPIRED' | 'CANCELLED';
 /**
  * Why a payment ends. `processor_paid`: a live processor reports it PAID (confirmed by a query):
  * the bank is the truth about money, so it ends SUCCESS even past our own deadline while our row is
- * still PROCESSING (docs/connectors/kbank.md "Lifecycle").
+ * still PROCESSING (docs/connectors/kbank.md "Lifecycle"). `payer_accepted` / `payer_declined`: an
+ * operator's decision on a payment the payer check held (paid at the processor from an account
+ * other than the one named): it ends SUCCESS, or FAILED/DECLINED with the money returned by bank
+ * transfer (docs/console.md "Needs attention"); never turned into an expiry either.
  */
-export type CompletionCause = 'confirm' | 'cancel' | 'expire' | 'sandbox' | 'processor_paid';
+export type CompletionCause =
+  'confirm' | 'cancel' | 'expire' | 'sandbox' | 'processor_paid' | 'payer_accepted' | 'payer_declined';
+
+/** The causes that end a payment held by the payer check, and nothing else may. */
+export function isPayerDecision(cause: CompletionCause): boolean {
+  return cause === 'payer_accepted' || cause === 'payer_declined';
+}
 
 /**
  * What a sandbox completion may force (docs/api.md, "Sandbox completion"). The one list behind the
@@ -46,7 +55,8 @@ export function sandboxOutcome(amountMinor: bigint): FinalOutcome {
 }
 
 export function outcomeFor(cause: CompletionCause, amountMinor: bigint, override?: SandboxOutcome): FinalOutcome {
-  if (cause === 'processor_paid') return { status: 'SUCCESS', tag: null };
+  if (cause === 'processor_paid' || cause === 'payer_accepted') return { status: 'SUCCESS', tag: null };
+  if (cause === 'payer_declined') return { status: 'FAILED', tag: 'DECLINED' };
   if (cause === 'cancel') return { status: 'FAILED', tag: 'CANCELLED' };
   if (cause === 'expire') return { status: 'FAILED', tag: 'EXPIRED' };
   switch (override) {
@@ -85,7 +95,7 @@ export function decideCompletion(input: {
   }
   const overridden = input.cause === 'sandbox' && input.override !== undefined;
   // Money the processor took is never turned into an expiry: the payment succeeded.
-  const paid = input.cause === 'processor_paid';
+  const paid = input.cause === 'processor_paid' || isPayerDecision(input.cause);
   if (expired && !overridden && !paid) return { cause: 'expire', outcome: { status: 'FAILED', tag: 'EXPIRED' } };
   return { cause: input.cause, outcome: outcomeFor(input.cause, input.amountMinor, input.override) };
 }

@@ -1,3 +1,5 @@
+import type { PayerMismatchPolicy } from './payer-check.ts';
+
 // A merchant account as the use cases see it (docs/api.md "Credentials", docs/ledger.md for
 // the fee rate and payout account). Repositories map their rows to this shape.
 
@@ -13,6 +15,8 @@ export type MerchantRecord = {
   payoutAccount: string;
   feeRatePpm: bigint;
   status: 'active' | 'disabled';
+  /** What a `mismatched` payer check does to its payments (docs/operations.md "Payer check"). */
+  payerMismatch: PayerMismatchPolicy;
   createdAt: number;
   updatedAt: number;
 };

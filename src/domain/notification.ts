@@ -4,6 +4,7 @@
 import type { FailureTag, TransactionStatus } from './lifecycle.ts';
 import { RESPONSE_CODE, RESULT_TEXT } from './lifecycle.ts';
 import { currencyExponent, formatMinor } from './money.ts';
+import type { PayerCheck } from './payer-check.ts';
 import type { PaymentNotification } from './wire/notifications.ts';
 
 export type NotificationInput = {
@@ -19,6 +20,8 @@ export type NotificationInput = {
   errorCodeTag: FailureTag | null;
   errorText: string | null;
   createdAt: number;
+  /** The payer check's verdict; null: the field is left out, so the body is as before it existed. */
+  payerCheck: PayerCheck | null;
 };
 
 export function notificationBody(n: NotificationInput): string {
@@ -37,6 +40,7 @@ export function notificationBody(n: NotificationInput): string {
     error_text: n.errorText,
     event_id: n.eventId,
     created_at: new Date(n.createdAt).toISOString(),
+    ...(n.payerCheck !== null && { payer_check: n.payerCheck }),
   };
   return JSON.stringify(body);
 }

@@ -23,6 +23,7 @@ type TransactionView = Pick<
   | 'createdAt'
   | 'completedAt'
   | 'refundedMinor'
+  | 'payerCheck'
 >;
 
 export function redirectUrl(publicBaseUrl: string, redirectId: string): string {
@@ -63,6 +64,7 @@ export function statusOf(t: TransactionView, publicBaseUrl: string): StatusRespo
     created_at: new Date(t.createdAt).toISOString(),
     completed_at: t.completedAt === null ? null : new Date(t.completedAt).toISOString(),
     refunded_amount: formatMinor(t.refundedMinor, currencyExponent(t.currency)),
+    ...(t.payerCheck !== null && { payer_check: t.payerCheck }),
   };
 }
 

@@ -1,6 +1,8 @@
 // Table shapes as Kysely sees them. Money columns are BIGINT counts of 1/10,000 of a
 // currency unit; times are BIGINT Unix milliseconds. SQLite returns them as numbers,
 // PostgreSQL as strings: read them through `toBigInt`/`toNumber` below, never parseFloat.
+import type { Generated } from 'kysely';
+
 export type Int64 = number | bigint | string;
 
 export interface MerchantsTable {
@@ -14,6 +16,8 @@ export interface MerchantsTable {
   payout_account: string;
   fee_rate_ppm: Int64;
   status: 'active' | 'disabled';
+  /** Migration 016: what a mismatched payer check does (domain/payer-check.ts). */
+  payer_mismatch: Generated<'record' | 'hold'>;
   created_at: Int64;
   updated_at: Int64;
 }
@@ -48,6 +52,11 @@ export interface TransactionsTable {
   return_url_on_failure: string | null;
   /** Migration 012: total refunded so far (never more than amount_minor; only on SUCCESS). */
   refunded_minor: Int64;
+  /**
+   * Migration 016: the payer check's verdict, null until a processor reported the payment paid.
+   * Never part of the initiation's INSERT (transactionToRow leaves it out).
+   */
+  payer_check: 'matched' | 'mismatched' | 'unknown' | null;
 }
 
 /** Migration 012: one row per refund. */

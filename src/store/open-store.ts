@@ -52,6 +52,7 @@ export function storeOver(engine: StoreEngine): Store {
     completions: {
       readForCompletion: (transactionId) => transactions.findForCompletion(transactionId),
       write: parts.writeCompletion,
+      holdForPayer: (transactionId, payerCheck) => transactions.holdForPayer(transactionId, payerCheck),
     },
     merchants: new MerchantsRepo(db),
     ledger: ledgerReads,

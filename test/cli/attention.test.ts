@@ -204,6 +204,7 @@ for (const { dialect, skip } of await testDialects()) {
         'merchantid',
         'trackid',
         'status',
+        'payer_check',
         'attempts',
         'notifications',
         'attention',

@@ -92,8 +92,15 @@ describe('CLI output for scripts and people', () => {
 
   test('merchant list: a header row for people, one JSON object for scripts', async () => {
     const human = await cli(['merchant', 'list'], env);
-    assert.deepEqual(human.out.split('\n')[0]!.split('\t'), ['MERCHANTID', 'STATUS', 'PAYOUT', 'ACCOUNT', 'NAME']);
-    assert.match(human.out.split('\n')[1]!, /^pipe-shop\tactive\tTHB\t••••7890\tPipe Shop$/);
+    assert.deepEqual(human.out.split('\n')[0]!.split('\t'), [
+      'MERCHANTID',
+      'STATUS',
+      'PAYOUT',
+      'ACCOUNT',
+      'NAME',
+      'PAYER_MISMATCH',
+    ]);
+    assert.match(human.out.split('\n')[1]!, /^pipe-shop\tactive\tTHB\t••••7890\tPipe Shop\trecord$/);
     const json = await cli(['merchant', 'list', '--json'], env);
     assert.deepEqual(Object.keys(JSON.parse(json.out)), ['merchants']);
   });

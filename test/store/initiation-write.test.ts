@@ -38,6 +38,7 @@ function record(merchantId: string, over: Partial<TransactionRecord> = {}): Tran
     completedAt: null,
     returnUrlOnFailure: null,
     refundedMinor: 0n,
+    payerCheck: null,
     ...over,
   };
 }

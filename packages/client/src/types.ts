@@ -38,7 +38,12 @@ export type StatusResponse = InitiationResponse & {
   completed_at: string | null;
   /** Total refunded so far ("0.00" when none), on gateways with refunds. */
   refunded_amount?: string | null;
+  /** Whether the account that paid is the payer you named; absent until the processor reported the payment. */
+  payer_check?: PayerCheck;
 };
+
+/** The payer check's verdict (docs/api.md "Payer check"). */
+export type PayerCheck = 'matched' | 'mismatched' | 'unknown';
 
 export type TransactionReference =
   { transactionid: string; trackid?: never } | { trackid: string; transactionid?: never };
@@ -102,4 +107,6 @@ export type PaymentNotification = {
   error_text: string | null;
   event_id: string;
   created_at: string;
+  /** Whether the account that paid is the payer you named; absent when the processor said nothing. */
+  payer_check?: PayerCheck;
 };

@@ -3,7 +3,13 @@
 // serves the change at once (others within MERCHANT_REFRESH), then an audit entry. New secrets
 // are returned for the one answer that shows them; the audit entry never holds them.
 import type { MerchantRecord } from '../../domain/merchant.ts';
-import type { IssuedCredentials, ManageMerchants, NewMerchant } from '../manage-merchants.ts';
+import type { PayerMismatchPolicy } from '../../domain/payer-check.ts';
+import {
+  payerMismatchPolicy,
+  type IssuedCredentials,
+  type ManageMerchants,
+  type NewMerchant,
+} from '../manage-merchants.ts';
 import type { MerchantDirectory } from '../merchant-directory.ts';
 import type { ConsoleAccountStore } from '../ports/console.ts';
 import type { ConsoleAccounts } from './console-accounts.ts';
@@ -38,8 +44,17 @@ export class ConsoleMerchantAdmin {
     await this.#audit(by, 'merchant.create', issued.merchantid, {
       name: input.name,
       payout_currency: input.payoutCurrency,
+      payer_mismatch: payerMismatchPolicy(input.payerMismatch ?? 'record'),
     });
     return issued;
+  }
+
+  /** What a mismatched payer check does to the merchant's payments (docs/operations.md "Payer check"). */
+  async setPayerMismatch(merchantId: string, policy: string, by: ConsoleActor): Promise<PayerMismatchPolicy> {
+    const set = await this.#deps.manage.setPayerMismatch(merchantId, policy);
+    await this.#deps.directory.refresh();
+    await this.#audit(by, 'merchant.payer_mismatch', merchantId, { payer_mismatch: set });
+    return set;
   }
 
   /** Disabling also ends the merchant's console sessions (ManageMerchants does, for every caller). */

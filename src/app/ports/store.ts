@@ -13,6 +13,7 @@ import type {
   PostingRecord,
 } from '../../domain/ledger.ts';
 import type { MerchantRecord } from '../../domain/merchant.ts';
+import type { PayerCheck } from '../../domain/payer-check.ts';
 import type { DeliveryAttempt, NewOutboxEvent, OutboxEvent, OutboxStatus } from '../../domain/outbox-event.ts';
 import type { RefundRecord } from '../../domain/refund.ts';
 import type { TransactionRecord, Transition } from '../../domain/transaction.ts';
@@ -49,6 +50,12 @@ export interface CompletionStore {
    * someone else finalised it first (then nothing was written). Durable when it resolves.
    */
   write(plan: CompletionPlan): Promise<boolean>;
+  /**
+   * Holds a PROCESSING payment for an operator: records the payer check's verdict and leaves the
+   * state (docs/console.md "Needs attention"). False when it is final or holds a verdict already.
+   * A held payment is completed only by a plan made from the held row (the operator's decision).
+   */
+  holdForPayer(transactionId: string, payerCheck: PayerCheck): Promise<boolean>;
 }
 
 export interface MerchantStore {
@@ -73,6 +80,7 @@ export type MerchantChanges = Partial<
     | 'previousWebhookSecretExpiresAt'
     | 'status'
     | 'feeRatePpm'
+    | 'payerMismatch'
   >
 >;
 

@@ -64,7 +64,8 @@ export class ClosePayment {
       const status = await connector.queryPayment(attempt.reference);
       const synced = await this.#deps.sync.applyTo(transaction, attempt, status);
       // Paid for another amount: not this payment's money (an operator has it on the attention
-      // list); the payment ends as asked.
+      // list); the payment ends as asked. Paid and held by the payer check (`held`): paid, so never
+      // ended as asked; the operator decides.
       if (status.state === 'paid' && synced !== 'needs_attention') return 'paid';
       return 'closed';
     } catch (error) {

@@ -8,15 +8,22 @@
 //     processor allows it, and otherwise goes on the needs-attention list: money came in that the
 //     merchant will not be credited for;
 //   - PAID for another amount or currency completes nothing and needs a person;
+//   - PAID for the right amount is checked against the payer the merchant named (the payer check,
+//     domain/payer-check.ts): the verdict is written with the completion; a `mismatched` one of a
+//     merchant whose payer_mismatch is `hold` completes nothing: the payment stays PROCESSING, held
+//     (its verdict written), and an operator accepts or declines it from the needs-attention list.
+//     Nothing else ends a held payment: a later sync raises the item again (a no-op while open),
+//     the sweeper skips it, and every other completion is refused (domain/completion.ts);
 //   - the processor's other states are recorded, and checks of a final attempt stop.
 import { GatewayError } from '../../domain/errors.ts';
 import { newEventId } from '../../domain/ids.ts';
+import { comparePayer, type PayerComparison } from '../../domain/payer-check.ts';
 import type { AttentionKind, ProcessorAttempt } from '../../domain/processor-attempt.ts';
-import type { TransactionRecord } from '../../domain/transaction.ts';
+import { isHeldForPayer, type TransactionRecord } from '../../domain/transaction.ts';
 import type { CompletePayment } from '../complete-payment.ts';
 import type { AttemptChanges, AttentionStore, ProcessorAttemptStore } from '../ports/processor-store.ts';
 import type { ProcessorConnector, ProcessorPaymentStatus } from '../ports/processor.ts';
-import type { PaymentStore, RefundReads } from '../ports/store.ts';
+import type { CompletionStore, MerchantStore, PaymentStore, RefundReads } from '../ports/store.ts';
 import { nextCheckAfter } from './check-schedule.ts';
 
 export type SyncPaymentDeps = {
@@ -26,13 +33,17 @@ export type SyncPaymentDeps = {
   refunds: Pick<RefundReads, 'findById'>;
   attention: Pick<AttentionStore, 'raise'>;
   complete: Pick<CompletePayment, 'execute'>;
+  /** Holds a payment the payer check found paid by someone else (merchant setting `hold`). */
+  completions: Pick<CompletionStore, 'holdForPayer'>;
+  /** The merchant's payer_mismatch setting, read when a verdict is `mismatched`. */
+  merchants: Pick<MerchantStore, 'findById'>;
   now: () => number;
   /** Something happened that an operator should see (a mismatch, a payment after the end). */
   warn: (details: object, message: string) => void;
 };
 
-/** What one sync did to the payment. */
-export type SyncResult = 'completed' | 'unchanged' | 'voided' | 'needs_attention';
+/** What one sync did to the payment; `held`: paid, and held for an operator by the payer check. */
+export type SyncResult = 'completed' | 'unchanged' | 'voided' | 'needs_attention' | 'held';
 
 export class SyncPayment {
   readonly #deps: SyncPaymentDeps;
@@ -133,19 +144,40 @@ export class SyncPayment {
       await this.#attention(transaction, 'amount_mismatch', detail, status.paidAmountMinor, attempt.reference);
       return { result: 'needs_attention', changes: paid };
     }
-    if (transaction.status === 'PROCESSING') {
+    const check = comparePayer(
+      { accountNo: transaction.payerAccountNo, bankCode: transaction.payerBankCode },
+      status.payer,
+    );
+    if (transaction.status === 'PROCESSING' && !isHeldForPayer(transaction)) {
       try {
-        await this.#deps.complete.execute(transaction.id, 'processor_paid');
+        if (check.verdict === 'mismatched' && (await this.#holdsMismatches(transaction))) {
+          if (await this.#deps.completions.holdForPayer(transaction.id, 'mismatched')) {
+            await this.#raiseHeld(transaction, attempt, status, check);
+            return { result: 'held', changes: paid };
+          }
+          // Held or finalised meanwhile by someone else: read what it became and treat it as below.
+          throw new GatewayError('INVALID_STATE', 'The payment changed meanwhile.');
+        }
+        await this.#deps.complete.execute(transaction.id, 'processor_paid', { payerCheck: check.verdict });
         return { result: 'completed', changes: paid };
       } catch (error) {
-        // Finalised meanwhile by someone else: read what it became and treat it as below.
+        // Finalised (or held) meanwhile by someone else: read what it became and treat it as below.
         if (!(error instanceof GatewayError) || error.tag !== 'INVALID_STATE') throw error;
         const now = await this.#deps.payments.findById(transaction.merchantId, transaction.id);
-        if (!now || now.status === 'PROCESSING') throw error;
+        if (!now || (now.status === 'PROCESSING' && !isHeldForPayer(now))) throw error;
         transaction = now;
       }
     }
+    if (isHeldForPayer(transaction)) {
+      // Held already: the item again (a no-op while it is open; raised anew if a crash came
+      // between the hold and its item). Only the operator's decision ends the payment.
+      await this.#raiseHeld(transaction, attempt, status, check);
+      return { result: 'held', changes: paid };
+    }
     if (transaction.status === 'SUCCESS') return { result: 'unchanged', changes: paid };
+    // Held, then declined by an operator: the payer's money goes back by bank transfer, as the
+    // operator was told; never voided or raised again behind that decision.
+    if (transaction.payerCheck !== null) return { result: 'unchanged', changes: paid };
     const result = await this.#paidAfterFinal(transaction, attempt, status);
     return { result, changes: result === 'voided' ? { ...paid, state: 'voided' } : paid };
   }
@@ -203,6 +235,35 @@ export class SyncPayment {
       attempt.reference,
     );
     return 'needs_attention';
+  }
+
+  /** The merchant's payer_mismatch setting is `hold` (a merchant gone: `record`, the default). */
+  async #holdsMismatches(transaction: TransactionRecord): Promise<boolean> {
+    return (await this.#deps.merchants.findById(transaction.merchantId))?.payerMismatch === 'hold';
+  }
+
+  /**
+   * The needs-attention item of a held payment: what differs (bank, places of the differing
+   * digits, accounts masked to their last four places; domain/payer-check.ts) and the name the
+   * processor reported, for the operator only — the merchant's answers carry the verdict alone.
+   */
+  async #raiseHeld(
+    transaction: TransactionRecord,
+    attempt: ProcessorAttempt,
+    status: ProcessorPaymentStatus,
+    check: PayerComparison,
+  ): Promise<void> {
+    const name = status.payer?.name?.trim();
+    await this.#attention(
+      transaction,
+      'payer_mismatch',
+      `Paid at the processor (${attempt.reference}, ${status.processorTxnNo ?? 'no payment number'}) from another ` +
+        `account than the payer named: ${check.differences.join('; ') || 'the payer now reported matches'}` +
+        `${name ? `; name reported: ${name}` : ''}. The merchant holds such payments: accept it (it completes) or ` +
+        "decline it (it fails, and the payer's money is returned by bank transfer).",
+      status.paidAmountMinor,
+      attempt.reference,
+    );
   }
 
   async #attention(

@@ -1,9 +1,18 @@
 // attention list | resolve — the needs-attention list (docs/console.md "Needs attention"), through
 // the console's use case: a resolve from here writes the same row and the same audit entry
-// (`attention.resolve`, actor cli) as the console's form. processor attempts — a payment's life
+// (`attention.resolve`, actor cli) as the console's form, and a `payer_mismatch` item's decision
+// (--decision accept|decline) ends its held payment the same way (the serving instances' delivery
+// workers are woken for its notification). processor attempts — a payment's life
 // at the processor: the attempts made there, the notifications it sent, its attention items.
-import { ConsoleAttention, MAX_NOTE_LENGTH, type AttentionEntry } from '../../app/console/attention.ts';
+import {
+  ConsoleAttention,
+  MAX_NOTE_LENGTH,
+  PAYER_DECISIONS,
+  type AttentionEntry,
+  type PayerDecision,
+} from '../../app/console/attention.ts';
 import { ConsoleAudit } from '../../app/console/console-audit.ts';
+import { CompletePayment } from '../../app/complete-payment.ts';
 import type { Store } from '../../app/ports/store.ts';
 import { GatewayError } from '../../domain/errors.ts';
 import { formatMinor } from '../../domain/money.ts';
@@ -22,6 +31,7 @@ function attentionOver(store: Store): ConsoleAttention {
   return new ConsoleAttention({
     attention: store.attention,
     reads: store.consoleReads,
+    complete: new CompletePayment({ completions: store.completions, now: Date.now }),
     audit: new ConsoleAudit(store.consoleAccounts, Date.now),
     now: Date.now,
   });
@@ -134,20 +144,43 @@ export const attentionCommands: Record<string, Command> = {
     },
   },
   'attention resolve': {
-    summary: 'mark a needs-attention item resolved, with a note saying what was done (audited)',
-    usage: '<id> --note "<what was done>" [--json]',
+    summary:
+      'mark a needs-attention item resolved, with a note saying what was done (audited); a payer_mismatch ' +
+      'item by a decision: accept (the payment succeeds) or decline (it fails; return the money by bank transfer)',
+    usage: '<id> --note "<what was done>" [--decision accept|decline] [--json]',
     async run(args, ctx) {
       const { values, positionals } = flags(args, {
         note: { type: 'string', required: true },
+        decision: { type: 'string' },
         json: { type: 'boolean' },
       });
+      const decision = values.decision;
+      if (decision !== undefined && !PAYER_DECISIONS.includes(decision as PayerDecision))
+        throw new UsageError(`--decision must be one of ${PAYER_DECISIONS.join(', ')}`);
       const id = requirePositional(positionals, 'id');
       if (positionals.length > 1) throw new UsageError('one id only');
       const note = values.note!.trim();
       if (note === '') throw new UsageError('--note must say what was done');
       if (note.length > MAX_NOTE_LENGTH) throw new UsageError(`--note must be at most ${MAX_NOTE_LENGTH} characters`);
-      const item = await withStore(ctx, (store) => attentionOver(store).resolve({ id, note, by: 'cli' }));
+      const item = await withStore(ctx, async (store) => {
+        const resolved = await attentionOver(store).resolve({
+          id,
+          note,
+          by: 'cli',
+          decision: decision as PayerDecision | undefined,
+        });
+        // A decision wrote the payment's notification: wake the serving instances now, not at their next poll.
+        if (decision !== undefined) await store.deliveries.wakeups?.announce('cli').catch(() => {});
+        return resolved;
+      });
       if (values.json) ctx.io.out(JSON.stringify(itemJson(item)));
+      else if (decision === 'accept')
+        ctx.io.out(`Attention item ${item.id} resolved: payment ${item.transactionId} accepted (SUCCESS).`);
+      else if (decision === 'decline')
+        ctx.io.out(
+          `Attention item ${item.id} resolved: payment ${item.transactionId} declined (FAILED); ` +
+            "return the payer's money by bank transfer.",
+        );
       else ctx.io.out(`Attention item ${item.id} (payment ${item.transactionId}) resolved.`);
       return 0;
     },
@@ -176,6 +209,7 @@ export const attentionCommands: Record<string, Command> = {
         merchantid: payment.merchantId,
         trackid: payment.trackid,
         status: payment.status,
+        payer_check: payment.payerCheck,
         attempts: found.attempts.map(attemptJson),
         notifications: found.notifications.map(notificationJson),
         attention: found.attention.map(itemJson),
@@ -184,7 +218,10 @@ export const attentionCommands: Record<string, Command> = {
         ctx.io.out(JSON.stringify(result));
         return 0;
       }
-      ctx.io.out(`Payment ${payment.id} (${payment.merchantId}, trackid ${payment.trackid}): ${payment.status}`);
+      ctx.io.out(
+        `Payment ${payment.id} (${payment.merchantId}, trackid ${payment.trackid}): ${payment.status}` +
+          (payment.payerCheck === null ? '' : `, payer check ${payment.payerCheck}`),
+      );
       ctx.io.out('');
       if (result.attempts.length === 0) ctx.io.out('No attempts at the processor.');
       else

@@ -1,8 +1,8 @@
-// merchant create | list | rotate-password | rotate-webhook-secret | disable | enable
+// merchant create | list | update | rotate-password | rotate-webhook-secret | disable | enable
 import { openMigratedStore, resolveSecretKey } from '../../bootstrap.ts';
 import { ManageMerchants } from '../../app/manage-merchants.ts';
 import type { Command, CommandContext } from './context.ts';
-import { flags, requirePositional, table } from './context.ts';
+import { UsageError, flags, requirePositional, table } from './context.ts';
 
 async function withMerchants<T>(ctx: CommandContext, work: (manage: ManageMerchants) => Promise<T>): Promise<T> {
   const key = resolveSecretKey(ctx.config);
@@ -44,7 +44,7 @@ export const merchantCommands: Record<string, Command> = {
     summary: 'create a merchant; prints its password and webhook secret once',
     usage:
       '--name <name> --payout-currency <ISO 4217> --payout-account <card or account number> ' +
-      '[--id <merchantid>] [--fee-rate 0.025] [--json]',
+      '[--id <merchantid>] [--fee-rate 0.025] [--payer-mismatch record|hold] [--json]',
     async run(args, ctx) {
       const { values } = flags(args, {
         name: { type: 'string', required: true },
@@ -52,6 +52,7 @@ export const merchantCommands: Record<string, Command> = {
         'payout-account': { type: 'string', required: true },
         id: { type: 'string' },
         'fee-rate': { type: 'string' },
+        'payer-mismatch': { type: 'string' },
         json: { type: 'boolean' },
       });
       const issued = await withMerchants(ctx, (m) =>
@@ -61,6 +62,7 @@ export const merchantCommands: Record<string, Command> = {
           payoutAccount: values['payout-account']!,
           ...(values.id !== undefined && { id: values.id }),
           ...(values['fee-rate'] !== undefined && { feeRate: values['fee-rate'] }),
+          ...(values['payer-mismatch'] !== undefined && { payerMismatch: values['payer-mismatch'] }),
         }),
       );
       print(
@@ -90,6 +92,7 @@ export const merchantCommands: Record<string, Command> = {
         payout_currency: m.payoutCurrency,
         payout_account: `••••${m.payoutAccount.slice(-4)}`,
         fee_rate_ppm: m.feeRatePpm.toString(),
+        payer_mismatch: m.payerMismatch,
         created_at: new Date(m.createdAt).toISOString(),
       }));
       if (values.json) ctx.io.out(JSON.stringify({ merchants: rows }));
@@ -97,9 +100,29 @@ export const merchantCommands: Record<string, Command> = {
       else
         table(
           ctx.io,
-          ['MERCHANTID', 'STATUS', 'PAYOUT', 'ACCOUNT', 'NAME'],
-          rows.map((r) => [r.merchantid, r.status, r.payout_currency, r.payout_account, r.name]),
+          ['MERCHANTID', 'STATUS', 'PAYOUT', 'ACCOUNT', 'NAME', 'PAYER_MISMATCH'],
+          rows.map((r) => [r.merchantid, r.status, r.payout_currency, r.payout_account, r.name, r.payer_mismatch]),
         );
+      return 0;
+    },
+  },
+  'merchant update': {
+    summary: "change a merchant's settings: --payer-mismatch record|hold (what a mismatched payer check does)",
+    usage: '<merchantid> --payer-mismatch record|hold [--json]',
+    async run(args, ctx) {
+      const { values, positionals } = flags(args, {
+        'payer-mismatch': { type: 'string', required: true },
+        json: { type: 'boolean' },
+      });
+      const id = requirePositional(positionals, 'merchantid');
+      if (positionals.length > 1) throw new UsageError('one merchantid only');
+      const payerMismatch = await withMerchants(ctx, (m) => m.setPayerMismatch(id, values['payer-mismatch']!));
+      print(
+        ctx,
+        values.json,
+        { merchantid: id, payer_mismatch: payerMismatch },
+        `Merchant ${id}: payer_mismatch is now ${payerMismatch}.`,
+      );
       return 0;
     },
   },

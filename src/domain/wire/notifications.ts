@@ -2,7 +2,7 @@
 // (domain/notification.ts builds it) and the refund notification (domain/refund-response.ts).
 // /openapi.json publishes both under `webhooks`.
 import { Type, type Static } from '@sinclair/typebox';
-import { NullableString } from './common.ts';
+import { NullableString, PayerCheckSchema } from './common.ts';
 
 export const PaymentNotificationSchema = Type.Object({
   type: Type.Literal('valid'),
@@ -24,6 +24,7 @@ export const PaymentNotificationSchema = Type.Object({
   error_text: NullableString,
   event_id: Type.String({ description: 'Equal to the webhook-id header; deduplicate on it.' }),
   created_at: Type.String({ format: 'date-time' }),
+  payer_check: Type.Optional(PayerCheckSchema),
 });
 export type PaymentNotification = Static<typeof PaymentNotificationSchema>;
 

@@ -1,7 +1,7 @@
 // What POST /transaction/s2s and POST /transaction/status answer (docs/api.md, "Initiation" and
 // "Status"); the sandbox completion answers the status shape too. domain/responses.ts builds them.
 import { Type, type Static } from '@sinclair/typebox';
-import { NullableString } from './common.ts';
+import { NullableString, PayerCheckSchema } from './common.ts';
 
 // `type` and `result` stay plain strings: narrowing them to literal unions would change the
 // published /openapi.json (an `anyOf` of constants instead of `"type": "string"`).
@@ -27,5 +27,7 @@ export const StatusResponseSchema = Type.Object({
   completed_at: NullableString,
   /** Total refunded so far ("0.00" when none); null in an error. */
   refunded_amount: NullableString,
+  /** The payer check's verdict, once there is one (absent otherwise). */
+  payer_check: Type.Optional(PayerCheckSchema),
 });
 export type StatusResponse = Static<typeof StatusResponseSchema>;

@@ -1,6 +1,7 @@
 // Everything the console says, in Thai and English. One table per language with the same keys
 // (the type enforces it), like the hosted page's texts.
 import type { SandboxOutcome } from '../../domain/lifecycle.ts';
+import type { PayerCheck, PayerMismatchPolicy } from '../../domain/payer-check.ts';
 import type { AttentionKind, ProcessorAttemptKind, ProcessorAttemptState } from '../../domain/processor-attempt.ts';
 
 export type ConsoleLang = 'th' | 'en';
@@ -70,6 +71,11 @@ export type ConsoleTexts = {
     payerBank: string;
     payerAccount: string;
     payerName: string;
+    /** The payer check's verdict (docs/console.md "Payer check"). */
+    payerCheck: string;
+    payerChecks: Record<PayerCheck, string>;
+    /** Shown while the payer check holds the payment for an operator. */
+    payerHeld: string;
     description: string;
     serverUrl: string;
     returnUrl: string;
@@ -166,6 +172,11 @@ export type ConsoleTexts = {
     payment: string;
     kind: string;
     kinds: Record<AttentionKind, string>;
+    /** A payer_mismatch item is resolved by a decision: accept (SUCCESS) or decline (FAILED). */
+    accept: string;
+    decline: string;
+    decisionHint: string;
+    decided: (id: string, decision: 'accept' | 'decline') => string;
     detail: string;
     amount: string;
     reference: string;
@@ -233,6 +244,11 @@ export type ConsoleTexts = {
     statusChanged: string;
     statusName: Record<'active' | 'disabled', string>;
     back: string;
+    payerMismatch: string;
+    payerMismatchHint: string;
+    payerMismatchNames: Record<PayerMismatchPolicy, string>;
+    setPayerMismatch: string;
+    payerMismatchChanged: string;
   };
   audit: {
     heading: string;
@@ -321,6 +337,9 @@ const th: ConsoleTexts = {
     payerBank: 'ธนาคารผู้ชำระ',
     payerAccount: 'บัญชีผู้ชำระ',
     payerName: 'ชื่อผู้ชำระ',
+    payerCheck: 'ตรวจสอบบัญชีผู้ชำระ',
+    payerChecks: { matched: 'ตรงกัน', mismatched: 'ไม่ตรงกัน', unknown: 'ไม่ทราบ' },
+    payerHeld: 'ชำระแล้วจากบัญชีอื่น: รอผู้ดูแลระบบตัดสินใจที่หน้า "ต้องตรวจสอบ"',
     description: 'รายการ',
     serverUrl: 'serverUrl (แจ้งผล)',
     returnUrl: 'returnUrl',
@@ -332,6 +351,8 @@ const th: ConsoleTexts = {
       expire: 'หมดเวลา',
       sandbox: 'ทดสอบ (sandbox)',
       processor_paid: 'ชำระแล้วที่ผู้ให้บริการชำระเงิน',
+      payer_accepted: 'ผู้ดูแลระบบยอมรับผู้ชำระ',
+      payer_declined: 'ผู้ดูแลระบบปฏิเสธผู้ชำระ',
     },
     notification: 'การแจ้งผลไปยังร้านค้า',
     noNotification: 'ยังไม่มีการแจ้งผล (รายการยังไม่สิ้นสุด)',
@@ -436,7 +457,13 @@ const th: ConsoleTexts = {
       amount_mismatch: 'ยอดเงินไม่ตรงกัน',
       void_unknown: 'ไม่ทราบผลการยกเลิก (void)',
       void_failed: 'ยกเลิก (void) ไม่สำเร็จ',
+      payer_mismatch: 'ผู้ชำระไม่ตรงกับที่ระบุ',
     },
+    accept: 'ยอมรับ (ชำระสำเร็จ)',
+    decline: 'ปฏิเสธ (ไม่สำเร็จ คืนเงินผู้ชำระด้วยการโอน)',
+    decisionHint:
+      'ยอมรับ: รายการชำระสำเร็จ ร้านค้าได้รับเงินและการแจ้งผล ปฏิเสธ: รายการไม่สำเร็จ (DECLINED) ' + 'และต้องโอนเงินคืนผู้ชำระ',
+    decided: (id, decision) => `${id}: ${decision === 'accept' ? 'ยอมรับแล้ว' : 'ปฏิเสธแล้ว'}`,
     detail: 'รายละเอียด',
     amount: 'ยอดที่ผู้ให้บริการแจ้ง',
     reference: 'อ้างอิง',
@@ -502,6 +529,11 @@ const th: ConsoleTexts = {
     issuedConsole: 'รหัสผ่านคอนโซลของร้านค้า',
     statusChanged: 'เปลี่ยนสถานะแล้ว',
     statusName: { active: 'ใช้งาน', disabled: 'ระงับ' },
+    payerMismatch: 'ผู้ชำระไม่ตรงกัน',
+    payerMismatchHint: 'เมื่อบัญชีที่ชำระไม่ใช่บัญชีที่ระบุ',
+    payerMismatchNames: { record: 'บันทึกและชำระสำเร็จ', hold: 'พักไว้ให้ผู้ดูแลตัดสินใจ' },
+    setPayerMismatch: 'บันทึก',
+    payerMismatchChanged: 'เปลี่ยนการจัดการผู้ชำระไม่ตรงกันแล้ว',
     back: 'กลับไปที่รายชื่อร้านค้า',
   },
   audit: {
@@ -591,6 +623,9 @@ const en: ConsoleTexts = {
     payerBank: "Payer's bank",
     payerAccount: "Payer's account",
     payerName: "Payer's name",
+    payerCheck: 'Payer check',
+    payerChecks: { matched: 'matched', mismatched: 'mismatched', unknown: 'unknown' },
+    payerHeld: "Paid from another account: held for an operator's decision on the Needs attention page.",
     description: 'Description',
     serverUrl: 'serverUrl (notifications)',
     returnUrl: 'returnUrl',
@@ -602,6 +637,8 @@ const en: ConsoleTexts = {
       expire: 'expired',
       sandbox: 'sandbox completion',
       processor_paid: 'paid at the processor',
+      payer_accepted: 'payer accepted by an operator',
+      payer_declined: 'payer declined by an operator',
     },
     notification: 'Notification to the merchant',
     noNotification: 'No notification yet (the payment is not final).',
@@ -708,7 +745,14 @@ const en: ConsoleTexts = {
       amount_mismatch: 'amount does not match',
       void_unknown: 'void outcome unknown',
       void_failed: 'void failed',
+      payer_mismatch: 'paid by another payer',
     },
+    accept: 'Accept (the payment succeeds)',
+    decline: 'Decline (it fails; return the money by bank transfer)',
+    decisionHint:
+      'Accept: the payment completes as SUCCESS, the merchant is credited and notified. Decline: it fails ' +
+      "(DECLINED), and the payer's money must be returned by bank transfer.",
+    decided: (id, decision) => `${id}: the payer was ${decision === 'accept' ? 'accepted' : 'declined'}.`,
     detail: 'Detail',
     amount: 'Amount reported',
     reference: 'Reference',
@@ -774,6 +818,11 @@ const en: ConsoleTexts = {
     issuedConsole: "Merchant's console password",
     statusChanged: 'Status changed',
     statusName: { active: 'active', disabled: 'disabled' },
+    payerMismatch: 'Payer mismatch',
+    payerMismatchHint: 'when the account that paid is not the one named',
+    payerMismatchNames: { record: 'record and complete', hold: 'hold for an operator' },
+    setPayerMismatch: 'Set',
+    payerMismatchChanged: 'Payer mismatch setting changed',
     back: 'Back to merchants',
   },
   audit: {

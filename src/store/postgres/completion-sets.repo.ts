@@ -7,9 +7,10 @@
 // statement with arrays through unnest(), like initiation-batch.ts. SQL only.
 //
 // Why the write is safe as one statement:
-//  - Everything hangs off `fin`, the conditional UPDATE (… AND status = 'PROCESSING' RETURNING
-//    id): a transaction finalised meanwhile by someone else yields no row there, so nothing else
-//    is written for it (exactly one final state, one transition, one outbox event, one entry).
+//  - Everything hangs off `fin`, the conditional UPDATE (… AND status = 'PROCESSING' AND the payer
+//    check as the plan read it … RETURNING id): a transaction finalised meanwhile by someone else,
+//    or held by the payer check, yields no row there, so nothing else is written for it (exactly
+//    one final state, one transition, one outbox event, one entry).
 //  - Postings are inserted before their entries: the entry INSERT waits for an InitPlan that
 //    counts every inserted posting. The entry's BEFORE trigger then sees them (a trigger's
 //    queries see the rows its outer statement wrote before it) and the SUCCESS state written by
@@ -42,17 +43,19 @@ const ENSURE_ACCOUNTS = {
 };
 
 const WRITE = {
-  name: 'completions_write_v2',
+  name: 'completions_write_v3',
   text:
     `with c as (
     select * from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::text[], ` +
-    `$8::text[], $9::text[], $10::text[], $11::text[])
-      as c(id, status, error_code_tag, error_text, at, cause, event_id, merchant_id, target_url, origin, payload)
+    `$8::text[], $9::text[], $10::text[], $11::text[], $27::text[], $28::text[])
+      as c(id, status, error_code_tag, error_text, at, cause, event_id, merchant_id, target_url, origin, payload, ` +
+    `payer_check, payer_check_as_read)
   ),
   fin as (
     update transactions t set status = c.status, error_code_tag = c.error_code_tag, error_text = c.error_text, ` +
-    `completed_at = c.at
+    `completed_at = c.at, payer_check = c.payer_check
     from c where t.id = any($1::text[]) and t.id = c.id and (t.status = 'PROCESSING') is true
+      and t.payer_check is not distinct from c.payer_check_as_read
     returning t.id
   ),
   transition as (
@@ -176,6 +179,8 @@ export function completionsWriteQuery(writes: CompletionPlan[]): { name: string;
       entries.map((e) => e.transactionId),
       entries.map((e) => e.reason),
       entries.map((e) => String(e.createdAt)),
+      col((w) => w.final.payerCheck),
+      col((w) => w.payerCheckAsRead),
     ],
   };
 }

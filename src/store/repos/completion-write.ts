@@ -25,13 +25,20 @@ export function reposFor(trx: Trx): { transactions: TransactionsRepo; ledger: Le
 export async function writeCompletionIn(trx: Trx, plan: CompletionPlan): Promise<boolean> {
   const { transactions, ledger } = reposFor(trx);
   const { final } = plan;
-  // First, and conditional: nothing else is written for a transaction finalised meanwhile.
-  const finalised = await transactions.finalise(trx, final.id, {
-    status: final.status,
-    errorCodeTag: final.errorCodeTag,
-    errorText: final.errorText,
-    completedAt: plan.transition.at,
-  });
+  // First, and conditional: nothing else is written for a transaction finalised (or held by the
+  // payer check) meanwhile.
+  const finalised = await transactions.finalise(
+    trx,
+    final.id,
+    {
+      status: final.status,
+      errorCodeTag: final.errorCodeTag,
+      errorText: final.errorText,
+      completedAt: plan.transition.at,
+      payerCheck: final.payerCheck,
+    },
+    plan.payerCheckAsRead,
+  );
   if (!finalised) return false;
   await transactions.addTransition(trx, plan.transition);
   await insertOutboxEvent(trx, plan.event);

@@ -18,6 +18,7 @@ function fromRow(row: Selectable<MerchantsTable>): MerchantRecord {
     payoutAccount: row.payout_account,
     feeRatePpm: toBigInt(row.fee_rate_ppm),
     status: row.status,
+    payerMismatch: row.payer_mismatch,
     createdAt: toNumber(row.created_at),
     updatedAt: toNumber(row.updated_at),
   };
@@ -43,6 +44,7 @@ export class MerchantsRepo {
         payout_account: m.payoutAccount,
         fee_rate_ppm: m.feeRatePpm,
         status: m.status,
+        payer_mismatch: m.payerMismatch,
         created_at: m.createdAt,
         updated_at: m.updatedAt,
       })
@@ -92,6 +94,7 @@ export class MerchantsRepo {
         }),
         ...(patch.status !== undefined && { status: patch.status }),
         ...(patch.feeRatePpm !== undefined && { fee_rate_ppm: patch.feeRatePpm }),
+        ...(patch.payerMismatch !== undefined && { payer_mismatch: patch.payerMismatch }),
         // Strictly increasing even within one millisecond, so every instance's change marker moves.
         updated_at: sql<number>`case when updated_at >= ${updatedAt} then updated_at + 1 else ${updatedAt} end`,
       })

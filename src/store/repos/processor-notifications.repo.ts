@@ -145,7 +145,8 @@ export class AttentionRepo implements AttentionStore {
   async resolve(id: string, by: string, resolution: string, at: number): Promise<boolean> {
     const result = await this.#db
       .updateTable('attention_items')
-      .set({ resolved_at: at, resolved_by: by, resolution: resolution.slice(0, 500) })
+      // A note of at most 500 characters, after a payer decision's words (app/console/attention.ts).
+      .set({ resolved_at: at, resolved_by: by, resolution: resolution.slice(0, 600) })
       .where('id', '=', id)
       .where('resolved_at', 'is', null)
       .executeTakeFirst();

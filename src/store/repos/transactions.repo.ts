@@ -6,6 +6,7 @@ import { toBigInt, toNumber, toNumberOrNull } from '../database.ts';
 import type { TransactionStatus } from '../../domain/lifecycle.ts';
 import type { TransactionRecord, Transition } from '../../domain/transaction.ts';
 import type { CompletionInput } from '../../domain/completion.ts';
+import type { PayerCheck } from '../../domain/payer-check.ts';
 import type { Db, Trx } from '../engine.ts';
 import type pg from 'pg';
 import { PgTransactionLookups } from '../postgres/transaction-lookups.ts';
@@ -39,6 +40,7 @@ export function transactionFromRow(row: Selectable<TransactionsTable>): Transact
     completedAt: toNumberOrNull(row.completed_at),
     returnUrlOnFailure: row.return_url_on_failure ?? null,
     refundedMinor: toBigInt(row.refunded_minor ?? 0),
+    payerCheck: row.payer_check ?? null,
   };
 }
 
@@ -75,6 +77,7 @@ export function transactionToRow(t: TransactionRecord): Insertable<TransactionsT
     completed_at: t.completedAt,
     return_url_on_failure: t.returnUrlOnFailure,
     refunded_minor: t.refundedMinor,
+    // No payer_check: it is null at initiation, and the initiation's INSERT stays as it was.
   };
 }
 
@@ -204,13 +207,21 @@ export class TransactionsRepo {
   }
 
   /**
-   * Writes the final state only if still PROCESSING; returns false when someone else finalised first.
-   * (PostgreSQL completion sets do this, and addTransition, in SQL: pg-completions.repo.ts.)
+   * Writes the final state only if still PROCESSING with the payer check as read; returns false
+   * when someone else finalised (or the payer check held) it first. (PostgreSQL completion sets do
+   * this, and addTransition, in SQL: postgres/completion-sets.repo.ts.)
    */
   async finalise(
     trx: Trx,
     id: string,
-    final: { status: TransactionStatus; errorCodeTag: string | null; errorText: string | null; completedAt: number },
+    final: {
+      status: TransactionStatus;
+      errorCodeTag: string | null;
+      errorText: string | null;
+      completedAt: number;
+      payerCheck: PayerCheck | null;
+    },
+    payerCheckAsRead: PayerCheck | null,
   ): Promise<boolean> {
     const result = await trx
       .updateTable('transactions')
@@ -219,9 +230,26 @@ export class TransactionsRepo {
         error_code_tag: final.errorCodeTag,
         error_text: final.errorText,
         completed_at: final.completedAt,
+        payer_check: final.payerCheck,
       })
       .where('id', '=', id)
       .where('status', '=', 'PROCESSING')
+      .where('payer_check', payerCheckAsRead === null ? 'is' : '=', payerCheckAsRead)
+      .executeTakeFirst();
+    return (result.numUpdatedRows ?? 0n) === 1n;
+  }
+
+  /**
+   * Holds a PROCESSING payment for an operator (the payer check found another payer): its verdict
+   * is written, its state stays. False when it is final, or holds a verdict already.
+   */
+  async holdForPayer(id: string, payerCheck: PayerCheck): Promise<boolean> {
+    const result = await this.#db
+      .updateTable('transactions')
+      .set({ payer_check: payerCheck })
+      .where('id', '=', id)
+      .where('status', '=', 'PROCESSING')
+      .where('payer_check', 'is', null)
       .executeTakeFirst();
     return (result.numUpdatedRows ?? 0n) === 1n;
   }
@@ -252,13 +280,17 @@ export class TransactionsRepo {
     }));
   }
 
-  /** PROCESSING transactions whose deadline has passed, oldest first. */
+  /**
+   * PROCESSING transactions whose deadline has passed, oldest first; not those the payer check
+   * holds for an operator (paid, so never expired: only the operator's decision ends them).
+   */
   async findExpired(now: number, limit: number): Promise<string[]> {
     const rows = await this.#db
       .selectFrom('transactions')
       .select('id')
       .where('status', '=', 'PROCESSING')
       .where('expires_at', '<=', now)
+      .where('payer_check', 'is', null)
       .orderBy('expires_at')
       .limit(limit)
       .execute();

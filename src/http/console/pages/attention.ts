@@ -1,9 +1,10 @@
 // Operators only: the needs-attention list (docs/console.md "Needs attention"). Open items first,
 // newest first, each with its payment, what happened and a form to mark it resolved with a note
-// (ConsoleAttention.resolve, audited as `attention.resolve`); then the resolved ones, with who
-// resolved them and their note. A merchant gets the same 404 as for an unknown page.
+// (ConsoleAttention.resolve, audited as `attention.resolve`) — for a payment the payer check holds,
+// the same form with two buttons, accept or decline; then the resolved ones, with who resolved
+// them and their note. A merchant gets the same 404 as for an unknown page.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AttentionEntry } from '../../../app/console/attention.ts';
+import { PAYER_DECISIONS, type AttentionEntry, type PayerDecision } from '../../../app/console/attention.ts';
 import { GatewayError } from '../../../domain/errors.ts';
 import { formatMinor, groupThousands } from '../../../domain/money.ts';
 import { html, type SafeHtml } from '../../hosted-page/html.ts';
@@ -23,10 +24,16 @@ export function registerAttentionRoutes(scope: FastifyInstance, deps: ConsoleDep
     async (request: FastifyRequest<{ Querystring: Record<string, unknown> }>, reply) => {
       const lang = languageOf(request, reply, deps);
       const { done, item } = request.query;
-      const notice =
-        done === 'resolved' && typeof item === 'string' && ITEM_ID.test(item)
-          ? html`<p class="notice" role="status">${CONSOLE_TEXTS[lang].attention.done(item)}</p>`
-          : undefined;
+      const a = CONSOLE_TEXTS[lang].attention;
+      const said =
+        typeof item !== 'string' || !ITEM_ID.test(item)
+          ? undefined
+          : done === 'resolved'
+            ? a.done(item)
+            : done === 'accept' || done === 'decline'
+              ? a.decided(item, done)
+              : undefined;
+      const notice = said ? html`<p class="notice" role="status">${said}</p>` : undefined;
       return sendAttentionPage(deps, request, reply, lang, notice);
     },
   );
@@ -42,11 +49,13 @@ export function registerAttentionRoutes(scope: FastifyInstance, deps: ConsoleDep
       const body = formBody(request);
       if (!formTokenValid(deps, request, session, body.csrf))
         return sendForbidden(deps, request, reply, lang, session, `${deps.root}/attention`);
+      const decision = PAYER_DECISIONS.find((d) => d === body.decision);
       try {
         await deps.attention.resolve({
           id,
           note: typeof body.note === 'string' ? body.note : '',
           by: { who: session.subject, origin: remoteOrigin(request) },
+          decision,
         });
       } catch (error) {
         // Resolved already (a second click, another operator first) or no note: the list again, with why.
@@ -60,7 +69,7 @@ export function registerAttentionRoutes(scope: FastifyInstance, deps: ConsoleDep
         }
         throw error;
       }
-      return reply.redirect(`${deps.root}/attention?done=resolved&item=${id}`, 303);
+      return reply.redirect(`${deps.root}/attention?done=${decision ?? 'resolved'}&item=${id}`, 303);
     },
   );
 }
@@ -116,7 +125,13 @@ function openCard(root: string, t: ConsoleTexts, e: AttentionEntry, csrf: string
         <dt>${a.reference}</dt><dd class="mono">${item.reference ?? '—'}</dd>
         <dt>${a.detail}</dt><dd>${item.detail}</dd>
       </dl>
-      <form method="post" action="${root}/attention/${item.id}/resolve" class="actions">${csrfField(csrf)}<div><label for="note-${item.id}">${a.note}</label><input id="note-${item.id}" name="note" required maxlength="500" autocomplete="off"></div><button type="submit">${a.resolve}</button></form></section>`;
+      ${item.kind === 'payer_mismatch' ? html`<p class="muted">${a.decisionHint}</p>` : null}
+      <form method="post" action="${root}/attention/${item.id}/resolve" class="actions">${csrfField(csrf)}<div><label for="note-${item.id}">${a.note}</label><input id="note-${item.id}" name="note" required maxlength="500" autocomplete="off"></div>${item.kind === 'payer_mismatch' ? PAYER_DECISIONS.map((d) => decisionButton(a, d)) : html`<button type="submit">${a.resolve}</button>`}</form></section>`;
+}
+
+/** One of the two ways a held payment's item is resolved; the button's value is the decision. */
+function decisionButton(a: ConsoleTexts['attention'], decision: PayerDecision): SafeHtml {
+  return html`<button type="submit" name="decision" value="${decision}" class="${decision === 'decline' ? 'danger' : ''}">${decision === 'accept' ? a.accept : a.decline}</button>`;
 }
 
 function paymentLink(root: string, { item, payment }: AttentionEntry): SafeHtml {

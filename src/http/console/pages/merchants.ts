@@ -1,6 +1,7 @@
 // Operators only: merchants — create, disable/enable, new API password, new webhook secret,
-// issue a console password. Each route checks the form, calls one ConsoleMerchantAdmin use case
-// (the CLI's use cases, audited) and shows the list again or the secrets it issued, once.
+// issue a console password, what a mismatched payer check does (payer-mismatch: record or hold).
+// Each route checks the form, calls one ConsoleMerchantAdmin use case (the CLI's use cases,
+// audited) and shows the list again or the secrets it issued, once.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from '../../../domain/errors.ts';
 import { html } from '../../hosted-page/html.ts';
@@ -18,6 +19,7 @@ const ACTIONS: readonly MerchantAction[] = [
   'rotate-password',
   'rotate-webhook-secret',
   'console-password',
+  'payer-mismatch',
 ];
 
 type Answer = { deps: ConsoleDeps; request: FastifyRequest; reply: FastifyReply; lang: ConsoleLang };
@@ -42,6 +44,7 @@ export function registerMerchantRoutes(scope: FastifyInstance, deps: ConsoleDeps
     const body = formBody(request);
     const id = text(body.id, 64);
     const feeRate = text(body.fee_rate, 10);
+    const payerMismatch = text(body.payer_mismatch, 10);
     let issued;
     try {
       const merchant = {
@@ -50,6 +53,7 @@ export function registerMerchantRoutes(scope: FastifyInstance, deps: ConsoleDeps
         payoutAccount: text(body.payout_account, 40),
         ...(id !== '' && { id }),
         ...(feeRate !== '' && { feeRate }),
+        ...(payerMismatch !== '' && { payerMismatch }),
       };
       issued = await deps.merchants.create(merchant, actorOf(request));
     } catch (error) {
@@ -111,6 +115,20 @@ async function runAction(action: MerchantAction, id: string, { deps, request, re
         ['webhook_secret', issued.webhook_secret],
       ];
       return sendSecrets(deps, request, reply, lang, m.rotatedWebhook, rows, note);
+    }
+    case 'payer-mismatch': {
+      let set;
+      try {
+        set = await deps.merchants.setPayerMismatch(id, text(formBody(request).payer_mismatch, 10), by);
+      } catch (error) {
+        if (error instanceof GatewayError && error.tag === 'INVALID_FIELD') {
+          const notice = html`<p class="notice error" role="alert">${error.message}</p>`;
+          return sendMerchantList(deps, request, reply, lang, notice, 400);
+        }
+        throw error;
+      }
+      const notice = html`<p class="notice" role="status">${m.payerMismatchChanged}: ${id} → ${m.payerMismatchNames[set]}</p>`;
+      return sendMerchantList(deps, request, reply, lang, notice);
     }
     case 'console-password': {
       const issued = await deps.merchants.issueConsolePassword(id, by);

@@ -8,7 +8,7 @@ import type { PaymentStory } from '../../../app/console/payment-reads.ts';
 import { SANDBOX_OUTCOMES } from '../../../domain/lifecycle.ts';
 import type { DeliveryAttempt, OutboxEvent } from '../../../domain/outbox-event.ts';
 import type { EntryWithPostings } from '../../../domain/ledger.ts';
-import type { TransactionRecord, Transition } from '../../../domain/transaction.ts';
+import { isHeldForPayer, type TransactionRecord, type Transition } from '../../../domain/transaction.ts';
 import { html, type SafeHtml } from '../../hosted-page/html.ts';
 import { bankName, formatAmount, maskAccount } from '../../hosted-page/page-view.ts';
 import { formToken, languageOf, sessionOf } from '../console-kit.ts';
@@ -141,10 +141,18 @@ function summarySection({ t, lang, tx, operator }: DetailPage): SafeHtml {
         ${row(d.payerBank, bankName(tx.payerBankCode, lang))}
         ${row(d.payerAccount, maskAccount(tx.payerAccountNo))}
         ${row(d.payerName, tx.payerAccountName)}
+        ${tx.payerCheck === null ? null : row(d.payerCheck, payerCheckPill(d, tx))}
         ${row(d.description, tx.productdesc)}
         ${row(d.serverUrl, html`<span class="mono">${tx.serverUrl}</span>`)}
         ${row(d.returnUrl, html`<span class="mono">${tx.returnUrl}</span>`)}
       </dl></section>`;
+}
+
+/** The payer check's verdict (docs/console.md "Payer check"), and while it holds the payment, why. */
+function payerCheckPill(d: Detail, tx: TransactionRecord): SafeHtml {
+  const verdict = tx.payerCheck!;
+  const tone = verdict === 'matched' ? 'SUCCESS' : verdict === 'mismatched' ? 'FAILED' : 'PROCESSING';
+  return html`<span class="pill s-${tone}" id="payer-check">${d.payerChecks[verdict]}</span>${isHeldForPayer(tx) ? html`<br><span class="muted">${d.payerHeld}</span>` : null}`;
 }
 
 /**
