@@ -90,7 +90,7 @@ export type ProcessorNotification = {
 };
 
 /** Why a payment needs a person. */
-export type AttentionKind = 'paid_after_final' | 'amount_mismatch' | 'void_unknown' | 'void_failed';
+export type AttentionKind = 'paid_after_final' | 'amount_mismatch' | 'void_unknown' | 'void_failed' | 'paid_twice';
 
 export type AttentionItem = {
   id: string;

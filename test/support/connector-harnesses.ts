@@ -19,6 +19,12 @@ export type ConnectorHarness = {
   setNow(at: number): void;
   /** Whether the processor keeps a state per QR (a real sandbox answers canned scenarios instead). */
   stateful: boolean;
+  /**
+   * What the processor's inquiry finds: the QR it issued, by its reference (KBank: one it never
+   * issued is not_found), or only payments made on a reference (SCB: nothing paid is requested
+   * while a QR could still be paid, expired after).
+   */
+  inquiry: 'qr' | 'payments';
   /** The customer pays the QR; resolves with the processor's payment number. */
   pay?(reference: string): Promise<{ txnNo: string | null }>;
   /** End-of-day settlement at the processor: no void is possible afterwards. */
@@ -47,6 +53,7 @@ export const sandboxSubject: ContractSubject = {
         now = at;
       },
       stateful: true,
+      inquiry: 'qr',
       close: async () => {},
     };
   },
@@ -118,6 +125,7 @@ export function kbankSimSubject(simOptions: KbankSimOptions = {}): ContractSubje
         now: () => sim.clock().unixMs,
         setNow: (at) => void sim.setClock(at),
         stateful: true,
+        inquiry: 'qr',
         async pay(reference) {
           const paid = sim.pay(reference);
           if (!paid.ok) throw new Error(`kbank-sim refused to pay ${reference}: ${paid.reason}`);
@@ -216,6 +224,7 @@ export function kbankRealSandboxSubject(env: {
           now = at;
         },
         stateful: false,
+        inquiry: 'qr',
         async pay() {
           story = 'paid';
           return { txnNo: null };
