@@ -3,7 +3,7 @@
 // /__sim control API to pay a QR, move the clock, settle and inject faults. Runs until stopped.
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { bangkokIso } from '../../dev/kbank-sim/clock.ts';
+import { bangkokIso } from '../../dev/sim-kit/clock.ts';
 import {
   credentialsOf,
   resolveConfig,

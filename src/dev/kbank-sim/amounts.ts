@@ -2,7 +2,10 @@
 // number's shortest round-trip text (domain/money.ts numberToDecimalText: what the sender wrote,
 // for any amount a client can mean) and kept as bigint satang. No float arithmetic.
 import { MINOR_PER_UNIT, numberToDecimalText, parseDecimal } from '../../domain/money.ts';
-import { JsonDecimal } from './wire-json.ts';
+import { satangText } from '../sim-kit/satang.ts';
+import { JsonDecimal } from '../sim-kit/wire-json.ts';
+
+export { satangText, satangToMinor } from '../sim-kit/satang.ts';
 
 /** Tag 54 holds at most 13 characters: 9999999999.99 THB. */
 export const MAX_QR_SATANG = 999_999_999_999n;
@@ -34,19 +37,7 @@ export function parseAmountInput(value: unknown): AmountCheck {
   return parseTxnAmount(value);
 }
 
-/** 10050n → "100.50". */
-export function satangText(satang: bigint): string {
-  const sign = satang < 0n ? '-' : '';
-  const abs = satang < 0n ? -satang : satang;
-  return `${sign}${abs / 100n}.${String(abs % 100n).padStart(2, '0')}`;
-}
-
 /** 10050n → the JSON number token 100.50. */
 export function satangNumber(satang: bigint): JsonDecimal {
   return new JsonDecimal(satangText(satang));
-}
-
-/** Satang → the project's 1/10,000 units (domain/thai-qr.ts formatThaiQrAmount takes those). */
-export function satangToMinor(satang: bigint): bigint {
-  return satang * MINOR_PER_SATANG;
 }

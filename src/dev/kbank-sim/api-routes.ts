@@ -8,13 +8,13 @@
 // instead of the stateful one (sandbox-scenarios.ts).
 import type { IncomingHttpHeaders } from 'node:http';
 import { parseTxnAmount, satangNumber, satangText } from './amounts.ts';
-import { parseIsoInstant } from './clock.ts';
+import { parseIsoInstant } from '../sim-kit/clock.ts';
 import type { Partner, SimConfig } from './config.ts';
 import type { Endpoint } from './endpoints.ts';
 import { bankError, invalidField, type BankError } from './errors.ts';
 import { answerScenario, scenarioEndpoint } from './sandbox-scenarios.ts';
 import type { QrRecord, SimState } from './state.ts';
-import { parseJsonObject, toWireJson } from './wire-json.ts';
+import { parseJsonObject, toWireJson } from '../sim-kit/wire-json.ts';
 
 export type ApiRequest = {
   endpoint: Endpoint;

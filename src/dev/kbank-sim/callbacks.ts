@@ -1,11 +1,9 @@
 // Payment callbacks (§4.8): the bank POSTs JSON to the URL the merchant registered with KBank.
 // A delivery succeeds when the receiver answers 2xx with a JSON body whose statusCode is "00";
 // it is tried `callback.attempts` times (default 1: KBank's retry policy is not published, so a
-// connector must survive a lost callback), `intervalMs` apart, each within `timeoutMs`.
-//
-// Timers here are REAL timers (retry interval, `delay:<ms>`), not the injected clock: the clock
-// is the bank's business time, these are the network's. Every delivery is a promise the tests
-// can await (`deliverCallback`, `idle()`); close() cancels what is still waiting.
+// connector must survive a lost callback), `intervalMs` apart, each within `timeoutMs`. Sending,
+// retrying and the timing modes are the shared dispatcher's (sim-kit/dispatcher.ts: real timers,
+// a promise per delivery); this file is KBank's body and acceptance.
 //
 // Modes (POST /__sim/callback/<uid> {mode}, or `callback` when paying):
 //   normal           deliver (again) as configured
@@ -19,11 +17,19 @@
 //   forged           a partnerTxnUid (and txnNo) the bank never issued
 //   malformedJson    the body cut in half
 import { satangNumber } from './amounts.ts';
-import { bangkokIso, type SimClock } from './clock.ts';
+import type { SimClock } from '../sim-kit/clock.ts';
+import {
+  Dispatcher,
+  timingOf,
+  type Acceptance,
+  type Delivery,
+  type DeliveryAttempt,
+  type DeliveryOutcome,
+} from '../sim-kit/dispatcher.ts';
 import type { SimConfig } from './config.ts';
 import { bankError } from './errors.ts';
-import type { SeededIds } from './ids.ts';
-import { parseJsonObject, toWireJson } from './wire-json.ts';
+import type { SeededIds } from '../sim-kit/ids.ts';
+import { parseJsonObject, toWireJson } from '../sim-kit/wire-json.ts';
 
 export type CallbackMode =
   | { kind: 'normal' }
@@ -101,170 +107,38 @@ function otherMerchant(merchantId: string): string {
   return merchantId === 'KB000000000000' ? 'KB999999999999' : 'KB000000000000';
 }
 
-export type CallbackAttempt = {
-  /** The simulator's clock when the attempt started. */
-  at: string;
-  status: number | null;
-  answer: string | null;
-  error: string | null;
-  ok: boolean;
-  /** Real milliseconds the attempt took. */
-  tookMs: number;
+export type CallbackAttempt = DeliveryAttempt;
+export type CallbackOutcome = DeliveryOutcome;
+export type CallbackDelivery = Delivery<{ partnerTxnUid: string }>;
+
+/** KBank's acceptance: a 2xx answer whose JSON body has statusCode "00". */
+const KBANK_ACCEPTS: Acceptance = {
+  accepts: (status, text) => status >= 200 && status < 300 && parseJsonObject(text)?.statusCode === '00',
+  refusal: 'the answer is not 2xx with statusCode "00"',
 };
 
-export type CallbackOutcome = 'pending' | 'held' | 'delivered' | 'failed' | 'dropped' | 'no-callback-url' | 'cancelled';
-
-export type CallbackDelivery = {
-  id: number;
-  partnerTxnUid: string;
-  mode: string;
-  url: string | null;
-  body: string;
-  outcome: CallbackOutcome;
-  attempts: CallbackAttempt[];
-};
-
-const MAX_ANSWER_TEXT = 2_000;
-
+/** Sends KBank's callbacks: the shared dispatcher (sim-kit/dispatcher.ts) with KBank's acceptance. */
 export class CallbackDispatcher {
-  readonly #config: SimConfig;
-  readonly #clock: SimClock;
-  readonly #deliveries: CallbackDelivery[] = [];
-  readonly #pending = new Set<Promise<void>>();
-  readonly #held: Array<(release: boolean) => void> = [];
-  readonly #sleeping = new Set<{ timer: NodeJS.Timeout; wake: (ran: boolean) => void }>();
-  readonly #closing = new AbortController();
+  readonly #dispatcher: Dispatcher<{ partnerTxnUid: string }>;
 
   constructor(config: SimConfig, clock: SimClock) {
-    this.#config = config;
-    this.#clock = clock;
+    this.#dispatcher = new Dispatcher(() => config.callback, clock, KBANK_ACCEPTS);
   }
 
   /** Starts a delivery; the promise settles with its record when it is over (never rejects). */
   deliver(partnerTxnUid: string, url: string | null, body: string, mode: CallbackMode): Promise<CallbackDelivery> {
-    const delivery: CallbackDelivery = {
-      id: this.#deliveries.length + 1,
-      partnerTxnUid,
-      mode: callbackModeText(mode),
-      url,
-      body,
-      outcome: 'pending',
-      attempts: [],
-    };
-    this.#deliveries.push(delivery);
-    const run = this.#closing.signal.aborted
-      ? Promise.resolve(void (delivery.outcome = 'cancelled'))
-      : this.#run(delivery, mode);
-    this.#pending.add(run);
-    void run.finally(() => this.#pending.delete(run));
-    return run.then(() => structuredClone(delivery));
+    return this.#dispatcher.deliver({ partnerTxnUid }, url, body, timingOf(mode), callbackModeText(mode));
   }
 
   deliveries(): CallbackDelivery[] {
-    return structuredClone(this.#deliveries);
+    return this.#dispatcher.deliveries();
   }
 
-  /** Resolves when no delivery is under way (held `reorder` deliveries count as under way). */
-  async idle(): Promise<void> {
-    while (this.#pending.size > 0) await Promise.all([...this.#pending]);
+  idle(): Promise<void> {
+    return this.#dispatcher.idle();
   }
 
-  /** Cancels waiting deliveries (held, delayed, between attempts) and aborts attempts in flight. */
-  async close(): Promise<void> {
-    this.#closing.abort();
-    for (const release of this.#held.splice(0)) release(false);
-    for (const sleeper of this.#sleeping) {
-      clearTimeout(sleeper.timer);
-      sleeper.wake(false);
-    }
-    await Promise.allSettled([...this.#pending]);
-  }
-
-  async #run(delivery: CallbackDelivery, mode: CallbackMode): Promise<void> {
-    if (delivery.url === null) {
-      delivery.outcome = 'no-callback-url';
-      return;
-    }
-    if (mode.kind === 'drop') {
-      delivery.outcome = 'dropped';
-      return;
-    }
-    if (mode.kind === 'delay' && !(await this.#sleep(mode.ms))) {
-      delivery.outcome = 'cancelled';
-      return;
-    }
-    if (mode.kind === 'reorder') {
-      delivery.outcome = 'held';
-      if (!(await new Promise<boolean>((release) => this.#held.push(release)))) {
-        delivery.outcome = 'cancelled';
-        return;
-      }
-    }
-    const copies = mode.kind === 'duplicate' ? mode.copies : 1;
-    let allDelivered = true;
-    for (let copy = 0; copy < copies; copy++) {
-      const sent = await this.#send(delivery, delivery.url);
-      if (sent === 'cancelled') {
-        delivery.outcome = 'cancelled';
-        return;
-      }
-      allDelivered &&= sent === 'delivered';
-    }
-    delivery.outcome = allDelivered ? 'delivered' : 'failed';
-    // What was held for reordering goes now, after this one.
-    if (mode.kind !== 'reorder') for (const release of this.#held.splice(0)) release(true);
-  }
-
-  async #send(delivery: CallbackDelivery, url: string): Promise<'delivered' | 'failed' | 'cancelled'> {
-    const { attempts, intervalMs, timeoutMs } = this.#config.callback;
-    for (let attempt = 1; attempt <= attempts; attempt++) {
-      if (attempt > 1 && !(await this.#sleep(intervalMs))) return 'cancelled';
-      if (this.#closing.signal.aborted) return 'cancelled';
-      const record: CallbackAttempt = {
-        at: bangkokIso(this.#clock.now()),
-        status: null,
-        answer: null,
-        error: null,
-        ok: false,
-        tookMs: 0,
-      };
-      const started = performance.now();
-      try {
-        const response = await fetch(url, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: delivery.body,
-          redirect: 'manual',
-          signal: AbortSignal.any([this.#closing.signal, AbortSignal.timeout(timeoutMs)]),
-        });
-        const answer = await response.text();
-        record.status = response.status;
-        record.answer = answer.slice(0, MAX_ANSWER_TEXT);
-        record.ok = response.status >= 200 && response.status < 300 && parseJsonObject(answer)?.statusCode === '00';
-        if (!record.ok) record.error = 'the answer is not 2xx with statusCode "00"';
-      } catch (error) {
-        const cause = (error as { cause?: { code?: string } }).cause?.code;
-        record.error = cause ?? (error instanceof Error ? error.name : String(error));
-      }
-      record.tookMs = Math.round(performance.now() - started);
-      delivery.attempts.push(record);
-      if (record.ok) return 'delivered';
-      if (this.#closing.signal.aborted) return 'cancelled';
-    }
-    return 'failed';
-  }
-
-  /** A cancellable real-time wait: false when close() cut it short. */
-  #sleep(ms: number): Promise<boolean> {
-    return new Promise((resolve) => {
-      const sleeper = {
-        timer: setTimeout(() => {
-          this.#sleeping.delete(sleeper);
-          resolve(true);
-        }, ms),
-        wake: resolve,
-      };
-      this.#sleeping.add(sleeper);
-    });
+  close(): Promise<void> {
+    return this.#dispatcher.close();
   }
 }

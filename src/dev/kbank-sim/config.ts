@@ -2,9 +2,9 @@
 // an option here (the void cut-off, settlement, callback retries, the partnerTxnUid charset, the
 // answer to an unknown inquiry, the placeholder errors), so a test can pin either behaviour.
 // Credentials not given are generated from the seed: the same seed, the same credentials.
-import { bangkokIso, formatTimeOfDay, parseTimeOfDay, toInstant } from './clock.ts';
+import { bangkokIso, formatTimeOfDay, parseTimeOfDay, toInstant } from '../sim-kit/clock.ts';
 import { DEFAULT_PLACEHOLDER_ERRORS, type PlaceholderErrors } from './errors.ts';
-import { SeededIds } from './ids.ts';
+import { SeededIds } from '../sim-kit/ids.ts';
 
 export type PartnerOptions = {
   secret: string;

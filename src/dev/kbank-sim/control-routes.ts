@@ -14,18 +14,13 @@
 //   DELETE /__sim/faults             clear them
 //   GET  /__sim/state                configuration, clock, QR records, counters
 //   GET  /__sim/log                  requests received and callbacks sent (secrets redacted)
+import { field, required, SimControlError } from '../sim-kit/control-fields.ts';
 import type { CallbackDelivery } from './callbacks.ts';
 import type { FaultSpec, QueuedFault } from './faults.ts';
-import type { LoggedRequest } from './request-log.ts';
+import type { LoggedRequest } from '../sim-kit/request-log.ts';
 import type { QrRecordView } from './state.ts';
 
-export class SimControlError extends Error {
-  readonly status: number;
-  constructor(status: number, message: string) {
-    super(message);
-    this.status = status;
-  }
-}
+export { SimControlError };
 
 export type PayOptions = {
   /** The amount the payer's app sends; refused (409) unless it is the QR's. */
@@ -85,18 +80,6 @@ const ROUTES = [
   'GET  /__sim/state',
   'GET  /__sim/log',
 ];
-
-function field<T>(body: Record<string, unknown>, name: string, type: 'string' | 'number' | 'boolean'): T | undefined {
-  const value = body[name];
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== type) throw new SimControlError(400, `${name} must be a ${type}`);
-  return value as T;
-}
-
-function required<T>(value: T | undefined, name: string): T {
-  if (value === undefined) throw new SimControlError(400, `${name} is required`);
-  return value;
-}
 
 /** Routes one /__sim request; `body` is the parsed JSON object ({} when empty). */
 export async function answerControl(

@@ -7,6 +7,7 @@
 //   rateLimit       not applied, answered 429
 //   openapi_error:<message>  not applied, answered {"code":"openapi_error","message":…} (status 500 or as given)
 //   latency:<ms>    applied and answered normally, <ms> later (real time)
+import { FaultQueue, FaultSpecError, type QueuedFault as SharedQueuedFault } from '../sim-kit/fault-queue.ts';
 import { endpointNamed, type Endpoint } from './endpoints.ts';
 
 export type Fault =
@@ -18,9 +19,8 @@ export type Fault =
   | { kind: 'latency'; ms: number };
 
 export type FaultSpec = { endpoint: string; fault: string; count?: number; status?: number };
-export type QueuedFault = { endpoint: Endpoint; fault: string; remaining: number };
-
-export class FaultSpecError extends Error {}
+export type QueuedFault = SharedQueuedFault<Endpoint>;
+export { FaultSpecError };
 
 export function parseFault(text: string, status?: number): Fault {
   if (status !== undefined && (!Number.isInteger(status) || status < 400 || status > 599))
@@ -43,31 +43,9 @@ export function faultText(fault: Fault): string {
   return fault.kind;
 }
 
-export class FaultPlan {
-  readonly #queue: Array<{ endpoint: Endpoint; fault: Fault; remaining: number }> = [];
-
-  add(spec: FaultSpec): void {
-    const endpoint = endpointNamed(spec.endpoint);
-    if (endpoint === null) throw new FaultSpecError(`unknown endpoint ${JSON.stringify(spec.endpoint)}`);
-    const count = spec.count ?? 1;
-    if (!Number.isInteger(count) || count < 1) throw new FaultSpecError('count must be a positive integer');
-    this.#queue.push({ endpoint, fault: parseFault(spec.fault, spec.status), remaining: count });
-  }
-
-  /** The fault for this call of `endpoint`, if one is queued (and one use of it spent). */
-  take(endpoint: Endpoint): Fault | undefined {
-    const index = this.#queue.findIndex((q) => q.endpoint === endpoint);
-    if (index < 0) return undefined;
-    const queued = this.#queue[index]!;
-    if (--queued.remaining === 0) this.#queue.splice(index, 1);
-    return queued.fault;
-  }
-
-  clear(): void {
-    this.#queue.length = 0;
-  }
-
-  list(): QueuedFault[] {
-    return this.#queue.map((q) => ({ endpoint: q.endpoint, fault: faultText(q.fault), remaining: q.remaining }));
+/** KBank's faults on the shared queue (sim-kit/fault-queue.ts). */
+export class FaultPlan extends FaultQueue<Endpoint, Fault> {
+  constructor() {
+    super({ endpoint: endpointNamed, parse: (text, _endpoint, status) => parseFault(text, status), text: faultText });
   }
 }

@@ -8,7 +8,7 @@ import { parseTxnAmount } from './amounts.ts';
 import type { Endpoint } from './endpoints.ts';
 import { bankError, DEFAULT_PLACEHOLDER_ERRORS, type BankError } from './errors.ts';
 import { buildBankQrPayload } from './qr-payload.ts';
-import { parseJsonObject, toWireJson } from './wire-json.ts';
+import { parseJsonObject, toWireJson } from '../sim-kit/wire-json.ts';
 
 /** The sandbox's fixed test data, as KBank's exercises use it (GP-TEST, EX-*). */
 export const SANDBOX_TEST_DATA = {

@@ -5,7 +5,6 @@
 // (faults.ts) are applied here, around the faithful answer.
 import http from 'node:http';
 import https from 'node:https';
-import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { answerApi, openapiError, type ApiAnswer, type ApiContext } from './api-routes.ts';
 import { parseAmountInput, satangText } from './amounts.ts';
@@ -18,7 +17,7 @@ import {
   type CallbackMode,
   type CallbackSource,
 } from './callbacks.ts';
-import { bangkokIso, createClock, toInstant } from './clock.ts';
+import { bangkokIso, createClock, toInstant } from '../sim-kit/clock.ts';
 import {
   credentialsOf,
   describeConfig,
@@ -30,10 +29,11 @@ import {
 import { answerControl, SimControlError, type ClockView, type PayResult, type SimControl } from './control-routes.ts';
 import { ENDPOINTS, endpointAt } from './endpoints.ts';
 import { FaultPlan, FaultSpecError, faultText, type Fault } from './faults.ts';
-import { SeededIds } from './ids.ts';
-import { loggableBody, redact, RequestLog, type LoggedRequest } from './request-log.ts';
+import { readBody, send, listen } from '../sim-kit/http.ts';
+import { SeededIds } from '../sim-kit/ids.ts';
+import { RequestLog, type LoggedRequest } from '../sim-kit/request-log.ts';
 import { recordView, SimState } from './state.ts';
-import { parseJsonObject } from './wire-json.ts';
+import { parseJsonObject } from '../sim-kit/wire-json.ts';
 
 export type { KbankSimOptions, PartnerOptions, SimCredentials } from './config.ts';
 export type { CallbackDelivery } from './callbacks.ts';
@@ -51,33 +51,6 @@ export type KbankSim = SimControl & {
   /** Stops listening, drops held (timeout) and open connections, cancels pending callbacks. */
   close(): Promise<void>;
 };
-
-const MAX_BODY_BYTES = 1024 * 1024;
-
-function readBody(req: http.IncomingMessage): Promise<string | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        resolve(undefined);
-        req.destroy();
-      } else chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
-function send(res: http.ServerResponse, status: number, body: string): void {
-  if (res.destroyed) return;
-  res.writeHead(status, {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(body),
-  });
-  res.end(body);
-}
 
 /** The verified client certificate of a TLS request, if one was presented. */
 function clientCertificateOf(req: http.IncomingMessage): { subject: string } | null {
@@ -111,7 +84,8 @@ export async function startKbankSim(options: KbankSimOptions = {}): Promise<Kban
   const ids = new SeededIds(config.seed);
   const state = new SimState(config, clock, ids);
   const faults = new FaultPlan();
-  const requestLog = new RequestLog();
+  // What KBank's bodies and answers carry that no log may show.
+  const requestLog = new RequestLog(['partnerSecret', 'access_token', 'consumerSecret']);
   const dispatcher = new CallbackDispatcher(config, clock);
   const api: ApiContext = { config, state };
   const held = new Set<http.ServerResponse>();
@@ -242,7 +216,7 @@ export async function startKbankSim(options: KbankSimOptions = {}): Promise<Kban
 
   function record(entry: LoggedRequest, answer: ApiAnswer): void {
     entry.handling = answer.handling;
-    entry.answer = { status: answer.status, body: loggableBody(answer.body, 'application/json') };
+    entry.answer = { status: answer.status, body: requestLog.loggableBody(answer.body, 'application/json') };
   }
 
   async function handleFaithful(req: http.IncomingMessage, res: http.ServerResponse, path: string): Promise<void> {
@@ -295,7 +269,7 @@ export async function startKbankSim(options: KbankSimOptions = {}): Promise<Kban
       body === null
         ? { status: 400, body: { error: 'the body must be a JSON object' } }
         : await answerControl(control, req.method ?? '', path, body);
-    send(res, answer.status, JSON.stringify(redact(answer.body), null, 2));
+    send(res, answer.status, JSON.stringify(requestLog.redact(answer.body), null, 2));
   }
 
   const handler = (req: http.IncomingMessage, res: http.ServerResponse) => {
@@ -320,16 +294,11 @@ export async function startKbankSim(options: KbankSimOptions = {}): Promise<Kban
       )
     : http.createServer(handler);
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => resolve());
-  });
-  const { address, port } = server.address() as AddressInfo;
-  const host = address.includes(':') ? `[${address}]` : address;
+  const url = await listen(server, config.host, config.port, config.tls ? 'https' : 'http');
 
   return {
     ...control,
-    url: `${config.tls ? 'https' : 'http'}://${host}:${port}`,
+    url,
     credentials: credentialsOf(config),
     idle: () => dispatcher.idle(),
     async close() {

@@ -4,10 +4,10 @@
 // automatic settlement) are applied lazily, on the injected clock, whenever a record is read; no
 // timer runs. The rules answer with the bank's errors; api-routes.ts puts them on the wire.
 import { satangText } from './amounts.ts';
-import { bangkokDay, bangkokInstant, bangkokIso, bangkokMinute, type SimClock } from './clock.ts';
+import { bangkokDay, bangkokInstant, bangkokIso, bangkokMinute, type SimClock } from '../sim-kit/clock.ts';
 import type { Partner, SimConfig } from './config.ts';
 import { bankError, type BankError } from './errors.ts';
-import type { SeededIds } from './ids.ts';
+import type { SeededIds } from '../sim-kit/ids.ts';
 import { bankReferences, buildBankQrPayload } from './qr-payload.ts';
 
 export type QrStatus = 'REQUESTED' | 'PAID' | 'CANCELLED' | 'EXPIRED' | 'VOIDED';

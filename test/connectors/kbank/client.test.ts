@@ -8,7 +8,7 @@ import { createServer } from 'node:net';
 import { ProcessorUnavailable } from '../../../src/domain/processor-errors.ts';
 import { KbankClient } from '../../../src/connectors/kbank/client.ts';
 import { startKbankSim, type KbankSim } from '../../../src/dev/kbank-sim/server.ts';
-import { SeededIds } from '../../../src/dev/kbank-sim/ids.ts';
+import { SeededIds } from '../../../src/dev/sim-kit/ids.ts';
 import { CONTRACT_DAY, kbankConnectorFor } from '../../support/connector-harnesses.ts';
 import { makeCertificates } from '../../support/kbank-sim-http.ts';
 

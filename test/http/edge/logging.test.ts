@@ -3,7 +3,7 @@
 // ever appears (docs/operations.md "Logs": secrets never appear in logs).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { SeededIds } from '../../../src/dev/kbank-sim/ids.ts';
+import { SeededIds } from '../../../src/dev/sim-kit/ids.ts';
 import { startKbankSim, type KbankSim } from '../../../src/dev/kbank-sim/server.ts';
 import { CONTRACT_DAY, kbankEnvFor } from '../../support/connector-harnesses.ts';
 import { testDialects } from '../../support/dialects.ts';
@@ -267,7 +267,7 @@ for (const { dialect, skip } of await testDialects()) {
         const secret = {
           'consumer secret': sim.credentials.consumerSecret,
           'partner secret': sim.credentials.partnerSecret,
-          // The simulator's first access token, from the same seed (src/dev/kbank-sim/ids.ts).
+          // The simulator's first access token, from the same seed (src/dev/sim-kit/ids.ts).
           'access token': new SeededIds(SEED).alnum('access-token', 28),
           'callback path token': PATH_TOKEN,
         }[what]!;

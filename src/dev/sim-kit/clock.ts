@@ -1,4 +1,4 @@
-// The simulator's clock and the bank's calendar. Everything the bank decides by time (a token's
+// The bank simulators' clock and the bank's calendar. Everything a bank decides by time (a token's
 // and a QR's expiry, "the same day", the void cut-off, settlement) reads this clock and nothing
 // else. It starts fixed and moves only when told (setClock / advance, POST /__sim/clock); a
 // ticking clock (the CLI's --real-clock) follows real time from wherever it was last set.

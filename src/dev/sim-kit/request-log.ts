@@ -1,6 +1,7 @@
-// Every request the faithful surface received, with what it answered, for assertions and for a
-// developer's eyes (GET /__sim/log). Secrets are redacted as they are recorded: partnerSecret in
-// bodies, the credentials of Authorization headers, access tokens in answers.
+// Every request a bank simulator's faithful surface received, with what it answered, for
+// assertions and for a developer's eyes (GET /__sim/log). Secrets are redacted as they are
+// recorded: the credentials of Authorization headers, and the JSON members each bank names
+// (KBank: partnerSecret, access_token, consumerSecret; SCB: applicationSecret, accessToken).
 import { bangkokIso } from './clock.ts';
 
 export type LoggedRequest = {
@@ -11,7 +12,7 @@ export type LoggedRequest = {
   headers: Record<string, string>;
   /** The parsed JSON or form body, else its text (truncated). */
   body: unknown;
-  /** The body as sent (truncated), partnerSecret redacted: shows number tokens such as `100.50` as written. */
+  /** The body as sent (truncated), secrets redacted: shows number tokens such as `100.50` as written. */
   rawBody: string;
   /** stateful, scenario:<env-id>, or refused (auth, path) */
   handling: string;
@@ -21,15 +22,15 @@ export type LoggedRequest = {
 };
 
 const REDACTED = '<redacted>';
-const SECRET_KEYS = new Set(['partnerSecret', 'access_token', 'consumerSecret']);
 const MAX_ENTRIES = 10_000;
 const MAX_TEXT = 2_000;
 
-export function redact(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(redact);
+/** `value` with the members named in `secrets` (at any depth) replaced by "<redacted>". */
+export function redactWith(secrets: ReadonlySet<string>, value: unknown): unknown {
+  if (Array.isArray(value)) return value.map((item) => redactWith(secrets, item));
   if (value === null || typeof value !== 'object') return value;
   return Object.fromEntries(
-    Object.entries(value).map(([k, v]) => [k, SECRET_KEYS.has(k) && v !== null ? REDACTED : redact(v)]),
+    Object.entries(value).map(([k, v]) => [k, secrets.has(k) && v !== null ? REDACTED : redactWith(secrets, v)]),
   );
 }
 
@@ -46,30 +47,42 @@ function redactHeaders(headers: Record<string, string | string[] | undefined>): 
 const headerText = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
 
 /** A body for the log: JSON, a form, or text. */
-export function loggableBody(raw: string, contentType: string | undefined): unknown {
+export function loggableBodyWith(secrets: ReadonlySet<string>, raw: string, contentType: string | undefined): unknown {
   if (raw === '') return null;
   if (contentType?.startsWith('application/x-www-form-urlencoded')) {
-    return redact(Object.fromEntries(new URLSearchParams(raw)));
+    return redactWith(secrets, Object.fromEntries(new URLSearchParams(raw)));
   }
   try {
-    return redact(JSON.parse(raw));
+    return redactWith(secrets, JSON.parse(raw));
   } catch {
     return raw.length > MAX_TEXT ? `${raw.slice(0, MAX_TEXT)}…` : raw;
   }
 }
 
 /** The body's text with the values of secret JSON members redacted. */
-export function redactText(raw: string): string {
-  const text = raw.replace(
-    /("(?:partnerSecret|access_token|consumerSecret)"\s*:\s*)"(?:[^"\\]|\\.)*"/g,
-    `$1"${REDACTED}"`,
-  );
+export function redactTextWith(secrets: ReadonlySet<string>, raw: string): string {
+  const names = [...secrets].map((name) => name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|');
+  const text = raw.replace(new RegExp(`("(?:${names})"\\s*:\\s*)"(?:[^"\\\\]|\\\\.)*"`, 'g'), `$1"${REDACTED}"`);
   return text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT)}…` : text;
 }
 
 export class RequestLog {
+  readonly #secrets: ReadonlySet<string>;
   readonly #entries: LoggedRequest[] = [];
   #seq = 0;
+
+  /** `secrets`: the JSON members whose values are never logged. */
+  constructor(secrets: Iterable<string>) {
+    this.#secrets = new Set(secrets);
+  }
+
+  redact(value: unknown): unknown {
+    return redactWith(this.#secrets, value);
+  }
+
+  loggableBody(raw: string, contentType: string | undefined): unknown {
+    return loggableBodyWith(this.#secrets, raw, contentType);
+  }
 
   start(
     at: number,
@@ -81,8 +94,8 @@ export class RequestLog {
       method: request.method,
       path: request.path,
       headers: redactHeaders(request.headers),
-      body: loggableBody(request.raw, headerText(request.headers['content-type'])),
-      rawBody: redactText(request.raw),
+      body: this.loggableBody(request.raw, headerText(request.headers['content-type'])),
+      rawBody: redactTextWith(this.#secrets, request.raw),
       handling: 'refused',
       fault: null,
       answer: null,
