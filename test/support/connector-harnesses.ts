@@ -279,11 +279,7 @@ export function scbEnvFor(sim: ScbSim, confirmPathToken: string): Record<string,
 }
 
 /** An SCB connector on the simulator's clock; back-off waits are short so tests stay fast. */
-export function scbConnectorFor(
-  sim: ScbSim,
-  overrides: Partial<ScbSettings> = {},
-  options: ScbConnectorOptions = {},
-) {
+export function scbConnectorFor(sim: ScbSim, overrides: Partial<ScbSettings> = {}, options: ScbConnectorOptions = {}) {
   return createScbConnector(scbSettingsFor(sim, overrides), {
     now: () => sim.clock().unixMs,
     retry: { baseDelayMs: 20, maxDelayMs: 100 },
@@ -319,7 +315,9 @@ export function scbSimSubject(simOptions: ScbSimOptions = {}): ContractSubject {
           // SCB has no refund or void call: anything but the token, create, inquiry and slip would be one.
           const moneyCalls = sim
             .log()
-            .requests.filter((r) => !/\/(oauth\/token|qrcode\/create|billpayment\/(inquiry|transactions))/.test(r.path));
+            .requests.filter(
+              (r) => !/\/(oauth\/token|qrcode\/create|billpayment\/(inquiry|transactions))/.test(r.path),
+            );
           return { status: paid ? 'PAID' : created ? 'REQUESTED' : 'NONE', voidRequests: moneyCalls.length };
         },
         async notificationFor(reference) {

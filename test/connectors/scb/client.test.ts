@@ -64,7 +64,7 @@ describe('SCB client against scb-sim', () => {
     }
   });
 
-  test('every call carries our API key, English and a new 32-character requestUId; the token after the first', async () => {
+  test('each call: our API key, English, a new 32-character requestUId; the token after the first', async () => {
     const connector = scbConnectorFor(sim);
     try {
       sim.setClock(CONTRACT_DAY);
@@ -206,7 +206,7 @@ describe('SCB client against scb-sim', () => {
     }
   });
 
-  test("a QR for another biller is refused by SCB: unavailable, the outcome known", async () => {
+  test('a QR for another biller is refused by SCB: unavailable, the outcome known', async () => {
     const connector = scbConnectorFor(sim, { billerId: '999999999999999' });
     try {
       sim.setClock(CONTRACT_DAY);
@@ -431,7 +431,9 @@ describe('SCB client against a bank that answers badly', () => {
         status: 200,
         body: JSON.stringify({
           status: { code: 1000 },
-          data: [{ transactionId: 't1', amount: '100.00', currencyCode: '764', payeeProxyId: '1', billPaymentRef1: 'X' }],
+          data: [
+            { transactionId: 't1', amount: '100.00', currencyCode: '764', payeeProxyId: '1', billPaymentRef1: 'X' },
+          ],
         }),
       },
     };
