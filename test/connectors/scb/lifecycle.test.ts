@@ -179,7 +179,7 @@ for (const { dialect, skip } of await testDialects()) {
       assert.match(items[0]!.detail, /paid 2 times/);
     });
 
-    test('a create SCB applied but never answered: kept unseen and checked until it expires; the next view shows another', async () => {
+    test('an unanswered create: kept unseen, checked until it expires; the next view shows another', async () => {
       const p = await gw.start();
       gw.sim.faults({ endpoint: 'createV2', fault: 'timeout' });
       const first = await page(p);
