@@ -194,7 +194,7 @@ for (const { dialect, skip } of await testDialects()) {
       });
     };
 
-    test('killed during the create: after the restart the unseen QR is kept and checked, the page shows one', async () => {
+    test('killed during the create: after the restart the unseen QR is kept, checked; the page shows one', async () => {
       gateway = await startGatewayProcess(env);
       const p = await initiate();
       await crashDuringCreate(p.redirectId);
