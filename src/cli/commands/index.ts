@@ -9,6 +9,7 @@ import { ledgerCommands } from './ledger.ts';
 import { merchantCommands } from './merchant.ts';
 import { serveCommands } from './serve.ts';
 import { reconcileCommands } from './reconcile.ts';
+import { scbSimCommands } from './scb-sim.ts';
 import { refundCommands } from './refund.ts';
 
 export type { Command } from './context.ts';
@@ -21,6 +22,7 @@ export const commandTable: Record<string, Command> = {
   ...refundCommands,
   ...devCommands,
   ...kbankSimCommands,
+  ...scbSimCommands,
   ...consoleCommands,
   ...attentionCommands,
   ...reconcileCommands,

@@ -66,7 +66,8 @@ export type ControlAnswer = { status: number; body: unknown; contentType?: strin
 
 const ROUTES = [
   'GET  /__sim/payer  (a page to pay a QR as the customer)',
-  'POST /__sim/pay {ref1 | qrRawData, amount?, payerAccountNumber?, payerName?, sendingBankCode?, maskPayer?, confirmation?}',
+  'POST /__sim/pay {ref1 | qrRawData, amount?, payerAccountNumber?, payerName?, sendingBankCode?, maskPayer?,' +
+    ' confirmation?, wait?}',
   'GET  /__sim/clock',
   'POST /__sim/clock {now} | {advanceMs}',
   'POST /__sim/tokens/expire',

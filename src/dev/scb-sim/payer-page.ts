@@ -13,7 +13,8 @@ export function payerPage(qrs: QrRecordView[]): string {
     .reverse()
     .map(
       (qr) =>
-        `<tr><td>${escape(qr.ref1)}</td><td>${escape(qr.ref2 ?? '')}</td><td>${escape(qr.amount ?? '(payer enters)')}</td>` +
+        `<tr><td>${escape(qr.ref1)}</td><td>${escape(qr.ref2 ?? '')}</td>` +
+        `<td>${escape(qr.amount ?? '(payer enters)')}</td>` +
         `<td>${qr.version}</td><td>${qr.payments}${qr.numberOfTimes ? ` / ${qr.numberOfTimes}` : ''}</td>` +
         `<td>${escape(qr.expiresAt ?? '')}</td></tr>`,
     )
