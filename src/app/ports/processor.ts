@@ -1,7 +1,7 @@
 // The processor connector's port: where a payment's money moves (docs/architecture.md
-// "Connectors"). Implementations live in connectors/ — one folder each (sandbox/, kbank/) — and
-// declare what they can do; the use cases read those capabilities instead of asking which
-// connector they hold (sandbox/, kbank/, scb/).
+// "Connectors"). Implementations live in connectors/ — one folder each (sandbox/, kbank/, scb/) —
+// and declare what they can do; the use cases read those capabilities instead of asking which
+// connector they hold.
 //
 // Every call goes out OUTSIDE any database transaction. A call whose outcome is unknown (a
 // timeout, a 5xx) throws ProcessorUnavailable; the caller settles it later by `queryPayment`,
@@ -44,7 +44,7 @@ export type CreatePaymentRequest = {
 
 /** A QR the processor created: its reference, the payload to show verbatim, and when it dies. */
 export type ProcessorQr = {
-  /** The processor's handle on this payment attempt (KBank: our partnerTxnUid). */
+  /** The processor's handle on this payment attempt (KBank: our partnerTxnUid; SCB: our ref1). */
   reference: string;
   /** The EMV payload, verified (CRC, currency, amount) by the connector before it is returned. */
   qrPayload: string;
