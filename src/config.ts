@@ -25,11 +25,13 @@ import {
   type KbankSettings,
   type ProcessorConnectorName,
 } from './config/kbank.ts';
+import { readScb, SCB_PRODUCTION_HOST, type ScbSettings } from './config/scb.ts';
 
 export { parseDuration } from './config/duration.ts';
 export { DEFAULT_RETRY_LADDER } from './config/settings.ts';
 export type { TrustProxy } from './config/trust-proxy.ts';
 export type { KbankSettings, ProcessorConnectorName } from './config/kbank.ts';
+export type { ScbQrMode, ScbSettings } from './config/scb.ts';
 export { redactUrl } from './config/urls.ts';
 
 export type GatewayMode = 'sandbox' | 'live';
@@ -129,10 +131,12 @@ export type Config = {
   /** Failed console logins per client address and per account within the window before logins are refused. */
   consoleLoginLimit: number;
   consoleLoginWindowMs: number;
-  /** Which processor connector moves the money (connectors/connector-for.ts): the sandbox or KBank. */
+  /** Which processor connector moves the money (connectors/connector-for.ts): the sandbox, KBank or SCB. */
   processorConnector: ProcessorConnectorName;
   /** The KBank connector's settings; set only with PROCESSOR_CONNECTOR=kbank (config/kbank.ts). */
   kbank: KbankSettings | undefined;
+  /** The SCB connector's settings; set only with PROCESSOR_CONNECTOR=scb (config/scb.ts). */
+  scb: ScbSettings | undefined;
 };
 
 export class ConfigError extends Error {
@@ -183,11 +187,17 @@ export function loadConfig(env: Env): Config {
     returnWaitForNotificationMs: r.duration('RETURN_WAIT_FOR_NOTIFICATION', '5s', 0, 60_000),
     ...readMetrics(r),
     ...readConsole(r),
-    ...readProcessor(r),
+    ...readConnectors(r),
   };
   checkCombinations(config, r.problems);
   if (r.problems.length > 0) throw new ConfigError(r.problems);
   return config;
+}
+
+/** PROCESSOR_CONNECTOR, then each bank's settings (config/kbank.ts, config/scb.ts). */
+function readConnectors(r: EnvReader): Pick<Config, 'processorConnector' | 'kbank' | 'scb'> {
+  const processor = readProcessor(r);
+  return { ...processor, scb: readScb(r, processor.processorConnector) };
 }
 
 /**
@@ -203,6 +213,13 @@ export function configWarnings(config: Config): string[] {
       `TRANSACTION_TTL (${config.transactionTtlMs / 1000} s) is longer than KBANK_QR_TTL ` +
         `(${config.kbank.qrTtlMs / 1000} s): a payment's KBank QR expires before the payment does; ` +
         'set TRANSACTION_TTL to at most KBANK_QR_TTL',
+    );
+  // The same with SCB's own expiry (SCB_QR=api); a local QR has none at the bank (docs/connectors/scb.md "Settings").
+  if (config.scb?.qrMode === 'api' && config.transactionTtlMs > config.scb.qrTtlMs)
+    warnings.push(
+      `TRANSACTION_TTL (${config.transactionTtlMs / 1000} s) is longer than SCB_QR_TTL ` +
+        `(${config.scb.qrTtlMs / 1000} s): a payment's SCB QR expires before the payment does; ` +
+        'set TRANSACTION_TTL to at most SCB_QR_TTL',
     );
   return warnings;
 }
@@ -236,6 +253,12 @@ function checkCombinations(config: Config, problems: string[]): void {
   if (config.mode === 'sandbox' && kbankUrl?.hostname === KBANK_PRODUCTION_HOST)
     problems.push(
       'KBANK_BASE_URL is KBank production, where QR payments move real money: set GATEWAY_MODE=live ' +
+        '(sandbox mode completes payments without asking the bank)',
+    );
+  const scbUrl = config.scb && URL.canParse(config.scb.baseUrl) ? new URL(config.scb.baseUrl) : undefined;
+  if (config.mode === 'sandbox' && scbUrl?.hostname === SCB_PRODUCTION_HOST)
+    problems.push(
+      'SCB_BASE_URL is SCB production, where QR payments move real money: set GATEWAY_MODE=live ' +
         '(sandbox mode completes payments without asking the bank)',
     );
 }

@@ -1,6 +1,6 @@
 // JSON logs (pino). Secrets and the payer's account number are redacted wherever they
 // appear; request bodies are never logged, and URLs are logged without their query string
-// (the hosted page's ID is a bearer capability) and without the KBank callback's path token.
+// (the hosted page's ID is a bearer capability) and without a bank callback's path token.
 import pino, { type DestinationStream, type Logger } from 'pino';
 import type { LogLevel } from './config.ts';
 
@@ -31,15 +31,30 @@ export const REDACT_PATHS = [
   'config.kbank.partnerSecret',
   'config.kbank.consumerSecret',
   'config.kbank.callbackPathToken',
+  // SCB (docs/connectors/scb.md): the API secret travels in the token call's body, the token in the
+  // Authorization header.
+  'applicationSecret',
+  '*.applicationSecret',
+  'accessToken',
+  '*.accessToken',
+  'apiSecret',
+  '*.apiSecret',
+  'confirmPathToken',
+  '*.confirmPathToken',
+  'config.scb.apiSecret',
+  'config.scb.confirmPathToken',
   'authorization',
   '*.authorization',
   'headers.authorization',
   '*.headers.authorization',
 ];
 
-/** The KBank callback's last path segment is its secret (KBANK_CALLBACK_PATH_TOKEN): never logged. */
+/**
+ * A bank callback's last path segment is its secret (KBANK_CALLBACK_PATH_TOKEN, SCB_CONFIRM_PATH_TOKEN):
+ * never logged.
+ */
 function loggedPath(url: string): string {
-  return url.split('?')[0]!.replace(/^(\/processor\/[^/]+\/notify\/)[^/]+/, '$1[redacted]');
+  return url.split('?')[0]!.replace(/^(\/processor\/[^/]+\/(?:notify|confirm)\/)[^/]+/, '$1[redacted]');
 }
 
 export function createLogger(level: LogLevel, destination?: DestinationStream): Logger {

@@ -8,6 +8,7 @@ import { findMerchantTransaction } from '../app/query-status.ts';
 import type { Services } from '../app/services.ts';
 import type { ApiDeps, HttpDeps, ProcessorRoute } from '../http/build-app.ts';
 import { registerKbankNotifyRoute } from '../connectors/kbank/notify-route.ts';
+import { registerScbConfirmRoute } from '../connectors/scb/confirm-route.ts';
 
 export function httpDepsFrom(services: Services): HttpDeps {
   const { config, storeHealth, metrics } = services;
@@ -36,11 +37,24 @@ export function httpDepsFrom(services: Services): HttpDeps {
   };
 }
 
-/** The running connector's own routes: KBank's callback (connectors/kbank/notify-route.ts). */
+/**
+ * The running connector's own routes: KBank's callback (connectors/kbank/notify-route.ts), SCB's
+ * confirmation (connectors/scb/confirm-route.ts).
+ */
 function processorRoutesFrom(services: Services): ProcessorRoute[] {
-  const { kbank } = services.config;
-  if (services.config.processorConnector !== 'kbank' || !kbank) return [];
+  const { kbank, scb, processorConnector } = services.config;
   const { receiveNotification } = services.processor;
+  if (processorConnector === 'scb' && scb)
+    return [
+      (app) =>
+        registerScbConfirmRoute(app, {
+          pathToken: scb.confirmPathToken,
+          allowCidrs: scb.confirmAllowCidrs,
+          receive: (body, contentType, clientAddress, id) =>
+            receiveNotification.receive(body, contentType, clientAddress, id),
+        }),
+    ];
+  if (processorConnector !== 'kbank' || !kbank) return [];
   return [
     (app) =>
       registerKbankNotifyRoute(app, {

@@ -1,4 +1,5 @@
-// PROCESSOR_CONNECTOR and the KBank connector's settings (docs/connectors/kbank.md "Settings").
+// PROCESSOR_CONNECTOR and the KBank connector's settings (docs/connectors/kbank.md "Settings"); SCB's
+// are read in config/scb.ts.
 // Every KBANK_* key is read whichever connector runs, so a bad value is reported even before the
 // connector is switched on; the mandatory ones are demanded only with PROCESSOR_CONNECTOR=kbank.
 import { accessSync, constants } from 'node:fs';
@@ -6,7 +7,7 @@ import ipaddr from 'ipaddr.js';
 import type { EnvReader } from './env-reader.ts';
 import { splitList } from './list.ts';
 
-export type ProcessorConnectorName = 'sandbox' | 'kbank';
+export type ProcessorConnectorName = 'sandbox' | 'kbank' | 'scb';
 
 /** KBank's production API: the only host where KBank demands a client certificate (two-way TLS). */
 export const KBANK_PRODUCTION_HOST = 'openapi.kasikornbank.com';
@@ -55,7 +56,11 @@ const MANDATORY = [
 const MAX_LENGTH: Record<string, number> = { KBANK_PARTNER_ID: 10, KBANK_MERCHANT_ID: 14, KBANK_TERMINAL_ID: 8 };
 
 export function readProcessor(r: EnvReader): ProcessorSettings {
-  const processorConnector = r.oneOf<ProcessorConnectorName>('PROCESSOR_CONNECTOR', 'sandbox', ['sandbox', 'kbank']);
+  const processorConnector = r.oneOf<ProcessorConnectorName>('PROCESSOR_CONNECTOR', 'sandbox', [
+    'sandbox',
+    'kbank',
+    'scb',
+  ]);
   const selected = processorConnector === 'kbank';
   const text = (key: string): string => {
     const value = r.str(key, '').trim();

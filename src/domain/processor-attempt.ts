@@ -90,7 +90,8 @@ export type ProcessorNotification = {
 };
 
 /** Why a payment needs a person. */
-export type AttentionKind = 'paid_after_final' | 'amount_mismatch' | 'void_unknown' | 'void_failed' | 'payer_mismatch';
+export type AttentionKind =
+  'paid_after_final' | 'amount_mismatch' | 'void_unknown' | 'void_failed' | 'payer_mismatch' | 'paid_twice';
 
 export type AttentionItem = {
   id: string;

@@ -34,6 +34,11 @@ export interface ThaiQrInput {
   /** Amount in 1/10,000 THB; must be a whole number of satang (divisible by 100). */
   amountMinor: bigint;
   merchantName?: string;
+  /**
+   * Tag 62 sub-tag 07 (terminal label): SCB's reference 3, the prefix by which SCB routes the
+   * payment's confirmation to the partner (docs/connectors/scb.md "QR modes").
+   */
+  terminalLabel?: string;
 }
 
 export interface TlvField {
@@ -119,6 +124,7 @@ export function buildThaiQrPayload(input: ThaiQrInput): string {
   }
   checkReference('reference1', input.reference1);
   if (input.reference2 !== undefined) checkReference('reference2', input.reference2);
+  if (input.terminalLabel !== undefined) checkReference('terminalLabel', input.terminalLabel);
   const amount = formatThaiQrAmount(input.amountMinor);
 
   const merchantAccount =
@@ -136,7 +142,8 @@ export function buildThaiQrPayload(input: ThaiQrInput): string {
     tlv('53', CURRENCY_THB) +
     tlv('54', amount) +
     tlv('58', COUNTRY_TH) +
-    (name !== '' ? tlv('59', name) : '');
+    (name !== '' ? tlv('59', name) : '') +
+    (input.terminalLabel !== undefined ? tlv('62', tlv('07', input.terminalLabel)) : '');
 
   // The CRC covers its own tag and length ("6304"), so those are appended first.
   const withCrcHeader = body + '6304';

@@ -61,7 +61,7 @@ export type HttpDeps = {
   /** The web console's use cases and values (http/console/console-deps.ts). */
   console: ConsoleDeps;
   /**
-   * The routes the running processor connector adds (KBank: its callback), built by the
+   * The routes the running processor connector adds (KBank: its callback; SCB: its confirmation), built by the
    * composition root; none for the sandbox.
    */
   processorRoutes: ProcessorRoute[];

@@ -2,10 +2,11 @@
 // promises through app/ports/processor.ts, checked against each one over its real transport. The
 // suite reads the connector's capabilities to decide what applies — a processor that builds the
 // QR must create a verifiable one for the exact amount, report it paid after the customer paid,
-// close it; a 'void' processor must void a whole same-day payment once and refuse everything else
-// without moving money; a 'partial' one must take a partial refund; a processor that notifies
-// must send notifications that name the attempt. What a harness cannot do on the processor's side
-// (pay, settle, look) is skipped with the reason.
+// close it when it can cancel and leave it payable when it cannot; a 'void' processor must void a
+// whole same-day payment once and refuse everything else without moving money; a 'partial' one
+// must take a partial refund; a 'none' one must refuse every refund without moving money; a
+// processor that notifies must send notifications that name the attempt. What a harness cannot do
+// on the processor's side (pay, settle, look) is skipped with the reason.
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ProcessorConnector, RefundRequest } from '../../src/app/ports/processor.ts';
@@ -38,12 +39,15 @@ export async function connectorContract(subject: ContractSubject): Promise<void>
   const stateful: Need = [h.stateful, 'the processor answers canned scenarios, not by state'];
   const cancels: Need = [c.cancel, 'the connector cannot cancel a QR'];
   const voids: Need = [c.refunds === 'void', `refunds are '${c.refunds}'`];
+  const findsQrs: Need = [h.inquiry === 'qr', 'the processor finds payments, not QRs'];
+  const findsPayments: Need = [h.inquiry === 'payments', 'the processor finds QRs by their reference'];
   describe(`connector contract: ${subject.name}`, () => {
     after(() => h.close());
 
     /** A new QR at the processor for the harness's amount, at 10:00 on the contract's day. */
     async function created(amountMinor = h.amountMinor) {
       h.setNow(CONTRACT_DAY);
+      const createdAt = h.now();
       const transactionId = newTransactionId();
       const attemptId = connector.attemptReference('qr', `${transactionId}:1`);
       const qr = await connector.createPayment({
@@ -54,7 +58,7 @@ export async function connectorContract(subject: ContractSubject): Promise<void>
         reference1: `REF${String(serial).padStart(10, '0')}`,
         attemptId,
       });
-      return { transactionId, attemptId, qr };
+      return { transactionId, attemptId, qr, createdAt };
     }
 
     /** A QR the customer paid at 10:00. */
@@ -142,53 +146,91 @@ export async function connectorContract(subject: ContractSubject): Promise<void>
           skip: needs(processorQr, canPay),
         },
         async () => {
-          const { attemptId } = await created();
-          assert.equal((await connector.queryPayment(attemptId)).state, 'requested');
+          const { attemptId, createdAt } = await created();
+          assert.equal((await connector.queryPayment(attemptId, createdAt)).state, 'requested');
           const { txnNo } = await h.pay!(attemptId);
-          const status = await connector.queryPayment(attemptId);
+          const status = await connector.queryPayment(attemptId, createdAt);
           assert.equal(status.state, 'paid');
           assert.equal(status.paidAmountMinor, h.amountMinor);
           assert.equal(status.currency, 'THB');
           assert.ok(status.processorTxnNo, 'a payment number');
           if (txnNo !== null) assert.equal(status.processorTxnNo, txnNo);
+          assert.deepEqual(status.alsoPaid, [], 'paid once');
+          if (status.payer !== null)
+            for (const value of Object.values(status.payer)) assert.ok(value === null || typeof value === 'string');
+        },
+      );
+
+      test(
+        'an unpaid QR is reported expired once its life is over',
+        { skip: needs(processorQr, stateful) },
+        async () => {
+          const { attemptId, createdAt } = await created();
+          h.setNow(CONTRACT_DAY + 2 * HOUR);
+          assert.equal((await connector.queryPayment(attemptId, createdAt)).state, 'expired');
         },
       );
 
       test(
         'a reference the processor never issued is not_found',
         {
-          skip: needs(processorQr, stateful),
+          skip: needs(processorQr, stateful, findsQrs),
         },
         async () => {
           h.setNow(CONTRACT_DAY);
           assert.equal(
-            (await connector.queryPayment(connector.attemptReference('qr', `${newTransactionId()}:9`))).state,
+            (await connector.queryPayment(connector.attemptReference('qr', `${newTransactionId()}:9`), h.now())).state,
             'not_found',
           );
+        },
+      );
+
+      test(
+        'finding payments only: a reference nobody paid is requested while a QR could live, then expired',
+        { skip: needs(processorQr, stateful, findsPayments) },
+        async () => {
+          h.setNow(CONTRACT_DAY);
+          const reference = connector.attemptReference('qr', `${newTransactionId()}:9`);
+          assert.equal((await connector.queryPayment(reference, h.now())).state, 'requested');
+          assert.equal((await connector.queryPayment(reference, h.now() - 2 * HOUR)).state, 'expired');
         },
       );
     });
 
     describe('cancel', () => {
       test('an unpaid QR is cancelled, and stays so', { skip: needs(cancels) }, async () => {
-        const { attemptId } = await created();
+        const { attemptId, createdAt } = await created();
         assert.equal(await connector.cancelPayment(attemptId), 'cancelled');
-        assert.equal((await connector.queryPayment(attemptId)).state, 'cancelled');
+        assert.equal((await connector.queryPayment(attemptId, createdAt)).state, 'cancelled');
         if (h.stateful)
           assert.equal(await connector.cancelPayment(attemptId), 'final', 'a second cancel finds it closed');
       });
 
       test('a paid QR is not cancelled: the answer is paid', { skip: needs(cancels, canPay) }, async () => {
-        const { attemptId } = await paid();
+        const { attemptId, createdAt } = await paid();
         assert.equal(await connector.cancelPayment(attemptId), 'paid');
-        assert.equal((await connector.queryPayment(attemptId)).state, 'paid');
+        assert.equal((await connector.queryPayment(attemptId, createdAt)).state, 'paid');
       });
 
+      const noCancel: Need = [!c.cancel, 'the connector cancels'];
       test(
-        'without cancel, closing a payment is a no-op that never fails',
-        { skip: needs([!c.cancel, 'the connector cancels']) },
+        'without cancel, a gateway-built QR has nothing to close: a no-op that never fails',
+        { skip: needs(noCancel, [c.qr === 'gateway', 'the processor builds the QR']) },
         async () => {
           assert.equal(await connector.cancelPayment('ANY'), 'cancelled');
+        },
+      );
+
+      test(
+        "without cancel, a processor's QR is never said to be closed: cancelPayment refuses, the QR stays payable",
+        { skip: needs(noCancel, processorQr, canPay) },
+        async () => {
+          const { attemptId, createdAt } = await created();
+          // The use cases never call it (app/processor/close-payment.ts); claiming 'cancelled' would stop the checks.
+          await assert.rejects(connector.cancelPayment(attemptId));
+          assert.equal((await connector.queryPayment(attemptId, createdAt)).state, 'requested');
+          await h.pay!(attemptId);
+          assert.equal((await connector.queryPayment(attemptId, createdAt)).state, 'paid');
         },
       );
     });
@@ -199,7 +241,7 @@ export async function connectorContract(subject: ContractSubject): Promise<void>
         h.setNow(CONTRACT_DAY + HOUR);
         const accepted = await connector.refund(refundOf(made));
         assert.ok(accepted.reference, "the processor's reference");
-        assert.equal((await connector.queryPayment(made.attemptId)).state, 'voided');
+        assert.equal((await connector.queryPayment(made.attemptId, made.createdAt)).state, 'voided');
         if (h.processorView) {
           const view = await h.processorView(made.attemptId);
           assert.equal(view.status, 'VOIDED');
@@ -267,6 +309,29 @@ export async function connectorContract(subject: ContractSubject): Promise<void>
         const made = { transactionId: newTransactionId(), attemptId: 'NONE' };
         await assert.rejects(connector.refund(refundOf(made, { paymentReference: null })), refusedNotAllowed);
       });
+
+      test(
+        "'none': every refund is refused with REFUND_NOT_ALLOWED and a sentence, and no money moves",
+        { skip: needs([c.refunds === 'none', `refunds are '${c.refunds}'`]) },
+        async () => {
+          const made = h.pay
+            ? await paid()
+            : { transactionId: newTransactionId(), attemptId: 'NONE', createdAt: h.now() };
+          for (const request of [
+            refundOf(made),
+            refundOf(made, { amountMinor: h.amountMinor / 2n }),
+            refundOf(made, { paymentReference: null }),
+          ])
+            await assert.rejects(connector.refund(request), refusedNotAllowed);
+          if (!h.pay) return;
+          assert.equal((await connector.queryPayment(made.attemptId, made.createdAt)).state, 'paid', 'still paid');
+          if (h.processorView) {
+            const view = await h.processorView(made.attemptId);
+            assert.equal(view.status, 'PAID', 'still paid at the processor');
+            assert.equal(view.voidRequests, 0);
+          }
+        },
+      );
 
       test(
         "'partial': a partial refund, then the rest, are accepted",

@@ -2,13 +2,16 @@
 // ConnectorHarness: the connector, the clock it reads, and what the test can do on the processor's
 // side (pay a QR, settle the day, look at what arrived). The sandbox has no processor; KBank runs
 // against kbank-sim on 127.0.0.1 (real HTTP), or against KBank's own sandbox when asked to
-// (test/connectors/kbank-real-sandbox.test.ts).
+// (test/connectors/kbank-real-sandbox.test.ts); SCB against scb-sim on 127.0.0.1 (real HTTP).
 import type { ProcessorConnector } from '../../src/app/ports/processor.ts';
 import { KBANK_SANDBOX_URL, type KbankSettings } from '../../src/config/kbank.ts';
 import { createKbankConnector, type KbankConnectorOptions } from '../../src/connectors/kbank/connector.ts';
 import type { KbankCall } from '../../src/connectors/kbank/wire.ts';
 import { sandboxConnector } from '../../src/connectors/sandbox/sandbox-connector.ts';
 import { startKbankSim, type KbankSim, type KbankSimOptions } from '../../src/dev/kbank-sim/server.ts';
+import type { ScbSettings } from '../../src/config/scb.ts';
+import { createScbConnector, type ScbConnectorOptions } from '../../src/connectors/scb/connector.ts';
+import { startScbSim, type ScbSim, type ScbSimOptions } from '../../src/dev/scb-sim/server.ts';
 
 export type ConnectorHarness = {
   connector: ProcessorConnector;
@@ -19,6 +22,12 @@ export type ConnectorHarness = {
   setNow(at: number): void;
   /** Whether the processor keeps a state per QR (a real sandbox answers canned scenarios instead). */
   stateful: boolean;
+  /**
+   * What the processor's inquiry finds: the QR it issued, by its reference (KBank: one it never
+   * issued is not_found), or only payments made on a reference (SCB: nothing paid is requested
+   * while a QR could still be paid, expired after).
+   */
+  inquiry: 'qr' | 'payments';
   /** The customer pays the QR; resolves with the processor's payment number. */
   pay?(reference: string): Promise<{ txnNo: string | null }>;
   /** End-of-day settlement at the processor: no void is possible afterwards. */
@@ -47,6 +56,7 @@ export const sandboxSubject: ContractSubject = {
         now = at;
       },
       stateful: true,
+      inquiry: 'qr',
       close: async () => {},
     };
   },
@@ -118,6 +128,7 @@ export function kbankSimSubject(simOptions: KbankSimOptions = {}): ContractSubje
         now: () => sim.clock().unixMs,
         setNow: (at) => void sim.setClock(at),
         stateful: true,
+        inquiry: 'qr',
         async pay(reference) {
           const paid = sim.pay(reference);
           if (!paid.ok) throw new Error(`kbank-sim refused to pay ${reference}: ${paid.reason}`);
@@ -216,6 +227,7 @@ export function kbankRealSandboxSubject(env: {
           now = at;
         },
         stateful: false,
+        inquiry: 'qr',
         async pay() {
           story = 'paid';
           return { txnNo: null };
@@ -225,6 +237,97 @@ export function kbankRealSandboxSubject(env: {
         },
         async close() {
           connector.close();
+        },
+      };
+    },
+  };
+}
+
+/** The SCB connector's settings for a simulator's credentials (SCB_QR=api unless overridden). */
+export function scbSettingsFor(sim: ScbSim, overrides: Partial<ScbSettings> = {}): ScbSettings {
+  const { apiKey, apiSecret, billerId, ref3Prefix } = sim.credentials;
+  return {
+    baseUrl: sim.baseUrl,
+    apiKey,
+    apiSecret,
+    billerId,
+    ref3Prefix,
+    qrMode: 'api',
+    qrTtlMs: 600_000,
+    timeoutMs: 2_000,
+    confirmPathToken: 'c'.repeat(32),
+    confirmAllowCidrs: [],
+    ...overrides,
+  };
+}
+
+/**
+ * The gateway's settings for the SCB connector on a simulator (docs/connectors/scb.md "Settings"),
+ * for a gateway started from environment variables.
+ */
+export function scbEnvFor(sim: ScbSim, confirmPathToken: string): Record<string, string> {
+  const { apiKey, apiSecret, billerId, ref3Prefix } = sim.credentials;
+  return {
+    PROCESSOR_CONNECTOR: 'scb',
+    SCB_BASE_URL: sim.baseUrl,
+    SCB_API_KEY: apiKey,
+    SCB_API_SECRET: apiSecret,
+    SCB_BILLER_ID: billerId,
+    SCB_REF3_PREFIX: ref3Prefix,
+    SCB_CONFIRM_PATH_TOKEN: confirmPathToken,
+  };
+}
+
+/** An SCB connector on the simulator's clock; back-off waits are short so tests stay fast. */
+export function scbConnectorFor(sim: ScbSim, overrides: Partial<ScbSettings> = {}, options: ScbConnectorOptions = {}) {
+  return createScbConnector(scbSettingsFor(sim, overrides), {
+    now: () => sim.clock().unixMs,
+    retry: { baseDelayMs: 20, maxDelayMs: 100 },
+    ...options,
+  });
+}
+
+export function scbSimSubject(simOptions: ScbSimOptions = {}): ContractSubject {
+  return {
+    name: 'scb (scb-sim)',
+    async start() {
+      const sim = await startScbSim({ now: CONTRACT_DAY, ...simOptions });
+      const connector = scbConnectorFor(sim);
+      /** The confirmation body of each paid reference (SCB's record of the payment). */
+      const records = new Map<string, Record<string, string>>();
+      return {
+        connector,
+        amountMinor: 1_234_500n,
+        now: () => sim.clock().unixMs,
+        setNow: (at) => void sim.setClock(at),
+        stateful: true,
+        inquiry: 'payments',
+        async pay(reference) {
+          const paid = sim.pay({ ref1: reference });
+          if (!paid.ok) throw new Error(`scb-sim refused to pay ${reference}: ${paid.reason}`);
+          await paid.confirmation;
+          records.set(reference, paid.record);
+          return { txnNo: paid.payment.transactionId };
+        },
+        async processorView(reference) {
+          const paid = sim.state().payments.some((p) => p.ref1 === reference && !p.forged);
+          const created = sim.state().qrs.some((q) => q.ref1 === reference);
+          // SCB has no refund or void call: anything but the token, create, inquiry and slip would be one.
+          const moneyCalls = sim
+            .log()
+            .requests.filter(
+              (r) => !/\/(oauth\/token|qrcode\/create|billpayment\/(inquiry|transactions))/.test(r.path),
+            );
+          return { status: paid ? 'PAID' : created ? 'REQUESTED' : 'NONE', voidRequests: moneyCalls.length };
+        },
+        async notificationFor(reference) {
+          const record = records.get(reference);
+          if (!record) throw new Error(`${reference} was not paid through the harness`);
+          return { body: Buffer.from(JSON.stringify(record)), contentType: 'application/json' };
+        },
+        async close() {
+          connector.close();
+          await sim.close();
         },
       };
     },

@@ -5,7 +5,7 @@
 // snapshots shows what changed and, as much, what did not.
 import assert from 'node:assert/strict';
 import { payoutAccount } from '../../src/domain/ledger.ts';
-import type { LiveGateway } from './live-gateway.ts';
+import type { LiveBase } from './live-gateway.ts';
 import type { Started } from './lifecycle.ts';
 
 export type Snapshot = {
@@ -23,7 +23,7 @@ export type Snapshot = {
   paymentEntry: boolean;
 };
 
-export async function snapshot(gw: LiveGateway, p: Started): Promise<Snapshot> {
+export async function snapshot(gw: LiveBase, p: Started): Promise<Snapshot> {
   const { store } = gw.services;
   const events = (await store.outbox.list({ merchantId: gw.creds.merchantid, limit: 1000 })).filter(
     (e) => e.transactionId === p.transactionid,
@@ -40,7 +40,7 @@ export async function snapshot(gw: LiveGateway, p: Started): Promise<Snapshot> {
 }
 
 /** Asserts nothing in the snapshot moved. */
-export async function assertUnchanged(gw: LiveGateway, p: Started, before: Snapshot, why: string): Promise<void> {
+export async function assertUnchanged(gw: LiveBase, p: Started, before: Snapshot, why: string): Promise<void> {
   assert.deepEqual(await snapshot(gw, p), before, why);
 }
 

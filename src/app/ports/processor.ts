@@ -1,6 +1,6 @@
 // The processor connector's port: where a payment's money moves (docs/architecture.md
-// "Connectors"). Implementations live in connectors/ — one folder each (sandbox/, kbank/) — and
-// declare what they can do; the use cases read those capabilities instead of asking which
+// "Connectors"). Implementations live in connectors/ — one folder each (sandbox/, kbank/, scb/) —
+// and declare what they can do; the use cases read those capabilities instead of asking which
 // connector they hold.
 //
 // Every call goes out OUTSIDE any database transaction. A call whose outcome is unknown (a
@@ -15,7 +15,11 @@ export type ProcessorCapabilities = {
    * the processor, created once per payment at the first view of the hosted page (a bank).
    */
   qr: 'gateway' | 'processor';
-  /** The processor can cancel an unpaid QR, so expiry and the customer's Cancel close it first. */
+  /**
+   * The processor can cancel an unpaid QR, so expiry and the customer's Cancel close it first.
+   * Without it (SCB), they end the payment on our side only; the QR stays payable until the
+   * processor's own expiry, and a payment after the end goes to the needs-attention list.
+   */
   cancel: boolean;
   /**
    * Refunds through the API: 'partial' (any amount up to what is left), 'void' (the full amount
@@ -40,7 +44,7 @@ export type CreatePaymentRequest = {
 
 /** A QR the processor created: its reference, the payload to show verbatim, and when it dies. */
 export type ProcessorQr = {
-  /** The processor's handle on this payment attempt (KBank: our partnerTxnUid). */
+  /** The processor's handle on this payment attempt (KBank: our partnerTxnUid; SCB: our ref1). */
   reference: string;
   /** The EMV payload, verified (CRC, currency, amount) by the connector before it is returned. */
   qrPayload: string;
@@ -68,7 +72,15 @@ export type ProcessorPaymentStatus = {
    * payer check (domain/payer-check.ts) compares it with the payer the merchant named.
    */
   payer: ReportedPayer | null;
+  /**
+   * Further payments the processor holds on the same attempt, beyond the one reported (a QR paid
+   * twice: SCB lists each); empty for most. Each needs a person (app/processor/sync-payment.ts).
+   */
+  alsoPaid: AlsoPaid[];
 };
+
+/** A further payment on one attempt: the processor's payment number and what was paid. */
+export type AlsoPaid = { processorTxnNo: string | null; paidAmountMinor: bigint | null };
 
 /** The paying account as a processor reports it: any field may be missing; the account may be masked. */
 export type ReportedPayer = {
@@ -117,9 +129,13 @@ export type ProcessorConnector = {
   attemptReference(kind: 'qr' | 'void', seed: string): string;
   /** Creates the payment's QR at the processor (capabilities.qr === 'processor'). */
   createPayment(request: CreatePaymentRequest): Promise<ProcessorQr>;
-  /** The processor's state of one attempt, by its reference. */
-  queryPayment(reference: string): Promise<ProcessorPaymentStatus>;
-  /** Closes an unpaid QR (capabilities.cancel). */
+  /**
+   * The processor's state of one attempt, by its reference. `createdAt` is when the attempt was
+   * written (ProcessorAttempt.createdAt): a processor that finds payments by the day they were
+   * paid (SCB) looks from that day to the QR's expiry; KBank needs the reference alone.
+   */
+  queryPayment(reference: string, createdAt: number): Promise<ProcessorPaymentStatus>;
+  /** Closes an unpaid QR (capabilities.cancel; never called without it). */
   cancelPayment(reference: string): Promise<CancelOutcome>;
   /**
    * Sends a refund; resolves when accepted, throws a GatewayError to show the merchant when

@@ -6,6 +6,11 @@
 //     edge of the deadline);
 //   - the processor cannot be reached → nothing changes now: the payment stays PROCESSING and the
 //     next sweep (or the customer's next press) tries again.
+// A processor that cannot cancel a QR (capabilities.cancel false: SCB) is asked once whether it was
+// paid, so a payment made at the deadline still succeeds; otherwise the payment ends on our side at
+// once, even when the processor cannot be reached (waiting would close nothing). The QR stays open
+// there until its own expiry, its attempt checked by the reconciler, and a payment on it after the
+// end goes to the needs-attention list (sync-payment.ts; docs/connectors/scb.md "Lifecycle").
 import type { ProcessorAttempt } from '../../domain/processor-attempt.ts';
 import { ProcessorUnavailable } from '../../domain/processor-errors.ts';
 import type { TransactionRecord } from '../../domain/transaction.ts';
@@ -50,6 +55,7 @@ export class ClosePayment {
 
   async #closeAttempt(transaction: TransactionRecord, attempt: ProcessorAttempt): Promise<CloseResult> {
     const connector = this.#deps.connector();
+    if (!connector.capabilities.cancel) return this.#closeOnOurSide(transaction, attempt);
     try {
       const outcome = await connector.cancelPayment(attempt.reference);
       if (outcome === 'cancelled') {
@@ -61,7 +67,7 @@ export class ClosePayment {
         return 'closed';
       }
       // Paid, or final in another way: the processor's own answer decides.
-      const status = await connector.queryPayment(attempt.reference);
+      const status = await connector.queryPayment(attempt.reference, attempt.createdAt);
       const synced = await this.#deps.sync.applyTo(transaction, attempt, status);
       // Paid for another amount: not this payment's money (an operator has it on the attention
       // list); the payment ends as asked. Paid and held by the payer check (`held`): paid, so never
@@ -72,5 +78,20 @@ export class ClosePayment {
       if (error instanceof ProcessorUnavailable) return 'open';
       throw error;
     }
+  }
+
+  /** Without cancel: paid already decides; anything else (or no answer) closes on our side. */
+  async #closeOnOurSide(transaction: TransactionRecord, attempt: ProcessorAttempt): Promise<CloseResult> {
+    const connector = this.#deps.connector();
+    let status;
+    try {
+      status = await connector.queryPayment(attempt.reference, attempt.createdAt);
+    } catch (error) {
+      if (error instanceof ProcessorUnavailable) return 'closed';
+      throw error;
+    }
+    if (status.state !== 'paid') return 'closed';
+    const synced = await this.#deps.sync.applyTo(transaction, attempt, status);
+    return synced === 'needs_attention' ? 'closed' : 'paid';
   }
 }

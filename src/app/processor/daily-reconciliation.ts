@@ -72,7 +72,7 @@ export class DailyReconciler {
   async #payment(attempt: ProcessorAttempt): Promise<ReconciledPayment> {
     const payment = await this.#deps.payments.get(attempt.transactionId);
     const differences: string[] = [];
-    const status = await this.#status(attempt.reference, differences);
+    const status = await this.#status(attempt, differences);
     const processorNet = status ? processorNetOf(status) : 0n;
     const ledgerNet = payment ? await this.#ledgerNet(payment) : 0n;
     if (!payment) differences.push('no payment with this id in the gateway');
@@ -99,9 +99,9 @@ export class DailyReconciler {
     };
   }
 
-  async #status(reference: string, differences: string[]): Promise<ProcessorPaymentStatus | undefined> {
+  async #status(attempt: ProcessorAttempt, differences: string[]): Promise<ProcessorPaymentStatus | undefined> {
     try {
-      return await this.#deps.connector.queryPayment(reference);
+      return await this.#deps.connector.queryPayment(attempt.reference, attempt.createdAt);
     } catch (error) {
       differences.push(`the processor could not be asked: ${error instanceof Error ? error.message : String(error)}`);
       return undefined;

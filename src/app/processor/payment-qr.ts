@@ -108,16 +108,19 @@ export class PaymentQr {
 
   /**
    * A pending attempt: written, then the processor did not answer (or we crashed). Asks what the
-   * processor has: a QR we never learnt is cancelled so that only the next one can be paid.
+   * processor has: a QR we never learnt is cancelled so that only the next one can be paid. A
+   * processor that cannot cancel (SCB) keeps it, unseen, as requested: the reconciler checks it
+   * until the processor reports it expired, and a payment on it is applied like any other.
    * False when it turned out paid (the sync completed the payment).
    */
   async #settle(transaction: TransactionRecord, attempt: ProcessorAttempt): Promise<boolean> {
     const connector = this.#deps.connector();
-    const status = await connector.queryPayment(attempt.reference);
-    if (status.state === 'requested') {
+    const status = await connector.queryPayment(attempt.reference, attempt.createdAt);
+    if (status.state === 'requested' && connector.capabilities.cancel) {
       const outcome = await connector.cancelPayment(attempt.reference);
       if (outcome === 'paid') {
-        await this.#deps.sync.applyTo(transaction, attempt, await connector.queryPayment(attempt.reference));
+        const paid = await connector.queryPayment(attempt.reference, attempt.createdAt);
+        await this.#deps.sync.applyTo(transaction, attempt, paid);
         return false;
       }
       await this.#deps.attempts.update(attempt.reference, {
@@ -169,8 +172,8 @@ export class PaymentQr {
     try {
       checkShown(qr.qrPayload, transaction.amountMinor);
     } catch (error) {
-      // Never shown: closed at the processor so that nobody can pay it.
-      await connector.cancelPayment(reference).catch(() => undefined);
+      // Never shown: closed at the processor (when it can close one) so that nobody can pay it.
+      if (connector.capabilities.cancel) await connector.cancelPayment(reference).catch(() => undefined);
       await this.#failed(reference, error);
       throw new ProcessorUnavailable('The bank returned a QR that does not match this payment.', false);
     }

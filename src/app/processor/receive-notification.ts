@@ -6,6 +6,11 @@ import { randomUUID } from 'node:crypto';
 import type { ProcessorAttemptStore, ProcessorNotificationStore } from '../ports/processor-store.ts';
 import type { ProcessorConnector } from '../ports/processor.ts';
 
+/** A notification's record id. */
+export function newNotificationId(): string {
+  return `ntf_${randomUUID()}`;
+}
+
 /** The largest notification body kept (the route refuses larger ones before this). */
 const MAX_KEPT_BODY = 4096;
 
@@ -26,10 +31,15 @@ export class ReceiveNotification {
     this.#deps = deps;
   }
 
+  /**
+   * Records and checks one notification. `id` names its record (processor_notifications.id): a
+   * route that must tell the processor its id for it (SCB's confirmId) makes it; new otherwise.
+   */
   async receive(
     body: Buffer,
     contentType: string | undefined,
     sourceIp: string | undefined,
+    id = newNotificationId(),
   ): Promise<NotificationOutcome> {
     const connector = this.#deps.connector();
     const hint = connector.parseNotification(body, contentType);
@@ -37,7 +47,7 @@ export class ReceiveNotification {
     const outcome: NotificationOutcome = !hint.ok ? 'unreadable' : attempt ? 'checked' : 'unknown';
     const logged = await this.#deps.notifications.record(
       {
-        id: `ntf_${randomUUID()}`,
+        id,
         connector: connector.name,
         receivedAt: this.#deps.now(),
         sourceIp: sourceIp ?? null,

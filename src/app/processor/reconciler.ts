@@ -124,19 +124,26 @@ export class Reconciler implements Worker {
     const connector = this.#deps.connector();
     await this.#pace();
     if (attempt.kind === 'void') {
-      // A void is asked about through the payment it voids.
-      const status = await connector.queryPayment(attempt.parentReference ?? attempt.reference);
+      // A void is asked about through the payment it voids (only a processor that voids has
+      // voids, and it finds a payment by its reference alone).
+      const status = await connector.queryPayment(attempt.parentReference ?? attempt.reference, attempt.createdAt);
       return this.#deps.sync.applyVoid(transaction, attempt, status);
     }
-    const status = await connector.queryPayment(attempt.reference);
-    if (attempt.kind === 'qr' && attempt.state === 'pending' && status.state === 'requested') {
-      // Created, but its QR text never reached us: nobody saw it, so nobody may pay it.
+    const status = await connector.queryPayment(attempt.reference, attempt.createdAt);
+    if (
+      attempt.kind === 'qr' &&
+      attempt.state === 'pending' &&
+      status.state === 'requested' &&
+      connector.capabilities.cancel
+    ) {
+      // Created, but its QR text never reached us: nobody saw it, so nobody may pay it. (Without
+      // cancel it stays requested and is checked until the processor reports it expired.)
       const outcome = await connector.cancelPayment(attempt.reference);
       if (outcome === 'cancelled') {
         return { state: 'cancelled', stateAt: this.#deps.now(), nextCheckAt: null, checks: attempt.checks + 1 };
       }
-      return (await this.#deps.sync.apply(transaction, attempt, await connector.queryPayment(attempt.reference)))
-        .changes;
+      const now = await connector.queryPayment(attempt.reference, attempt.createdAt);
+      return (await this.#deps.sync.apply(transaction, attempt, now)).changes;
     }
     return (await this.#deps.sync.apply(transaction, attempt, status)).changes;
   }

@@ -14,6 +14,9 @@
 //     (its verdict written), and an operator accepts or declines it from the needs-attention list.
 //     Nothing else ends a held payment: a later sync raises the item again (a no-op while open),
 //     the sweeper skips it, and every other completion is refused (domain/completion.ts);
+//   - money paid twice for one payment needs a person: a QR the processor reports paid more than
+//     once (SCB lists each payment), or a second attempt paid after the payment succeeded on
+//     another (a processor that cannot cancel leaves an earlier QR payable);
 //   - the processor's other states are recorded, and checks of a final attempt stop.
 import { GatewayError } from '../../domain/errors.ts';
 import { newEventId } from '../../domain/ids.ts';
@@ -28,7 +31,7 @@ import { nextCheckAfter } from './check-schedule.ts';
 
 export type SyncPaymentDeps = {
   connector: () => ProcessorConnector;
-  attempts: Pick<ProcessorAttemptStore, 'update' | 'insert' | 'latest'>;
+  attempts: Pick<ProcessorAttemptStore, 'update' | 'insert' | 'latest' | 'forTransaction'>;
   payments: Pick<PaymentStore, 'findById'>;
   refunds: Pick<RefundReads, 'findById'>;
   attention: Pick<AttentionStore, 'raise'>;
@@ -136,6 +139,7 @@ export class SyncPayment {
       paidAt: attempt.paidAt ?? now,
       nextCheckAt: null,
     };
+    if (status.alsoPaid.length > 0) await this.#paidMoreThanOnce(transaction, attempt, status);
     if (status.paidAmountMinor !== transaction.amountMinor || status.currency !== transaction.currency) {
       const detail =
         `The processor reports ${status.paidAmountMinor ?? '?'} (1/10,000) ${status.currency ?? '?'} paid on ` +
@@ -174,7 +178,19 @@ export class SyncPayment {
       await this.#raiseHeld(transaction, attempt, status, check);
       return { result: 'held', changes: paid };
     }
-    if (transaction.status === 'SUCCESS') return { result: 'unchanged', changes: paid };
+    if (transaction.status === 'SUCCESS') {
+      const other = await this.#otherPaidAttempt(transaction, attempt);
+      if (other === undefined) return { result: 'unchanged', changes: paid };
+      await this.#attention(
+        transaction,
+        'paid_twice',
+        `Paid at the processor on ${attempt.reference} (${status.processorTxnNo ?? 'no payment number'}) after the ` +
+          `payment succeeded on ${other.reference}: the customer paid twice; transfer this one back.`,
+        status.paidAmountMinor,
+        attempt.reference,
+      );
+      return { result: 'needs_attention', changes: paid };
+    }
     // Held, then declined by an operator: the payer's money goes back by bank transfer, as the
     // operator was told; never voided or raised again behind that decision.
     if (transaction.payerCheck !== null) return { result: 'unchanged', changes: paid };
@@ -262,6 +278,35 @@ export class SyncPayment {
         `${name ? `; name reported: ${name}` : ''}. The merchant holds such payments: accept it (it completes) or ` +
         "decline it (it fails, and the payer's money is returned by bank transfer).",
       status.paidAmountMinor,
+      attempt.reference,
+    );
+  }
+
+  /** Another QR attempt of the payment recorded paid (the one that completed it), if any. */
+  async #otherPaidAttempt(transaction: TransactionRecord, attempt: ProcessorAttempt) {
+    const attempts = await this.#deps.attempts.forTransaction(transaction.id);
+    return attempts.find((a) => a.kind === 'qr' && a.state === 'paid' && a.reference !== attempt.reference);
+  }
+
+  /** One QR paid more than once: the first payment is applied as usual, the others need a person. */
+  async #paidMoreThanOnce(
+    transaction: TransactionRecord,
+    attempt: ProcessorAttempt,
+    status: ProcessorPaymentStatus,
+  ): Promise<void> {
+    const others = status.alsoPaid.map((p) => `${p.processorTxnNo ?? '?'} (${p.paidAmountMinor ?? '?'} (1/10,000))`);
+    const total = status.alsoPaid.reduce<bigint | null>(
+      (sum, p) => (sum === null || p.paidAmountMinor === null ? null : sum + p.paidAmountMinor),
+      0n,
+    );
+    await this.#attention(
+      transaction,
+      'paid_twice',
+      `The processor reports ${attempt.reference} paid ${status.alsoPaid.length + 1} times: ` +
+        `${status.processorTxnNo ?? '?'} counts for the payment; ${others.join(', ')} ` +
+        `${status.alsoPaid.length === 1 ? 'was' : 'were'} paid on top: transfer ` +
+        `${status.alsoPaid.length === 1 ? 'it' : 'them'} back.`,
+      total,
       attempt.reference,
     );
   }

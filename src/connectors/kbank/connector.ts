@@ -166,6 +166,7 @@ export function createKbankConnector(settings: KbankSettings, options: KbankConn
     };
   }
 
+  // KBank finds a QR by its reference alone: the attempt's creation time is not needed.
   async function queryPayment(reference: string): Promise<ProcessorPaymentStatus> {
     const inquiry = await inquire(reference);
     const state = stateOf(inquiry.txnStatus);
@@ -178,6 +179,8 @@ export function createKbankConnector(settings: KbankSettings, options: KbankConn
       processorMerchantId: inquiry.merchantId,
       // KBank's inquiry does not say who paid: the payer check stays `unknown`.
       payer: null,
+      // One QR, one payment: KBank closes a QR once it is paid.
+      alsoPaid: [],
     };
   }
 

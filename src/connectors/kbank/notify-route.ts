@@ -6,9 +6,8 @@
 // (app/processor/receive-notification.ts), which only ever acts through an inquiry; KBank is
 // answered its success envelope at once, whatever the hint said, so it never retries a callback
 // we could not read.
-import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import ipaddr from 'ipaddr.js';
+import { addressAllowList, samePathToken } from '../callback-guard.ts';
 import { CALLBACK_ANSWER } from './wire.ts';
 
 export const KBANK_NOTIFY_PREFIX = '/processor/kbank/notify/';
@@ -24,11 +23,9 @@ export type KbankNotifyRouteDeps = {
   receive: (body: Buffer, contentType: string | undefined, clientAddress: string | undefined) => Promise<string>;
 };
 
-type Range = [ipaddr.IPv4 | ipaddr.IPv6, number];
-
 export async function registerKbankNotifyRoute(app: FastifyInstance, deps: KbankNotifyRouteDeps): Promise<void> {
   const expected = Buffer.from(deps.pathToken, 'utf8');
-  const allowed = deps.allowCidrs.map(toRange);
+  const allowed = addressAllowList(deps.allowCidrs);
   // Its own scope: the raw body is kept for the use case, and the API's JSON parser stays as it is.
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
@@ -43,8 +40,8 @@ export async function registerKbankNotifyRoute(app: FastifyInstance, deps: Kbank
         bodyLimit: NOTIFY_BODY_LIMIT,
         // Before the body is read: nobody without the token learns more than an unknown path tells.
         onRequest: async (request, reply) => {
-          if (!sameToken(request.params.token, expected)) return reply.callNotFound();
-          if (allowed.length > 0 && !isAllowed(request.ip, allowed)) {
+          if (!samePathToken(request.params.token, expected)) return reply.callNotFound();
+          if (!allowed(request.ip)) {
             request.log.warn(
               { clientAddress: request.ip },
               'KBank callback from an address not in KBANK_CALLBACK_ALLOW_CIDRS',
@@ -74,27 +71,4 @@ async function answer(request: FastifyRequest, reply: FastifyReply, deps: KbankN
     request.log.error({ err: error, clientAddress: request.ip }, 'KBank callback could not be recorded');
   }
   return reply.code(200).type('application/json').send(CALLBACK_ANSWER);
-}
-
-/** Constant time for every candidate of the right length; a wrong length says only that it is wrong. */
-function sameToken(candidate: string, expected: Buffer): boolean {
-  const given = Buffer.from(candidate, 'utf8');
-  if (given.length !== expected.length) {
-    timingSafeEqual(expected, expected);
-    return false;
-  }
-  return timingSafeEqual(given, expected);
-}
-
-function toRange(entry: string): Range {
-  if (entry.includes('/')) return ipaddr.parseCIDR(entry) as Range;
-  const address = ipaddr.parse(entry);
-  return [address, address.kind() === 'ipv4' ? 32 : 128];
-}
-
-function isAllowed(clientAddress: string | undefined, ranges: readonly Range[]): boolean {
-  if (clientAddress === undefined || !ipaddr.isValid(clientAddress)) return false;
-  // ::ffff:a.b.c.d is how a dual-stack socket spells an IPv4 client.
-  const address = ipaddr.process(clientAddress);
-  return ranges.some(([network, bits]) => network.kind() === address.kind() && address.match(network, bits));
 }

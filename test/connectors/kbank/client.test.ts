@@ -48,9 +48,11 @@ describe('KBank client against kbank-sim', () => {
       const before = sim.state().tokensIssued;
       const { attemptId, request } = createRequest(connector);
       await connector.createPayment(request);
-      const answers = await Promise.all(Array.from({ length: 20 }, () => connector.queryPayment(attemptId)));
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, () => connector.queryPayment(attemptId, CONTRACT_DAY)),
+      );
       assert.ok(answers.every((a) => a.state === 'requested'));
-      await connector.queryPayment(attemptId);
+      await connector.queryPayment(attemptId, CONTRACT_DAY);
       assert.equal(sim.state().tokensIssued - before, 1, 'one token call');
     } finally {
       connector.close();
@@ -61,7 +63,7 @@ describe('KBank client against kbank-sim', () => {
     const connector = kbankConnectorFor(sim);
     try {
       const before = sim.state().tokensIssued;
-      await Promise.all(Array.from({ length: 20 }, () => connector.queryPayment('Q00000000000000')));
+      await Promise.all(Array.from({ length: 20 }, () => connector.queryPayment('Q00000000000000', CONTRACT_DAY)));
       assert.equal(sim.state().tokensIssued - before, 1);
     } finally {
       connector.close();
@@ -73,12 +75,12 @@ describe('KBank client against kbank-sim', () => {
     const connector = kbankConnectorFor(sim);
     try {
       const before = sim.state().tokensIssued;
-      await connector.queryPayment('Q00000000000000');
+      await connector.queryPayment('Q00000000000000', CONTRACT_DAY);
       sim.advance((1799 - 61) * 1000);
-      await connector.queryPayment('Q00000000000000');
+      await connector.queryPayment('Q00000000000000', CONTRACT_DAY);
       assert.equal(sim.state().tokensIssued - before, 1, 'still the first token 61 s before it expires');
       sim.advance(2000);
-      await connector.queryPayment('Q00000000000000');
+      await connector.queryPayment('Q00000000000000', CONTRACT_DAY);
       assert.equal(sim.state().tokensIssued - before, 2, 'a new token 59 s before the old one expires');
     } finally {
       connector.close();
@@ -89,7 +91,7 @@ describe('KBank client against kbank-sim', () => {
   test('a 401 on a business call refreshes the token once and sends the call again', async () => {
     const connector = kbankConnectorFor(sim);
     try {
-      await connector.queryPayment('Q00000000000000');
+      await connector.queryPayment('Q00000000000000', CONTRACT_DAY);
       const before = sim.state().tokensIssued;
       sim.faults({ endpoint: 'request', fault: 'openapi_error:Access Token expired', status: 401 });
       const { attemptId, request } = createRequest(connector);
@@ -104,11 +106,11 @@ describe('KBank client against kbank-sim', () => {
   test('a second 401 fails cleanly: unavailable, and the QR certainly not created', async () => {
     const connector = kbankConnectorFor(sim);
     try {
-      await connector.queryPayment('Q00000000000000');
+      await connector.queryPayment('Q00000000000000', CONTRACT_DAY);
       sim.faults({ endpoint: 'request', fault: 'openapi_error:Invalid Access Token', status: 401, count: 2 });
       const { attemptId, request } = createRequest(connector);
       await assert.rejects(connector.createPayment(request), unavailable(false));
-      assert.equal((await connector.queryPayment(attemptId)).state, 'not_found');
+      assert.equal((await connector.queryPayment(attemptId, CONTRACT_DAY)).state, 'not_found');
     } finally {
       connector.close();
       sim.clearFaults();
@@ -118,11 +120,11 @@ describe('KBank client against kbank-sim', () => {
   test('an inquiry answered 429 backs off and tries again', async () => {
     const connector = kbankConnectorFor(sim, {}, { retry: { attempts: 3, baseDelayMs: 60, maxDelayMs: 200 } });
     try {
-      await connector.queryPayment('Q00000000000000');
+      await connector.queryPayment('Q00000000000000', CONTRACT_DAY);
       const before = requestsTo(sim, '/v1/qrpayment/v4/inquiry').length;
       sim.faults({ endpoint: 'inquiry', fault: 'rateLimit', count: 2 });
       const started = Date.now();
-      assert.equal((await connector.queryPayment('Q00000000000000')).state, 'not_found');
+      assert.equal((await connector.queryPayment('Q00000000000000', CONTRACT_DAY)).state, 'not_found');
       assert.ok(Date.now() - started >= 60, 'it waited before trying again');
       assert.equal(requestsTo(sim, '/v1/qrpayment/v4/inquiry').length - before, 3);
     } finally {
@@ -134,7 +136,7 @@ describe('KBank client against kbank-sim', () => {
     const connector = kbankConnectorFor(sim);
     try {
       sim.faults({ endpoint: 'inquiry', fault: 'http500', count: 3 });
-      await assert.rejects(connector.queryPayment('Q00000000000000'), unavailable(false));
+      await assert.rejects(connector.queryPayment('Q00000000000000', CONTRACT_DAY), unavailable(false));
     } finally {
       connector.close();
       sim.clearFaults();
@@ -144,7 +146,7 @@ describe('KBank client against kbank-sim', () => {
   test('a create is never sent twice: 429 is unavailable with a known outcome, 5xx with an unknown one', async () => {
     const connector = kbankConnectorFor(sim);
     try {
-      await connector.queryPayment('Q00000000000000');
+      await connector.queryPayment('Q00000000000000', CONTRACT_DAY);
       const before = requestsTo(sim, '/v1/qrpayment/request').length;
       sim.faults({ endpoint: 'request', fault: 'rateLimit' });
       await assert.rejects(connector.createPayment(createRequest(connector).request), unavailable(false));
@@ -152,7 +154,7 @@ describe('KBank client against kbank-sim', () => {
       const { attemptId, request } = createRequest(connector);
       await assert.rejects(connector.createPayment(request), unavailable(true));
       assert.equal(requestsTo(sim, '/v1/qrpayment/request').length - before, 2, 'each sent once');
-      assert.equal((await connector.queryPayment(attemptId)).state, 'requested', 'the 504 was applied');
+      assert.equal((await connector.queryPayment(attemptId, CONTRACT_DAY)).state, 'requested', 'the 504 was applied');
     } finally {
       connector.close();
     }
@@ -161,7 +163,7 @@ describe('KBank client against kbank-sim', () => {
   test('a create whose answer never comes: unavailable, outcome unknown, and KBank did create the QR', async () => {
     const connector = kbankConnectorFor(sim, { timeoutMs: 1000 });
     try {
-      await connector.queryPayment('Q00000000000000'); // the token, so only the create is timed
+      await connector.queryPayment('Q00000000000000', CONTRACT_DAY); // the token, so only the create is timed
       sim.faults({ endpoint: 'request', fault: 'timeout' });
       const { attemptId, request } = createRequest(connector);
       const started = Date.now();
@@ -170,7 +172,7 @@ describe('KBank client against kbank-sim', () => {
       assert.ok(waited >= 1000 && waited < 5000, `gave up after the timeout (${waited} ms)`);
       const record = sim.state().records.find((r) => r.partnerTxnUid === attemptId);
       assert.equal(record?.status, 'REQUESTED');
-      assert.equal((await connector.queryPayment(attemptId)).state, 'requested');
+      assert.equal((await connector.queryPayment(attemptId, CONTRACT_DAY)).state, 'requested');
     } finally {
       connector.close();
     }
@@ -189,7 +191,7 @@ describe('KBank client against kbank-sim', () => {
   test('wrong consumer credentials: unavailable, naming the settings to check, without the secret', async () => {
     const connector = kbankConnectorFor(sim, { consumerSecret: 'not-the-secret-at-all' });
     try {
-      await assert.rejects(connector.queryPayment('Q00000000000000'), (error: unknown) => {
+      await assert.rejects(connector.queryPayment('Q00000000000000', CONTRACT_DAY), (error: unknown) => {
         assert.ok(error instanceof ProcessorUnavailable && !error.outcomeUnknown);
         assert.match(error.message, /HTTP 401 Invalid Consumer Secret.*KBANK_CONSUMER_SECRET/);
         assert.doesNotMatch(error.message, /not-the-secret-at-all/);
@@ -241,7 +243,7 @@ describe('KBank client against kbank-sim', () => {
       const { attemptId, request } = createRequest(connector);
       await connector.createPayment(request);
       assert.ok(fresh.pay(attemptId).ok);
-      await connector.queryPayment(attemptId);
+      await connector.queryPayment(attemptId, CONTRACT_DAY);
       await connector.cancelPayment(attemptId);
       const text = lines.join('\n');
       assert.ok(lines.length >= 4, text);

@@ -95,8 +95,8 @@ describe('KBank settings', () => {
       const { [key]: _left, ...rest } = KBANK as Record<string, string>;
       assert.deepEqual(problemsOf(rest), [`${key} is required with PROCESSOR_CONNECTOR=kbank`], key);
     }
-    assert.deepEqual(problemsOf({ PROCESSOR_CONNECTOR: 'scb' }), [
-      'PROCESSOR_CONNECTOR="scb" must be one of sandbox, kbank',
+    assert.deepEqual(problemsOf({ PROCESSOR_CONNECTOR: 'bbl' }), [
+      'PROCESSOR_CONNECTOR="bbl" must be one of sandbox, kbank, scb',
     ]);
   });
 

@@ -100,7 +100,7 @@ test('kbank-sim --gateway-env writes settings the gateway runs the KBank connect
     assert.equal(summary.callbackUrl, `http://127.0.0.1:8123/processor/kbank/notify/${token}`);
     const connector = connectorFor(config);
     try {
-      assert.equal((await connector.queryPayment('QNOSUCHPAYMENT1')).state, 'not_found');
+      assert.equal((await connector.queryPayment('QNOSUCHPAYMENT1', Date.now())).state, 'not_found');
     } finally {
       connector.close?.();
     }

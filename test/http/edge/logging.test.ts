@@ -240,7 +240,7 @@ for (const { dialect, skip } of await testDialects()) {
         payload: (await paid.callback).body,
       });
       assert.equal(callback.statusCode, 200);
-      const status = await gw.services.processor.connector().queryPayment(attempt.reference);
+      const status = await gw.services.processor.connector().queryPayment(attempt.reference, attempt.createdAt);
       assert.equal(await gw.services.processor.sync.applyTo(transaction!, attempt, status), 'completed');
       const refund = await post(gw, '/transaction/refund', {
         merchantid: creds.merchantid,
