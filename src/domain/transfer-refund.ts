@@ -6,6 +6,7 @@
 // and the one sentence every such refusal ends with.
 import { GatewayError, invalidField, missingField } from './errors.ts';
 import { hasControlCharacters, NO_CONTROL_CHARACTERS } from './control-characters.ts';
+import { TRANSFER_PAYERS, type TransferPaidBy } from './refund.ts';
 
 /**
  * Where a refund the processor refuses can still be made. Every refusal that means "the processor
@@ -49,4 +50,24 @@ export function validateTransferReference(value: unknown): string {
         'starting and ending with a letter or digit',
     );
   return trimmed.toUpperCase();
+}
+
+/** The field naming who sent the transfer, in errors of the console, the CLI and the use case. */
+export const PAID_BY_FIELD = 'paid_by';
+
+/**
+ * Who sent the transfer (domain/refund.ts TransferPaidBy): `gateway` or `merchant`. Required, with
+ * no default: it decides whether the merchant's payout balance drops (docs/ledger.md), and only the
+ * person recording the transfer knows whose account it left.
+ */
+export function validateTransferPaidBy(value: unknown): TransferPaidBy {
+  if (value === undefined || value === null || value === '') throw missingField(PAID_BY_FIELD);
+  const known = TRANSFER_PAYERS.find((p) => p === value);
+  if (!known)
+    throw invalidField(
+      PAID_BY_FIELD,
+      "it must be 'gateway' (the gateway's operator sent the transfer from the merchant's funds it holds) " +
+        "or 'merchant' (the merchant sent it from its own account)",
+    );
+  return known;
 }
