@@ -1,9 +1,10 @@
 // Refunds paid outside the API (docs/api.md "Refunds the processor cannot make"): when the
 // processor cannot refund a payment (a connector whose capabilities.refunds is 'none', KBank after
-// its void window), the merchant pays the payer back by bank transfer and records that transfer
-// here; the refund then goes through the refund use case with the transfer's reference in place of
-// the processor's step (app/record-transfer-refund.ts). Pure: the rules of the recorded reference
-// and the one sentence every such refusal ends with.
+// its void window), the payer is paid back by bank transfer — by the merchant, or by the gateway's
+// operator from the merchant's funds — and that transfer is recorded here; the refund then goes
+// through the refund use case with the transfer's reference in place of the processor's step
+// (app/record-transfer-refund.ts). Pure: the rules of the recorded reference and of who paid, and
+// the one sentence every such refusal ends with.
 import { GatewayError, invalidField, missingField } from './errors.ts';
 import { hasControlCharacters, NO_CONTROL_CHARACTERS } from './control-characters.ts';
 import { TRANSFER_PAYERS, type TransferPaidBy } from './refund.ts';
