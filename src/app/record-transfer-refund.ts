@@ -1,14 +1,16 @@
-// Use case: record a refund the merchant has ALREADY paid by bank transfer (docs/api.md "Refunds
-// the processor cannot make"), for a payment its processor cannot refund (capabilities.refunds
-// 'none', KBank after its void window). It is the refund use case (app/refund-payment.ts) with the
-// processor's step replaced by the transfer's reference: the same amount rules and checks, the
-// same locked re-check, refund row, ledger entry and refund notification; no money moves here.
+// Use case: record a refund ALREADY paid by bank transfer (docs/api.md "Refunds the processor cannot
+// make"), for a payment its processor cannot refund (capabilities.refunds 'none', KBank after its
+// void window). It is the refund use case (app/refund-payment.ts) with the processor's step
+// replaced by the transfer's reference and who sent it: the same amount rules and checks, the same
+// locked re-check, refund row and refund notification; no money moves here. The ledger entry
+// follows who paid (docs/ledger.md): the gateway's operator, from the merchant's funds → payout −
+// amount against the operator adjustment account; the merchant, from its own account → none.
 // The console (payment page) and the CLI (`refund record`) both come through here, so both write
 // the same rows and the same audit entry (`payment.refund_recorded`).
 import { GatewayError } from '../domain/errors.ts';
 import { currencyExponent, formatMinor } from '../domain/money.ts';
 import { refundAmount, refundReason, type NormalisedRefund } from '../domain/refund-request.ts';
-import { validateTransferReference } from '../domain/transfer-refund.ts';
+import { validateTransferPaidBy, validateTransferReference } from '../domain/transfer-refund.ts';
 import type { AuditActor, AuditOrigin, ConsoleAudit } from './console/console-audit.ts';
 import type { PaymentStore } from './ports/store.ts';
 import type { RefundOutcome, RefundPayment } from './refund-payment.ts';
@@ -34,6 +36,8 @@ export type RecordedTransfer = {
   amount: unknown;
   /** The bank transfer's reference (domain/transfer-refund.ts). */
   transferReference: unknown;
+  /** Who sent the transfer: 'gateway' or 'merchant' (domain/transfer-refund.ts validateTransferPaidBy). */
+  paidBy: unknown;
   reason: unknown;
   by: TransferRecorder;
 };
@@ -64,9 +68,11 @@ export class RecordTransferRefund {
       idempotencyKey: null,
     };
     const transferReference = validateTransferReference(input.transferReference);
+    const paidBy = validateTransferPaidBy(input.paidBy);
     const outcome = await this.#deps.refund.execute(payment.merchantId, request, {
       by: 'bank_transfer',
       transferReference,
+      paidBy,
     });
     if (!outcome.replayed) {
       const { refund } = outcome;
@@ -80,6 +86,7 @@ export class RecordTransferRefund {
           amount: formatMinor(refund.amountMinor, currencyExponent(refund.currency)),
           currency: refund.currency,
           transfer_reference: transferReference,
+          paid_by: paidBy,
           reason: refund.reason,
         },
         input.by.origin,

@@ -16,8 +16,10 @@
 //      (`route` of execute; app/record-transfer-refund.ts, docs/api.md "Refunds the processor cannot make");
 //   4. ONE database transaction: lock the payment row, check again (a concurrent refund may have
 //      won meanwhile), store the refund, move the payment's running total, post the ledger entry
-//      (merchant payout − amount, clearing + amount; refused on overdraft) and write the signed
-//      `refund` notification to the outbox. Nothing of it exists unless all of it does.
+//      (merchant payout − amount, and + amount on clearing at the processor or on the operator
+//      adjustment account for a transfer the gateway paid; refused on overdraft; none for a
+//      transfer the merchant paid from its own account: domain/refund.ts refundCounterpart) and
+//      write the signed `refund` notification to the outbox. Nothing of it exists unless all of it does.
 import { fingerprint, type SecretKey } from '../domain/credentials.ts';
 import { GatewayError, invalidField } from '../domain/errors.ts';
 import { newEventId, uuidv7 } from '../domain/ids.ts';
@@ -26,7 +28,14 @@ import { currencyExponent, formatMinor } from '../domain/money.ts';
 import type { NormalisedRefund } from '../domain/refund-request.ts';
 import { refundAccepted, refundNotificationBody } from '../domain/refund-response.ts';
 import type { RefundResponse } from '../domain/wire/refund.ts';
-import { BANK_TRANSFER, derivedKeyStillHolds, paidByTransfer, type RefundRecord } from '../domain/refund.ts';
+import {
+  BANK_TRANSFER,
+  derivedKeyStillHolds,
+  paidByTransfer,
+  refundCounterpart,
+  type RefundRecord,
+  type TransferPaidBy,
+} from '../domain/refund.ts';
 import { processorCannotRefund, TRANSFER_REFERENCE_FIELD } from '../domain/transfer-refund.ts';
 import type { TransactionRecord } from '../domain/transaction.ts';
 import type { LedgerReads, PaymentStore, RefundReads, Store, UnitOfWork } from './ports/store.ts';
@@ -52,11 +61,13 @@ export type RefundOutcome = { response: RefundResponse; replayed: boolean; refun
 
 /**
  * How a refund's money reaches the payer: through the processor connector (the API, the console's
- * Refund), or by a bank transfer the merchant already made, whose reference is recorded in place of
- * the processor's step. Everything else — the checks, the locked re-check, the refund row, the
- * ledger entry, the notification — is the same code for both.
+ * Refund), or by a bank transfer already made — by the gateway's operator from the merchant's funds
+ * or by the merchant from its own account (`paidBy`) — whose reference is recorded in place of the
+ * processor's step. Everything else — the checks, the locked re-check, the refund row, the
+ * notification — is the same code for both; the ledger entry follows the route (refundCounterpart).
  */
-export type RefundRoute = { by: 'processor' } | { by: 'bank_transfer'; transferReference: string };
+export type RefundRoute =
+  { by: 'processor' } | { by: 'bank_transfer'; transferReference: string; paidBy: TransferPaidBy };
 
 const AT_PROCESSOR: RefundRoute = { by: 'processor' };
 
@@ -87,6 +98,7 @@ export class RefundPayment {
   ): Promise<RefundOutcome> {
     const { payments, refunds, ledger, key } = this.#deps;
     const byTransfer = route.by === 'bank_transfer' ? route.transferReference : null;
+    const transferPaidBy = route.by === 'bank_transfer' ? route.paidBy : null;
     const requestHash = fingerprint(
       key,
       byTransfer === null
@@ -97,6 +109,7 @@ export class RefundPayment {
             input.transactionId,
             input.amountMinor.toString(),
             input.currency,
+            transferPaidBy,
           ]),
     );
 
@@ -110,8 +123,12 @@ export class RefundPayment {
     if (!payment) throw notFound();
     checkRefundable(payment, input);
     if (byTransfer === null) refusedByCapability(this.#deps.connector());
-    const available = await ledger.balance(payoutAccount(merchantId, payment.currency));
-    if (available < input.amountMinor) throw insufficientBalance(input.amountMinor, available, payment.currency);
+    const processor = byTransfer === null ? this.#deps.connector().name : BANK_TRANSFER;
+    // A transfer the merchant paid from its own account posts nothing, so its balance is not asked.
+    if (refundCounterpart({ processor, transferPaidBy }) !== null) {
+      const available = await ledger.balance(payoutAccount(merchantId, payment.currency));
+      if (available < input.amountMinor) throw insufficientBalance(input.amountMinor, available, payment.currency);
+    }
 
     // Stable across retries of the same request, so a live processor can deduplicate on it.
     const refundId = `rfd_${fingerprint(key, JSON.stringify(['refund-id', merchantId, idempotencyKey])).slice(0, 26)}`;
@@ -128,8 +145,16 @@ export class RefundPayment {
           });
 
     const eventId = newEventId();
-    const processor = byTransfer === null ? this.#deps.connector().name : BANK_TRANSFER;
-    const pending: PendingRefund = { merchantId, input, refundId, idempotencyKey, requestHash, eventId, processor };
+    const pending: PendingRefund = {
+      merchantId,
+      input,
+      refundId,
+      idempotencyKey,
+      requestHash,
+      eventId,
+      processor,
+      transferPaidBy,
+    };
     let committed: Committed;
     try {
       committed = await this.#deps.store.unitOfWork((uow) => this.#commit(uow, pending, payment.id, accepted));
@@ -207,6 +232,7 @@ export class RefundPayment {
       reference: p.input.reference,
       processor: p.processor,
       processorReference: accepted.reference,
+      transferPaidBy: p.transferPaidBy,
       createdAt: at,
     };
     await uow.insertRefund(refund);
@@ -238,8 +264,8 @@ export class RefundPayment {
       throw new GatewayError(
         'IDEMPOTENCY_KEY_REUSED',
         `The ${TRANSFER_REFERENCE_FIELD} ${earlier.processorReference} was already recorded for this payment, ` +
-          `as a refund of ${amount} (${earlier.id}); nothing was recorded. A transfer of another amount ` +
-          'has a reference of its own.',
+          `as a refund of ${amount} paid by the ${earlier.transferPaidBy} (${earlier.id}); nothing was ` +
+          'recorded. A transfer of another amount has a reference of its own.',
       );
     }
     if (earlier.requestHash !== requestHash) {
@@ -281,13 +307,22 @@ type PendingRefund = {
   eventId: string;
   /** The connector's name, or BANK_TRANSFER. */
   processor: string;
+  /** Who sent a BANK_TRANSFER refund's transfer; null at the processor. */
+  transferPaidBy: TransferPaidBy | null;
 };
 
 type Committed = { refund: RefundRecord; payment: TransactionRecord } | { raced: RefundRecord };
 
-/** The refund's journal entry (merchant payout − amount, clearing + amount); an overdraft is refused. */
+/**
+ * The refund's journal entry: merchant payout − amount, and + amount on clearing (at the processor)
+ * or on the operator adjustment account (a transfer the gateway paid); an overdraft is refused. A
+ * transfer the merchant paid from its own account moved none of the money the gateway holds: no
+ * entry (docs/ledger.md "Postings of each event").
+ */
 async function postRefund(uow: UnitOfWork, refund: RefundRecord, paymentTrackid: string, at: number): Promise<void> {
-  const lines = refundPostings(refund.merchantId, refund.currency, refund.amountMinor);
+  const counterpart = refundCounterpart(refund);
+  if (counterpart === null) return;
+  const lines = refundPostings(refund.merchantId, refund.currency, refund.amountMinor, counterpart);
   const states = await uow.lockAccounts(
     lines.map((l) => l.account),
     at,
@@ -310,7 +345,7 @@ async function postRefund(uow: UnitOfWork, refund: RefundRecord, paymentTrackid:
     idempotencyKey: `refund:${refund.id}`,
     reason:
       `refund ${refund.id} of payment ${paymentTrackid}` +
-      (paidByTransfer(refund) ? ` (paid by bank transfer ${refund.processorReference})` : ''),
+      (paidByTransfer(refund) ? ` (bank transfer ${refund.processorReference} paid by the gateway)` : ''),
     createdAt: at,
   };
   await uow.insertEntry(entry, planned);

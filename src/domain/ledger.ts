@@ -196,14 +196,21 @@ export function planPostings(lines: PostingLine[], states: ReadonlyMap<string, A
 }
 
 /**
- * A refund of a SUCCESS payment: merchant payout account − amount, clearing + amount
- * (the gateway owes the payer's bank the money it sends back). The fee of the payment is NOT
- * returned: the merchant bears the whole refund, the fee account is untouched (docs/ledger.md).
+ * A refund of a SUCCESS payment: merchant payout account − amount, `counterpart` + amount —
+ * clearing for a refund at the processor (the gateway owes the payer's bank the money it sends
+ * back), the operator adjustment account for a bank transfer the gateway paid (domain/refund.ts
+ * refundCounterpart). The fee of the payment is NOT returned: the merchant bears the whole refund,
+ * the fee account is untouched (docs/ledger.md).
  */
-export function refundPostings(merchantId: string, currency: string, amountMinor: bigint): PostingLine[] {
+export function refundPostings(
+  merchantId: string,
+  currency: string,
+  amountMinor: bigint,
+  counterpart: 'gateway_clearing' | 'operator_adjustment',
+): PostingLine[] {
   if (amountMinor <= 0n) throw new Error(`ledger: a refund amount must be positive (${amountMinor})`);
   return assertBalanced([
     { account: payoutAccount(merchantId, currency), amountMinor: -amountMinor },
-    { account: { kind: 'gateway_clearing', merchantId: null, currency }, amountMinor },
+    { account: { kind: counterpart, merchantId: null, currency }, amountMinor },
   ]);
 }

@@ -17,6 +17,12 @@ export type RefundRecord = {
   processor: string;
   /** The processor's id of the refund; for BANK_TRANSFER, the transfer's reference. */
   processorReference: string | null;
+  /**
+   * Who sent a BANK_TRANSFER refund's transfer (null for a refund at the processor): the gateway's
+   * operator, from the merchant's funds the gateway holds, or the merchant from its own account.
+   * It decides the ledger entry (refundCounterpart).
+   */
+  transferPaidBy: TransferPaidBy | null;
   createdAt: number;
 };
 
@@ -42,4 +48,30 @@ export const BANK_TRANSFER = 'bank_transfer';
 /** True for a refund the merchant paid by bank transfer and recorded, false for one made at the processor. */
 export function paidByTransfer(refund: Pick<RefundRecord, 'processor'>): boolean {
   return refund.processor === BANK_TRANSFER;
+}
+
+/**
+ * Who paid a refund by bank transfer (docs/ledger.md "Postings of each event"): `gateway` — the
+ * operator sent it out of the money the gateway holds for the merchant, so the merchant's payout
+ * balance drops; `merchant` — the merchant sent it from its own bank account, and the gateway's
+ * books do not move.
+ */
+export const TRANSFER_PAYERS = ['gateway', 'merchant'] as const;
+export type TransferPaidBy = (typeof TRANSFER_PAYERS)[number];
+
+/**
+ * The account a refund's entry credits against the merchant's payout debit, or null when the
+ * refund posts no entry at all:
+ * - at the processor: clearing, since the processor sends the money back out of what it settles
+ *   (clearing = −(payments) + (processor refunds) stays reconcilable);
+ * - by bank transfer the gateway paid: the operator adjustment account, the other side of money
+ *   that leaves outside the processor, as an operator debit's does; the processor's settlement
+ *   still holds the whole payment, and so does clearing;
+ * - by bank transfer the merchant paid: nothing (the money never was in the gateway's hands).
+ */
+export function refundCounterpart(
+  refund: Pick<RefundRecord, 'processor' | 'transferPaidBy'>,
+): 'gateway_clearing' | 'operator_adjustment' | null {
+  if (!paidByTransfer(refund)) return 'gateway_clearing';
+  return refund.transferPaidBy === 'merchant' ? null : 'operator_adjustment';
 }

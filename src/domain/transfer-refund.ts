@@ -1,11 +1,13 @@
 // Refunds paid outside the API (docs/api.md "Refunds the processor cannot make"): when the
 // processor cannot refund a payment (a connector whose capabilities.refunds is 'none', KBank after
-// its void window), the merchant pays the payer back by bank transfer and records that transfer
-// here; the refund then goes through the refund use case with the transfer's reference in place of
-// the processor's step (app/record-transfer-refund.ts). Pure: the rules of the recorded reference
-// and the one sentence every such refusal ends with.
+// its void window), the payer is paid back by bank transfer — by the merchant, or by the gateway's
+// operator from the merchant's funds — and that transfer is recorded here; the refund then goes
+// through the refund use case with the transfer's reference in place of the processor's step
+// (app/record-transfer-refund.ts). Pure: the rules of the recorded reference and of who paid, and
+// the one sentence every such refusal ends with.
 import { GatewayError, invalidField, missingField } from './errors.ts';
 import { hasControlCharacters, NO_CONTROL_CHARACTERS } from './control-characters.ts';
+import { TRANSFER_PAYERS, type TransferPaidBy } from './refund.ts';
 
 /**
  * Where a refund the processor refuses can still be made. Every refusal that means "the processor
@@ -49,4 +51,24 @@ export function validateTransferReference(value: unknown): string {
         'starting and ending with a letter or digit',
     );
   return trimmed.toUpperCase();
+}
+
+/** The field naming who sent the transfer, in errors of the console, the CLI and the use case. */
+export const PAID_BY_FIELD = 'paid_by';
+
+/**
+ * Who sent the transfer (domain/refund.ts TransferPaidBy): `gateway` or `merchant`. Required, with
+ * no default: it decides whether the merchant's payout balance drops (docs/ledger.md), and only the
+ * person recording the transfer knows whose account it left.
+ */
+export function validateTransferPaidBy(value: unknown): TransferPaidBy {
+  if (value === undefined || value === null || value === '') throw missingField(PAID_BY_FIELD);
+  const known = TRANSFER_PAYERS.find((p) => p === value);
+  if (!known)
+    throw invalidField(
+      PAID_BY_FIELD,
+      "it must be 'gateway' (the gateway's operator sent the transfer from the merchant's funds it holds) " +
+        "or 'merchant' (the merchant sent it from its own account)",
+    );
+  return known;
 }

@@ -74,6 +74,8 @@ export interface RefundsTable {
   reference: string | null;
   processor: string;
   processor_reference: string | null;
+  /** Migration 017: 'gateway' or 'merchant' for a bank-transfer refund, null for one at the processor. */
+  transfer_paid_by: string | null;
   created_at: Int64;
 }
 

@@ -279,22 +279,36 @@ for (const { dialect, skip } of await testDialects()) {
       assert.equal(processor.asked.length, 0, 'refused before the connector was asked');
       assert.equal((await services.refunds.ofTransaction(txid)).length, 0);
 
-      // The path it names: the merchant's transfer, recorded; the connector is still not asked.
+      // The path it names: the transfer (sent by the gateway's operator), recorded; the connector is
+      // still not asked, and clearing stays as the processor's settlement has it.
+      const clearingBefore = await services.ledger.balance({
+        kind: 'gateway_clearing',
+        merchantId: null,
+        currency: 'THB',
+      });
       const recorded = await services.recordTransfer.record({
         merchantId: creds.merchantid,
         transactionId: txid,
         amount: '100',
         transferReference: 'SCB-TR-0001',
+        paidBy: 'gateway',
         reason: null,
         by: CLI_RECORDER,
       });
       assert.equal(recorded.response.refunded_amount, '100.00');
       assert.equal(processor.asked.length, 0);
       const [stored] = await services.refunds.ofTransaction(txid);
-      assert.deepEqual([stored?.processor, stored?.processorReference], ['bank_transfer', 'SCB-TR-0001']);
+      assert.deepEqual(
+        [stored?.processor, stored?.processorReference, stored?.transferPaidBy],
+        ['bank_transfer', 'SCB-TR-0001', 'gateway'],
+      );
       assert.equal(
         await services.ledger.balance({ kind: 'merchant_payout', merchantId: creds.merchantid, currency: 'THB' }),
         balance - 1_000_000n,
+      );
+      assert.equal(
+        await services.ledger.balance({ kind: 'gateway_clearing', merchantId: null, currency: 'THB' }),
+        clearingBefore,
       );
     });
   });

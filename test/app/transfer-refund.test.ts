@@ -1,12 +1,16 @@
 // Refunds paid by bank transfer and recorded (app/record-transfer-refund.ts; docs/api.md "Refunds
 // the processor cannot make"), on both stores: the refund use case's own rules and rows, with the
-// transfer's reference in place of the processor's step. Proves, against the stored rows:
-//   - full and partial: the refund row says bank transfer and the reference, the payment's total
-//     moves, one ledger entry (payout − amount, clearing + amount), one refund notification in the
-//     outbox, one audit entry naming who recorded it; the ledger still verifies;
-//   - refused with nothing written (no row, no entry, no event, no audit entry, balance unchanged):
-//     more than is left, a payment that is not SUCCESS, a bad or missing transfer reference, a bad
-//     amount, the same reference with another amount;
+// transfer's reference and who sent it in place of the processor's step. Proves, against the
+// stored rows:
+//   - paid by the gateway, partial then the rest: the refund row says bank transfer, the reference
+//     and the payer, the payment's total moves, one ledger entry (payout − amount, operator
+//     adjustment + amount; clearing unchanged, docs/ledger.md), one refund notification in the
+//     outbox, one audit entry naming who recorded it and who paid; the ledger still verifies;
+//   - paid by the merchant: the refund row, the payment's total, the notification and the audit
+//     entry, and no ledger entry at all: every balance unchanged, even one too low for the refund;
+//   - refused with nothing written (no row, no entry, no event, no audit entry, balances unchanged):
+//     more than is left, a payment that is not SUCCESS, a bad or missing transfer reference or
+//     payer, a bad amount, the same reference with another amount or another payer;
 //   - the same reference again (typed differently) answers the first refund and writes nothing.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -46,15 +50,24 @@ for (const { dialect, skip } of await testDialects()) {
       return p.transactionid;
     }
 
-    const record = (transactionId: string, amount: string, transferReference: unknown, reason: string | null = null) =>
+    const record = (
+      transactionId: string,
+      amount: string,
+      transferReference: unknown,
+      reason: string | null = null,
+      paidBy: unknown = 'gateway',
+    ) =>
       gw.services.recordTransfer.record({
         merchantId: shop.merchantid,
         transactionId,
         amount,
         transferReference,
+        paidBy,
         reason,
         by: CLI_RECORDER,
       });
+    const gatewayAccount = (kind: 'gateway_clearing' | 'operator_adjustment') =>
+      gw.services.ledger.balance({ kind, merchantId: null, currency: 'THB' });
 
     /** Every row a refund writes, for this payment and this merchant. */
     async function state(transactionId: string) {
@@ -83,6 +96,8 @@ for (const { dialect, skip } of await testDialects()) {
         events: events.map((e) => ({ ...e })),
         audit: audit.filter((a) => a.target === transactionId),
         balance: await payoutBalance(gw, shop.merchantid),
+        clearing: await gatewayAccount('gateway_clearing'),
+        adjustment: await gatewayAccount('operator_adjustment'),
       };
     }
 
@@ -102,7 +117,7 @@ for (const { dialect, skip } of await testDialects()) {
       assert.deepEqual(await state(transactionId), before, 'nothing written');
     }
 
-    test('partial then the rest: rows, ledger, notification and audit of a refund paid by bank transfer', async () => {
+    test('paid by the gateway, partial then the rest: rows, ledger, notification and audit', async () => {
       const id = await paid('1000.00');
       const start = await state(id);
       assert.equal(start.balance, 990_0000n, 'the payment credited 1000 less the 1 % fee');
@@ -116,25 +131,28 @@ for (const { dialect, skip } of await testDialects()) {
       const [refund] = after1.refunds;
       assert.equal(refund!.processor, 'bank_transfer');
       assert.equal(refund!.processorReference, 'FT24015ABC123');
+      assert.equal(refund!.transferPaidBy, 'gateway');
       assert.equal(refund!.amountMinor, 400_0000n);
       assert.equal(refund!.reason, 'paid back by the shop');
       assert.equal(after1.refundedMinor, 400_0000n);
       assert.equal(after1.balance, start.balance - 400_0000n, "the refund comes off the merchant's balance");
+      assert.equal(after1.clearing, start.clearing, 'clearing unchanged: the processor refunded nothing');
+      assert.equal(after1.adjustment, start.adjustment + 400_0000n, 'the money left outside the processor');
       const trackid = (await gw.services.transactions.findById(shop.merchantid, id))!.trackid;
       assert.deepEqual(after1.entries, [
         {
           idempotency_key: `refund:${refund!.id}`,
-          reason: `refund ${refund!.id} of payment ${trackid} (paid by bank transfer FT24015ABC123)`,
+          reason: `refund ${refund!.id} of payment ${trackid} (bank transfer FT24015ABC123 paid by the gateway)`,
         },
       ]);
       const entry = await gw.services.ledger.findEntryByIdempotencyKey(`refund:${refund!.id}`);
       assert.deepEqual(
         entry!.postings.map((p) => [p.kind, p.amountMinor]).sort(),
         [
-          ['gateway_clearing', 400_0000n],
           ['merchant_payout', -400_0000n],
+          ['operator_adjustment', 400_0000n],
         ],
-        'the same postings as a refund at the processor',
+        'against the operator adjustment account, as an operator debit',
       );
       assert.equal(after1.events.length, 1);
       const body = JSON.parse(after1.events[0]!.payload);
@@ -153,6 +171,7 @@ for (const { dialect, skip } of await testDialects()) {
             amount: '400.00',
             currency: 'THB',
             transfer_reference: 'FT24015ABC123',
+            paid_by: 'gateway',
             reason: 'paid back by the shop',
           },
         },
@@ -185,6 +204,7 @@ for (const { dialect, skip } of await testDialects()) {
       assert.equal(after2.refundedMinor, 1000_0000n);
       assert.equal(after2.refunds.length, 2);
       assert.equal(after2.balance, 0n, '990 + 10 topped up − 1000 refunded');
+      assert.equal(after2.clearing, start.clearing);
       assert.equal(after2.events.length, 2);
       assert.equal(after2.audit.length, 2);
       const check = await ledger.verify();
@@ -193,6 +213,44 @@ for (const { dialect, skip } of await testDialects()) {
         true,
         JSON.stringify(check, (_k, v) => (typeof v === 'bigint' ? String(v) : v)),
       );
+    });
+
+    test('paid by the merchant: refund, total, notification, audit; no ledger entry, no balance moves', async () => {
+      const id = await paid('1000.00');
+      const start = await state(id);
+      // More than the merchant's balance (990): nothing of the gateway's funds moves, so it is not asked.
+      const recorded = await record(id, '1000.00', 'SCB-OWN-77', 'paid from the shop account', 'merchant');
+      assert.equal(recorded.replayed, false);
+      assert.equal(recorded.response.refundable_amount, '0.00');
+      const after = await state(id);
+      assert.equal(after.refunds.length, 1);
+      assert.deepEqual(
+        [after.refunds[0]!.processor, after.refunds[0]!.processorReference, after.refunds[0]!.transferPaidBy],
+        ['bank_transfer', 'SCB-OWN-77', 'merchant'],
+      );
+      assert.equal(after.refundedMinor, 1000_0000n);
+      assert.deepEqual(after.entries, start.entries, 'no ledger entry');
+      assert.equal(await gw.services.ledger.findEntryByIdempotencyKey(`refund:${recorded.refund.id}`), undefined);
+      assert.deepEqual(
+        [after.balance, after.clearing, after.adjustment],
+        [start.balance, start.clearing, start.adjustment],
+        'no balance moves',
+      );
+      assert.equal(after.events.length, 1);
+      const body = JSON.parse(after.events[0]!.payload);
+      assert.deepEqual(
+        [body.event_type, body.refundid, body.bill_amount, body.refunded_amount],
+        ['refund', recorded.refund.id, '1000.00', '1000.00'],
+      );
+      assert.equal(after.audit.length, 1);
+      assert.equal(after.audit[0]!.details.paid_by, 'merchant');
+      const ledger = new LedgerOperations({
+        store: gw.services.store,
+        ledger: gw.services.ledger,
+        merchants: gw.services.merchants,
+        now: () => gw.clock.now,
+      });
+      assert.equal((await ledger.verify()).ok, true);
     });
 
     test('the same reference again (any case, spaces around) answers the first refund; nothing written', async () => {
@@ -215,8 +273,19 @@ for (const { dialect, skip } of await testDialects()) {
         'IDEMPOTENCY_KEY_REUSED',
         new RegExp(
           'transfer_reference FT-SAME-1 was already recorded for this payment, ' +
-            `as a refund of 100\\.00 THB \\(${first.refund.id}\\)`,
+            `as a refund of 100\\.00 THB paid by the gateway \\(${first.refund.id}\\)`,
         ),
+      );
+    });
+
+    test('the same reference with another payer: refused, naming who paid the first; nothing written', async () => {
+      const id = await paid('500.00');
+      const first = await record(id, '100.00', 'FT-PAYER-1', null, 'merchant');
+      await refusedWithNothingWritten(
+        id,
+        () => record(id, '100.00', 'FT-PAYER-1', null, 'gateway'),
+        'IDEMPOTENCY_KEY_REUSED',
+        new RegExp(`as a refund of 100\\.00 THB paid by the merchant \\(${first.refund.id}\\)`),
       );
     });
 
@@ -275,6 +344,29 @@ for (const { dialect, skip } of await testDialects()) {
       ];
       for (const [amount, reference, tag, message] of cases)
         await refusedWithNothingWritten(id, () => record(id, amount, reference), tag, message);
+      const payers: Array<[unknown, string, RegExp]> = [
+        [undefined, 'MISSING_FIELD', /'paid_by' is required/],
+        ['', 'MISSING_FIELD', /'paid_by' is required/],
+        ['operator', 'INVALID_FIELD', /'paid_by' is invalid: it must be 'gateway' .* or 'merchant'/],
+        ['Gateway', 'INVALID_FIELD', /'paid_by' is invalid/],
+      ];
+      // Called directly: `record`'s default would stand in for an undefined payer.
+      for (const [paidBy, tag, message] of payers)
+        await refusedWithNothingWritten(
+          id,
+          () =>
+            gw.services.recordTransfer.record({
+              merchantId: shop.merchantid,
+              transactionId: id,
+              amount: '10.00',
+              transferReference: 'FT-PAYER',
+              paidBy,
+              reason: null,
+              by: CLI_RECORDER,
+            }),
+          tag,
+          message,
+        );
     });
 
     test("another merchant's payment is not found; nothing written", async () => {
@@ -288,6 +380,7 @@ for (const { dialect, skip } of await testDialects()) {
             transactionId: id,
             amount: '10.00',
             transferReference: 'FT-OTHER',
+            paidBy: 'gateway',
             reason: null,
             by: CLI_RECORDER,
           }),

@@ -1,8 +1,10 @@
 // `reconcile --date` on both stores, against kbank-sim: a day's KBank payments asked about again
 // and compared with the gateway's records and its ledger (app/processor/daily-reconciliation.ts,
 // docs/connectors/kbank.md "Operations"). A paid payment and a refunded one (KBank voided it) line
-// up: exit 0. A void made at KBank behind
-// the gateway's back is a difference the command names: exit 1.
+// up: exit 0, and so does the paid one after two refunds paid by bank transfer (one the gateway's
+// operator sent, one the merchant sent): KBank still holds the whole payment and so does clearing
+// (docs/ledger.md). A void made at KBank behind the gateway's back is a difference the command
+// names: exit 1.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runCli } from '../../src/cli/run-cli.ts';
@@ -10,7 +12,8 @@ import { testDialects } from '../support/dialects.ts';
 import { kbankConnectorFor, kbankEnvFor } from '../support/connector-harnesses.ts';
 import { CALLBACK_PATH_TOKEN, startLiveGateway, type LiveGateway } from '../support/live-gateway.ts';
 import { post, TEST_SECRET_KEY_HEX } from '../support/test-gateway.ts';
-import type { Started } from '../support/lifecycle.ts';
+import { payoutBalance, type Started } from '../support/lifecycle.ts';
+import { CLI_RECORDER } from '../../src/app/record-transfer-refund.ts';
 
 type Run = { code: number; out: string; err: string };
 type Report = {
@@ -71,12 +74,29 @@ for (const { dialect, skip } of await testDialects()) {
         bill_amount: '250.50',
       });
       assert.equal(refund.status, 200, refund.raw);
+      // Two bank-transfer refunds of the paid payment: KBank is not asked, its settlement unchanged.
+      const balance = await payoutBalance(gw, gw.creds.merchantid);
+      for (const [transferReference, paidBy] of [
+        ['FT-RECON-G', 'gateway'],
+        ['FT-RECON-M', 'merchant'],
+      ] as const) {
+        await gw.services.recordTransfer.record({
+          merchantId: gw.creds.merchantid,
+          transactionId: paid.transactionid,
+          amount: '100.00',
+          transferReference,
+          paidBy,
+          reason: null,
+          by: CLI_RECORDER,
+        });
+      }
+      assert.equal(await payoutBalance(gw, gw.creds.merchantid), balance - 100_0000n, 'only the gateway-paid one');
     });
     after(async () => {
       await gw?.close();
     });
 
-    test('a paid and a refunded payment line up with KBank and the ledger: exit 0', async () => {
+    test('a paid (and transfer-refunded) and a voided payment line up with KBank and the ledger: exit 0', async () => {
       const { code, report: r } = await report('--date', '2026-01-05');
       assert.equal(r.differences, 0, JSON.stringify(r.payments));
       assert.equal(code, 0);

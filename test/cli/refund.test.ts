@@ -1,7 +1,8 @@
 // `npm run gateway -- refund list|show|record` on both stores, through runCli with a capturing io,
 // over refunds made through the real API, and refunds paid by bank transfer recorded with
 // `refund record` (app/record-transfer-refund.ts): exit 0 on a record or a repeat, 1 on a refusal
-// (named), 2 on a usage mistake.
+// (named), 2 on a usage mistake (a missing or unknown --paid-by among them); --paid-by gateway
+// takes the amount from the merchant's balance, --paid-by merchant leaves it as it was.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { testDialects } from '../support/dialects.ts';
@@ -131,6 +132,8 @@ for (const { dialect, skip } of await testDialects()) {
     });
 
     test('refund record: recorded once per transfer reference, audited as cli; refusals exit 1', async () => {
+      const balance = () =>
+        gw.services.ledger.balance({ kind: 'merchant_payout', merchantId: creds.merchantid, currency: 'THB' });
       const p = await startPayment(gw, creds, { bill_amount: '180' });
       await post(gw, '/sandbox/transaction/complete', {
         merchantid: creds.merchantid,
@@ -140,35 +143,39 @@ for (const { dialect, skip } of await testDialects()) {
       const record = (...more: string[]) =>
         cli('refund', 'record', '--merchant', creds.merchantid, '--transaction', p.transactionid, ...more);
 
-      const done = await record('--amount', '30.00', '--reference', 'FT-CLI-1', '--reason', 'paid back', '--json');
+      const start = await balance();
+      const done = await record(
+        ...['--amount', '30.00', '--reference', 'FT-CLI-1', '--paid-by', 'gateway', '--reason', 'paid back', '--json'],
+      );
       assert.equal(done.code, 0, done.err);
       const json = JSON.parse(done.out);
       assert.equal(json.replayed, false);
       assert.deepEqual(
-        [json.method, json.processor, json.processor_reference, json.amount, json.reason],
-        ['bank_transfer', 'bank_transfer', 'FT-CLI-1', '30.00', 'paid back'],
+        [json.method, json.processor, json.processor_reference, json.paid_by, json.amount, json.reason],
+        ['bank_transfer', 'bank_transfer', 'FT-CLI-1', 'gateway', '30.00', 'paid back'],
       );
+      assert.equal(await balance(), start - 30_0000n, "paid by the gateway: off the merchant's balance");
       assert.equal(json.response.refundable_amount, '150.00');
       const audit = await gw.services.store.consoleAccounts.listAudit({ limit: 10, action: 'payment.refund_recorded' });
       const entry = audit.find((a) => a.target === p.transactionid);
       assert.deepEqual(
-        [entry?.actorRole, entry?.details.refundid, entry?.details.transfer_reference],
-        ['cli', json.refundid, 'FT-CLI-1'],
+        [entry?.actorRole, entry?.details.refundid, entry?.details.transfer_reference, entry?.details.paid_by],
+        ['cli', json.refundid, 'FT-CLI-1', 'gateway'],
       );
 
-      const again = await record('--amount', '30', '--reference', 'ft-cli-1');
+      const again = await record('--amount', '30', '--reference', 'ft-cli-1', '--paid-by', 'gateway');
       assert.equal(again.code, 0, again.err);
       assert.match(again.out, new RegExp(`^Already recorded: transfer FT-CLI-1 is refund ${json.refundid} `));
       assert.match(again.out, /nothing was recorded again/);
       assert.equal((await gw.services.refunds.ofTransaction(p.transactionid)).length, 1);
 
-      const otherAmount = await record('--amount', '40.00', '--reference', 'FT-CLI-1');
+      const otherAmount = await record('--amount', '40.00', '--reference', 'FT-CLI-1', '--paid-by', 'gateway');
       assert.equal(otherAmount.code, 1);
       assert.match(otherAmount.err, /^Refused: The transfer_reference FT-CLI-1 was already recorded for this payment/);
-      const bad = await record('--amount', '10', '--reference', 'FT CLI 2');
+      const bad = await record('--amount', '10', '--reference', 'FT CLI 2', '--paid-by', 'gateway');
       assert.equal(bad.code, 1);
       assert.match(bad.err, /^Refused: The field 'transfer_reference' is invalid/);
-      const over = await record('--amount', '150.01', '--reference', 'FT-CLI-3');
+      const over = await record('--amount', '150.01', '--reference', 'FT-CLI-3', '--paid-by', 'merchant');
       assert.equal(over.code, 1);
       assert.match(over.err, /^Refused: The refund of 150\.01 THB is more than the 150\.00 THB still refundable/);
       const unknown = await cli(
@@ -182,26 +189,40 @@ for (const { dialect, skip } of await testDialects()) {
         '1',
         '--reference',
         'FT-X',
+        '--paid-by',
+        'gateway',
       );
       assert.equal(unknown.code, 1);
       assert.match(unknown.err, /No transaction with that transactionid exists for this merchant/);
-      const usage = await record('--amount', '10');
+      const usage = await record('--amount', '10', '--paid-by', 'gateway');
       assert.equal(usage.code, 2);
       assert.match(usage.err, /--reference is required/);
+      const noPayer = await record('--amount', '10', '--reference', 'FT-CLI-5');
+      assert.equal(noPayer.code, 2);
+      assert.match(noPayer.err, /--paid-by is required/);
+      const badPayer = await record('--amount', '10', '--reference', 'FT-CLI-5', '--paid-by', 'operator');
+      assert.equal(badPayer.code, 2);
+      assert.match(badPayer.err, /--paid-by must be 'gateway' .* or 'merchant'/);
       assert.equal((await gw.services.refunds.ofTransaction(p.transactionid)).length, 1, 'no refusal wrote a refund');
 
-      const human = await record('--amount', '150', '--reference', 'FT-CLI-4');
+      const beforeOwn = await balance();
+      const human = await record('--amount', '150', '--reference', 'FT-CLI-4', '--paid-by', 'merchant');
       assert.equal(human.code, 0, human.err);
       assert.match(
         human.out,
-        /^Recorded refund rfd_\S+: 150\.00 THB of transaction \S+, paid by bank transfer FT-CLI-4\. No money moved/,
+        new RegExp(
+          String.raw`^Recorded refund rfd_\S+: 150\.00 THB of transaction \S+, paid by bank transfer FT-CLI-4 ` +
+            String.raw`by the merchant\. No money moved; the merchant's balance is unchanged`,
+        ),
       );
+      assert.equal(await balance(), beforeOwn, 'paid by the merchant: the balance stays');
       assert.match(human.out, /Still refundable: 0\.00 THB$/);
       const shown = await cli('refund', 'show', json.refundid);
-      assert.match(shown.out, /paid by +bank transfer, reference FT-CLI-1/);
+      assert.match(shown.out, /paid by +bank transfer by the gateway, reference FT-CLI-1/);
       const listed = await cli('refund', 'list', '--transaction', p.transactionid);
       assert.match(listed.out.split('\n')[0]!, /\tREASON\tPAID_BY$/);
-      assert.match(listed.out, /\tbank transfer, reference FT-CLI-4$/m);
+      assert.match(listed.out, /\tbank transfer by the merchant, reference FT-CLI-4$/m);
+      assert.match(listed.out, /\tbank transfer by the gateway, reference FT-CLI-1$/m);
     });
 
     test('--help of every refund command', async () => {

@@ -91,7 +91,7 @@ for (const { dialect, skip } of await testDialects()) {
       },
     );
 
-    test('a refund recorded as paid by bank transfer: the same signed refund notification', async () => {
+    test('a refund the merchant paid by bank transfer, recorded: the same signed refund notification', async () => {
       const url = receiver.on('/shop/transfer-notify', (res) => res.writeHead(200).end('ok'));
       const p = await completePayment(dg.gw, creds, url, { amount: '300' });
       await receiver.waitFor(() => receiver.to('/shop/transfer-notify').length === 1, 'the result notification');
@@ -100,6 +100,8 @@ for (const { dialect, skip } of await testDialects()) {
         transactionId: p.transactionid,
         amount: '120.50',
         transferReference: 'FT26010577Q',
+        // The merchant paid from its own account: no ledger entry, and still the notification.
+        paidBy: 'merchant',
         reason: 'paid back by transfer',
         by: CLI_RECORDER,
       });

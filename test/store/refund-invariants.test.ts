@@ -1,7 +1,9 @@
-// Migration 012 on both stores: the database itself keeps refunds honest whatever the code
-// does (refunded total within the captured amount and only on SUCCESS; a refund journal entry
-// must match its refund; one result notification per payment, one per refund), and the
-// migration keeps every row written before it (the SQLite table rebuilds included).
+// Migrations 012 and 017 on both stores: the database itself keeps refunds honest whatever the
+// code does (refunded total within the captured amount and only on SUCCESS; a refund journal entry
+// must match its refund, crediting clearing for a processor refund and operator_adjustment for a
+// bank transfer the gateway paid, and a transfer the merchant paid has none; who paid a transfer is
+// stored exactly for bank-transfer refunds; one result notification per payment, one per refund),
+// and the migration keeps every row written before it (the SQLite table rebuilds included).
 import { RefundsRepo } from '../../src/store/repos/refunds.repo.ts';
 import { LedgerRepo } from '../../src/store/repos/ledger.repo.ts';
 import { postEntry } from '../support/ledger-post.ts';
@@ -102,7 +104,7 @@ for (const { dialect, skip } of await testDialects()) {
                 reason: 'forged',
                 createdAt: Date.now(),
               },
-              refundPostings(creds.merchantid, 'THB', amount),
+              refundPostings(creds.merchantid, 'THB', amount, 'gateway_clearing'),
             ),
           ),
           /refund entry needs its refund/,
@@ -125,6 +127,7 @@ for (const { dialect, skip } of await testDialects()) {
             reference: null,
             processor: 'sandbox',
             processorReference: null,
+            transferPaidBy: null,
             createdAt: Date.now(),
           });
           await postEntry(
@@ -139,7 +142,7 @@ for (const { dialect, skip } of await testDialects()) {
               reason: 'direct',
               createdAt: Date.now(),
             },
-            refundPostings(creds.merchantid, 'THB', amountMinor),
+            refundPostings(creds.merchantid, 'THB', amountMinor, 'gateway_clearing'),
           );
         });
       await assert.rejects(postFor('rfd_direct_wrong', 40_000n), /refund entry needs its refund/);
@@ -151,6 +154,142 @@ for (const { dialect, skip } of await testDialects()) {
         now: Date.now,
       });
       assert.equal((await ops.verify()).ok, true);
+    });
+
+    test('a refund entry credits clearing (processor) or the adjustment (gateway-paid transfer)', async () => {
+      const { txid } = await paidAndRefunded('100', '10');
+      const ledgerRepo = new LedgerRepo(gw.testStore.db);
+      // A refund row of 5 THB (refunded after: 10 + 5), inserted by hand with its entry in one transaction.
+      const postFor = (
+        id: string,
+        row: { processor: string; transferPaidBy: 'gateway' | 'merchant' | null },
+        counterpart: 'gateway_clearing' | 'operator_adjustment' | null,
+      ) =>
+        gw.testStore.engine.transaction(async (trx) => {
+          await new RefundsRepo(gw.testStore.db).insert(trx, {
+            id,
+            merchantId: creds.merchantid,
+            transactionId: txid,
+            idempotencyKey: `key:${id}`,
+            requestHash: 'h',
+            amountMinor: 50_000n,
+            currency: 'THB',
+            refundedAfterMinor: 150_000n,
+            reason: null,
+            reference: null,
+            processor: row.processor,
+            processorReference: row.processor === 'bank_transfer' ? `FT-${id}` : null,
+            transferPaidBy: row.transferPaidBy,
+            createdAt: Date.now(),
+          });
+          if (counterpart === null) return;
+          await postEntry(
+            ledgerRepo,
+            trx,
+            {
+              id: `e-${id}`,
+              kind: 'refund',
+              merchantId: creds.merchantid,
+              transactionId: null,
+              idempotencyKey: `refund:${id}`,
+              reason: 'by hand',
+              createdAt: Date.now(),
+            },
+            refundPostings(creds.merchantid, 'THB', 50_000n, counterpart),
+          );
+        });
+      const gatewayPaid = { processor: 'bank_transfer', transferPaidBy: 'gateway' } as const;
+      const merchantPaid = { processor: 'bank_transfer', transferPaidBy: 'merchant' } as const;
+      const atProcessor = { processor: 'sandbox', transferPaidBy: null } as const;
+      const entryRule = new RegExp(
+        String.raw`refund entry needs its refund, must debit the payout by exactly its amount and credit ` +
+          String.raw`clearing \(a processor refund\) or operator_adjustment \(a bank transfer the gateway paid\)`,
+      );
+      await assert.rejects(postFor('rfd_hand_bt_clearing', gatewayPaid, 'gateway_clearing'), entryRule);
+      await assert.rejects(postFor('rfd_hand_proc_adjust', atProcessor, 'operator_adjustment'), entryRule);
+      await assert.rejects(postFor('rfd_hand_merchant_adjust', merchantPaid, 'operator_adjustment'), entryRule);
+      await assert.rejects(postFor('rfd_hand_merchant_clearing', merchantPaid, 'gateway_clearing'), entryRule);
+      // A gateway-paid transfer's entry with an extra pair of lines on clearing is refused too: only
+      // the payout and operator_adjustment may move.
+      await assert.rejects(
+        gw.testStore.engine.transaction(async (trx) => {
+          await new RefundsRepo(gw.testStore.db).insert(trx, {
+            id: 'rfd_hand_extra',
+            merchantId: creds.merchantid,
+            transactionId: txid,
+            idempotencyKey: 'key:rfd_hand_extra',
+            requestHash: 'h',
+            amountMinor: 50_000n,
+            currency: 'THB',
+            refundedAfterMinor: 150_000n,
+            reason: null,
+            reference: null,
+            processor: 'bank_transfer',
+            processorReference: 'FT-EXTRA',
+            transferPaidBy: 'gateway',
+            createdAt: Date.now(),
+          });
+          await postEntry(
+            ledgerRepo,
+            trx,
+            {
+              id: 'e-rfd_hand_extra',
+              kind: 'refund',
+              merchantId: creds.merchantid,
+              transactionId: null,
+              idempotencyKey: 'refund:rfd_hand_extra',
+              reason: 'by hand',
+              createdAt: Date.now(),
+            },
+            [
+              ...refundPostings(creds.merchantid, 'THB', 50_000n, 'operator_adjustment'),
+              { account: { kind: 'gateway_clearing', merchantId: null, currency: 'THB' }, amountMinor: 1n },
+              { account: { kind: 'gateway_fee', merchantId: null, currency: 'THB' }, amountMinor: -1n },
+            ],
+          );
+        }),
+        entryRule,
+      );
+      // The right entries are accepted; a transfer the merchant paid stands without one.
+      await postFor('rfd_hand_bt_adjust', gatewayPaid, 'operator_adjustment');
+      await postFor('rfd_hand_proc_clearing', atProcessor, 'gateway_clearing');
+      await postFor('rfd_hand_merchant_none', merchantPaid, null);
+      const ops = new LedgerOperations({
+        store: gw.services.store,
+        ledger: gw.services.ledger,
+        merchants: gw.services.merchants,
+        now: Date.now,
+      });
+      assert.equal((await ops.verify()).ok, true);
+    });
+
+    test('who paid is stored exactly for a bank-transfer refund: gateway or merchant, else null', async () => {
+      const { txid } = await paidAndRefunded('100', '10');
+      const insert = (id: string, processor: string, paidBy: string | null) =>
+        db()
+          .insertInto('refunds')
+          .values({
+            id,
+            merchant_id: creds.merchantid,
+            transaction_id: txid,
+            idempotency_key: `key:${id}`,
+            request_hash: 'h',
+            amount_minor: 10_000n,
+            currency: 'THB',
+            refunded_after_minor: 110_000n,
+            reason: null,
+            reference: null,
+            processor,
+            processor_reference: null,
+            transfer_paid_by: paidBy,
+            created_at: Date.now(),
+          })
+          .execute();
+      await assert.rejects(insert('rfd_pb_1', 'bank_transfer', null), /check|constraint/i);
+      await assert.rejects(insert('rfd_pb_2', 'bank_transfer', 'operator'), /check|constraint/i);
+      await assert.rejects(insert('rfd_pb_3', 'sandbox', 'gateway'), /check|constraint/i);
+      await insert('rfd_pb_4', 'bank_transfer', 'merchant');
+      await insert('rfd_pb_5', 'sandbox', null);
     });
 
     test('one result notification per payment; one notification per refund', async () => {
@@ -296,6 +435,98 @@ for (const { dialect, skip } of await testDialects()) {
           const fk = (await sql`pragma foreign_keys`.execute(store.db)).rows[0] as Record<string, number>;
           assert.equal(Object.values(fk)[0], 1, 'foreign keys are on again');
         }
+      } finally {
+        await store.close();
+        await database.drop();
+      }
+    });
+  });
+
+  describe(`migration 017 over existing refunds [${dialect}]`, { skip }, () => {
+    test('a bank-transfer refund recorded before it is taken as paid by the gateway; others stay null', async () => {
+      const database = await createTestDatabase(dialect);
+      const store = openStoreEngine(database.databaseUrl);
+      try {
+        await migrateTo(store.db, '015-processor');
+        const now = Date.now();
+        await store.db
+          .insertInto('merchants')
+          .values({
+            id: 'm1',
+            name: 'Old Shop',
+            password_hash: 'x',
+            webhook_secret_enc: 'x',
+            previous_webhook_secret_enc: null,
+            previous_webhook_secret_expires_at: null,
+            payout_currency: 'THB',
+            payout_account: '4111111111119012',
+            fee_rate_ppm: 0,
+            status: 'active',
+            created_at: now,
+            updated_at: now,
+          })
+          .execute();
+        const tx = {
+          id: 't1',
+          merchant_id: 'm1',
+          trackid: 'old-1',
+          request_hash: 'h',
+          token: 'tok1',
+          redirect_id: 'r1',
+          status: 'SUCCESS',
+          amount_minor: 1_000_000,
+          currency: 'THB',
+          payment_method: 'THAI_DEBIT',
+          bill_country: 'TH',
+          bill_customerip: '203.0.113.1',
+          bill_email: 'a@b.co',
+          return_url: 'https://s.example/r',
+          server_url: 'https://s.example/n',
+          payer_account_no: '1234567890',
+          payer_account_name: 'A',
+          payer_bank_code: '014',
+          created_at: now,
+          expires_at: now + 1,
+          completed_at: now,
+          refunded_minor: 300_000,
+        };
+        await sql`insert into transactions (${sql.join(Object.keys(tx).map((k) => sql.ref(k)))})
+          values (${sql.join(Object.values(tx))})`.execute(store.db);
+        const refund = (id: string, processor: string, after: number) => ({
+          id,
+          merchant_id: 'm1',
+          transaction_id: 't1',
+          idempotency_key: `key:${id}`,
+          request_hash: 'h',
+          amount_minor: 150_000,
+          currency: 'THB',
+          refunded_after_minor: after,
+          processor,
+          processor_reference: processor === 'bank_transfer' ? 'FT-OLD' : null,
+          created_at: now,
+        });
+        for (const row of [
+          refund('rfd_old_sandbox', 'sandbox', 150_000),
+          refund('rfd_old_bt', 'bank_transfer', 300_000),
+        ])
+          await sql`insert into refunds (${sql.join(Object.keys(row).map((k) => sql.ref(k)))})
+            values (${sql.join(Object.values(row))})`.execute(store.db);
+
+        assert.deepEqual(await store.migrate(), ['017-transfer-refund-ledger']);
+
+        const rows = await store.db.selectFrom('refunds').select(['id', 'transfer_paid_by']).orderBy('id').execute();
+        assert.deepEqual(
+          rows.map((r) => ({ ...r })),
+          [
+            { id: 'rfd_old_bt', transfer_paid_by: 'gateway' },
+            { id: 'rfd_old_sandbox', transfer_paid_by: null },
+          ],
+        );
+        // The pairing CHECK now holds on the table (the SQLite rebuild included).
+        await assert.rejects(
+          sql`update refunds set transfer_paid_by = null where id = 'rfd_old_bt'`.execute(store.db),
+          /check|constraint/i,
+        );
       } finally {
         await store.close();
         await database.drop();

@@ -49,6 +49,8 @@ export type TransferRefundForm = {
   reason: string | null;
   /** The box saying the money was already sent: recording moves none (docs/console.md "Pages"). */
   alreadySent: boolean;
+  /** Who sent it: 'gateway' or 'merchant' (the radio; domain/transfer-refund.ts validateTransferPaidBy). */
+  paidBy: string;
 };
 
 /** The form field that says the transfer was already sent; a form without it records nothing. */
@@ -146,8 +148,9 @@ export class ConsolePaymentActions {
   }
 
   /**
-   * Records a refund the merchant already paid by bank transfer (app/record-transfer-refund.ts),
-   * for a payment the user may see. The same reference again answers the first refund.
+   * Records a refund already paid by bank transfer (app/record-transfer-refund.ts), for a payment
+   * the user may see. A merchant may record either payer: the operator may have sent the transfer
+   * at the merchant's request. The same reference again answers the first refund.
    */
   async recordTransfer(input: ConsoleActor & { transactionId: string; form: TransferRefundForm }): Promise<{
     transactionId: string;
@@ -162,6 +165,7 @@ export class ConsolePaymentActions {
       transactionId: tx.id,
       amount: input.form.amount,
       transferReference: input.form.transferReference,
+      paidBy: input.form.paidBy,
       reason: input.form.reason,
       by: { actor: auditActorOf(input.who), origin: input.origin },
     });

@@ -1,16 +1,18 @@
 // refund list | show — the refunds merchants made through POST /transaction/refund;
-// refund record — a refund the merchant ALREADY paid by bank transfer, recorded through
-// app/record-transfer-refund.ts (the console's form writes the same rows and audit entry).
+// refund record — a refund ALREADY paid by bank transfer, by the gateway's operator from the
+// merchant's funds or by the merchant from its own account (--paid-by, required: it decides the
+// merchant's balance, docs/ledger.md), recorded through app/record-transfer-refund.ts (the
+// console's form writes the same rows and audit entry).
 import { CLI_RECORDER } from '../../app/record-transfer-refund.ts';
 import { resolveSecretKey } from '../../bootstrap.ts';
 import { createServices } from '../../compose/services.ts';
 import { GatewayError } from '../../domain/errors.ts';
 import { currencyExponent, formatMinor } from '../../domain/money.ts';
-import { paidByTransfer, type RefundRecord } from '../../domain/refund.ts';
+import { paidByTransfer, TRANSFER_PAYERS, type RefundRecord, type TransferPaidBy } from '../../domain/refund.ts';
 import type { Command } from './context.ts';
 import { withStore } from './with-store.ts';
 import { parseCursor, parseLimit, pageOf } from './paging.ts';
-import { flags, requirePositional, table } from './context.ts';
+import { flags, requirePositional, table, UsageError } from './context.ts';
 
 function refundJson(r: RefundRecord) {
   const money = (minor: bigint) => formatMinor(minor, currencyExponent(r.currency));
@@ -27,14 +29,27 @@ function refundJson(r: RefundRecord) {
     processor_reference: r.processorReference,
     /** `processor` (the connector refunded it) or `bank_transfer` (recorded; processor_reference is the transfer's). */
     method: paidByTransfer(r) ? 'bank_transfer' : 'processor',
+    /** Who sent a bank transfer: `gateway` or `merchant`; null for a refund at the processor. */
+    paid_by: r.transferPaidBy,
     created_at: new Date(r.createdAt).toISOString(),
   };
 }
 
 /** How the refund reached the payer, for people. */
 function paidByText(r: ReturnType<typeof refundJson>): string {
-  if (r.method === 'bank_transfer') return `bank transfer, reference ${r.processor_reference}`;
+  if (r.method === 'bank_transfer') return `bank transfer by the ${r.paid_by}, reference ${r.processor_reference}`;
   return `${r.processor}${r.processor_reference ? ` (${r.processor_reference})` : ''}`;
+}
+
+/** --paid-by: who sent the transfer; anything else is a usage error naming the flag. */
+function payerOf(value: string): TransferPaidBy {
+  const payer = TRANSFER_PAYERS.find((p) => p === value);
+  if (!payer)
+    throw new UsageError(
+      "--paid-by must be 'gateway' (the gateway's operator sent the transfer from the merchant's funds) " +
+        "or 'merchant' (the merchant sent it from its own account)",
+    );
+  return payer;
 }
 
 export const refundCommands: Record<string, Command> = {
@@ -42,16 +57,18 @@ export const refundCommands: Record<string, Command> = {
     summary: 'record a refund ALREADY paid by bank transfer (moves no money; for payments the processor cannot refund)',
     usage:
       '--merchant <id> --transaction <transactionid> --amount <"100.00"> --reference <transfer_reference> ' +
-      '[--reason <text>] [--json]',
+      '--paid-by <gateway|merchant> [--reason <text>] [--json]',
     async run(args, ctx) {
       const { values } = flags(args, {
         merchant: { type: 'string', required: true },
         transaction: { type: 'string', required: true },
         amount: { type: 'string', required: true },
         reference: { type: 'string', required: true },
+        'paid-by': { type: 'string', required: true },
         reason: { type: 'string' },
         json: { type: 'boolean' },
       });
+      const paidBy = payerOf(values['paid-by']!);
       const key = resolveSecretKey(ctx.config);
       const outcome = await withStore(ctx, async (store) => {
         const recorded = await createServices(ctx.config, store, key).recordTransfer.record({
@@ -59,6 +76,7 @@ export const refundCommands: Record<string, Command> = {
           transactionId: values.transaction!.toLowerCase(),
           amount: values.amount!,
           transferReference: values.reference!,
+          paidBy,
           reason: values.reason ?? null,
           by: CLI_RECORDER,
         });
@@ -76,8 +94,11 @@ export const refundCommands: Record<string, Command> = {
           ? `Already recorded: transfer ${json.processor_reference} is refund ${json.refundid} ` +
               `(${json.amount} ${json.currency}, ${json.created_at}); nothing was recorded again.`
           : `Recorded refund ${json.refundid}: ${json.amount} ${json.currency} of transaction ${json.transactionid}, ` +
-              `paid by bank transfer ${json.processor_reference}. No money moved; the merchant's refund ` +
-              'notification is on its way.',
+              `paid by bank transfer ${json.processor_reference} by the ${json.paid_by}. No money moved; ` +
+              (json.paid_by === 'gateway'
+                ? "the amount was taken from the merchant's balance"
+                : "the merchant's balance is unchanged") +
+              "; the merchant's refund notification is on its way.",
       );
       ctx.io.out(`Still refundable: ${outcome.response.refundable_amount} ${json.currency}`);
       return 0;

@@ -2,6 +2,7 @@
 // (the type enforces it), like the hosted page's texts.
 import type { SandboxOutcome } from '../../domain/lifecycle.ts';
 import type { PayerCheck, PayerMismatchPolicy } from '../../domain/payer-check.ts';
+import type { TransferPaidBy } from '../../domain/refund.ts';
 import type { AttentionKind, ProcessorAttemptKind, ProcessorAttemptState } from '../../domain/processor-attempt.ts';
 
 export type ConsoleLang = 'th' | 'en';
@@ -123,12 +124,15 @@ export type ConsoleTexts = {
     refundDone: (id: string) => string;
     /** How a refund's money reached the payer (the refunds table). */
     paidBy: string;
-    paidByTransfer: (reference: string) => string;
+    paidByTransfer: (payer: TransferPaidBy, reference: string) => string;
     /** A refund recorded as paid by bank transfer (docs/console.md "Pages"). */
     transferTitle: string;
     transferHint: string;
     transferReference: string;
     transferSent: string;
+    /** Who sent the transfer (the radio), and each choice. */
+    transferPaidBy: string;
+    transferPayer: Record<TransferPaidBy, string>;
     transferSubmit: string;
     transferDone: (id: string) => string;
     transferAgain: (id: string) => string;
@@ -393,14 +397,20 @@ const th: ConsoleTexts = {
     refundHint: 'คืนเงินบางส่วนหรือทั้งหมด หักจากยอดคงเหลือของร้านค้า และแจ้งร้านค้าด้วยการแจ้งผลแบบ refund',
     refundDone: (id) => `คืนเงินแล้ว (${id})`,
     paidBy: 'คืนเงินผ่าน',
-    paidByTransfer: (reference) => `โอนเงินผ่านธนาคาร เลขอ้างอิง ${reference}`,
+    paidByTransfer: (payer, reference) =>
+      `${payer === 'gateway' ? 'เกตเวย์' : 'ร้านค้า'}โอนเงินผ่านธนาคาร เลขอ้างอิง ${reference}`,
     transferTitle: 'บันทึกการคืนเงินที่โอนผ่านธนาคารแล้ว',
     transferHint:
       'ใช้เฉพาะเมื่อโอนเงินคืนผู้จ่ายผ่านธนาคารไปแล้ว เพราะผู้ให้บริการชำระเงินคืนเงินรายการนี้ไม่ได้ ' +
       '(เช่น KBank หลังช่วงเวลายกเลิกรายการ) การบันทึกนี้ไม่มีการโอนเงินใด ๆ: บันทึกการคืนเงินพร้อมเลขอ้างอิงการโอน ' +
-      'หักจากยอดคงเหลือของร้านค้าเหมือนการคืนเงินทั่วไป และแจ้งร้านค้าด้วยการแจ้งผลแบบ refund',
+      'หักจากยอดคงเหลือของร้านค้าเฉพาะเมื่อเกตเวย์เป็นผู้โอนจากเงินของร้านค้า และแจ้งร้านค้าด้วยการแจ้งผลแบบ refund',
     transferReference: 'เลขอ้างอิงการโอน',
     transferSent: 'ฉันโอนเงินจำนวนนี้คืนผู้จ่ายผ่านธนาคารแล้ว',
+    transferPaidBy: 'ใครเป็นผู้โอน',
+    transferPayer: {
+      gateway: 'ผู้ดูแลเกตเวย์ โอนจากเงินของร้านค้าที่เกตเวย์ถืออยู่ (หักจากยอดคงเหลือของร้านค้า)',
+      merchant: 'ร้านค้า โอนจากบัญชีของร้านค้าเอง (ยอดคงเหลือไม่เปลี่ยน)',
+    },
     transferSubmit: 'บันทึกการคืนเงิน (ไม่มีการโอนเงิน)',
     transferDone: (id) => `บันทึกการคืนเงินที่โอนผ่านธนาคารแล้ว (${id})`,
     transferAgain: (id) => `การโอนนี้ถูกบันทึกไว้แล้ว (${id}) ไม่ได้บันทึกซ้ำ`,
@@ -681,14 +691,20 @@ const en: ConsoleTexts = {
       "Refund part or all of the payment. It is taken from the merchant's balance and the merchant gets a refund notification.",
     refundDone: (id) => `Refunded (${id}).`,
     paidBy: 'Paid by',
-    paidByTransfer: (reference) => `Bank transfer, reference ${reference}`,
+    paidByTransfer: (payer, reference) => `Bank transfer by the ${payer}, reference ${reference}`,
     transferTitle: 'Record a bank-transfer refund',
     transferHint:
       'Only for money ALREADY sent back to the payer by bank transfer, because the processor cannot refund ' +
-      "this payment (KBank after its void window, a processor that makes no refunds). Recording moves no money: it records the refund with the transfer's reference, takes the amount from the merchant's balance " +
-      'like any refund and sends the refund notification.',
+      "this payment (KBank after its void window, a processor that makes no refunds). Recording moves no money: it records the refund with the transfer's reference and who sent it, takes the amount from the merchant's " +
+      "balance only when the gateway's operator sent it from the merchant's funds, and sends the refund notification.",
     transferReference: 'Bank transfer reference',
     transferSent: 'I have already sent this money to the payer by bank transfer',
+    transferPaidBy: 'Who sent the transfer',
+    transferPayer: {
+      gateway:
+        "The gateway's operator, from the merchant's funds the gateway holds (taken from the merchant's balance)",
+      merchant: "The merchant, from its own bank account (the merchant's balance does not change)",
+    },
     transferSubmit: 'Record the refund (moves no money)',
     transferDone: (id) => `Bank-transfer refund recorded (${id}).`,
     transferAgain: (id) => `This transfer was already recorded (${id}); nothing was recorded again.`,

@@ -13,6 +13,7 @@ import * as consoleTables from './013-console.ts';
 import * as chainHead from './014-chain-head-per-statement.ts';
 import * as processor from './015-processor.ts';
 import * as payerCheck from './016-payer-check.ts';
+import * as transferRefundLedger from './017-transfer-refund-ledger.ts';
 
 const migrations: Record<string, Migration> = {
   '001-merchants': merchants,
@@ -27,6 +28,7 @@ const migrations: Record<string, Migration> = {
   '014-chain-head-per-statement': chainHead,
   '015-processor': processor,
   '016-payer-check': payerCheck,
+  '017-transfer-refund-ledger': transferRefundLedger,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -5,7 +5,15 @@ import { sql, type Selectable } from 'kysely';
 import type { RefundsTable } from '../database.ts';
 import { toBigInt, toNumber } from '../database.ts';
 import type { Db, Trx } from '../engine.ts';
-import type { RefundRecord } from '../../domain/refund.ts';
+import { TRANSFER_PAYERS, type RefundRecord, type TransferPaidBy } from '../../domain/refund.ts';
+
+/** The column as stored (migration 017's CHECK allows only these values, or null). */
+function transferPaidByOf(value: string | null): TransferPaidBy | null {
+  if (value === null) return null;
+  const known = TRANSFER_PAYERS.find((p) => p === value);
+  if (!known) throw new Error(`refunds.transfer_paid_by: unexpected value ${JSON.stringify(value)}`);
+  return known;
+}
 
 function refundFromRow(row: Selectable<RefundsTable>): RefundRecord {
   return {
@@ -21,6 +29,7 @@ function refundFromRow(row: Selectable<RefundsTable>): RefundRecord {
     reference: row.reference,
     processor: row.processor,
     processorReference: row.processor_reference,
+    transferPaidBy: transferPaidByOf(row.transfer_paid_by),
     createdAt: toNumber(row.created_at),
   };
 }
@@ -47,6 +56,7 @@ export class RefundsRepo {
         reference: r.reference,
         processor: r.processor,
         processor_reference: r.processorReference,
+        transfer_paid_by: r.transferPaidBy,
         created_at: r.createdAt,
       })
       .execute();

@@ -7,8 +7,10 @@
 //     the ledger unchanged; the gateway's own rules send no void, the settled one is refused by
 //     the bank (only KBank knows it settled); each refusal names the way that remains, a bank
 //     transfer recorded in the console or with `gateway refund record`;
-//   - past the window, the merchant's bank transfer recorded (app/record-transfer-refund.ts): no
-//     void at KBank, the refund, its ledger entry and its notification as for a void;
+//   - past the window, a bank transfer the gateway's operator sent, recorded
+//     (app/record-transfer-refund.ts): no void at KBank, the refund, its ledger entry (payout −
+//     amount against operator_adjustment, clearing unchanged: KBank's settlement still holds the
+//     payment) and its notification as for a void;
 //   - a void KBank applied but never answered: the merchant's retry of the same refund reaches
 //     the same void (inquiry first): one void at the bank in all, one refund in the ledger.
 import { after, afterEach, before, describe, test } from 'node:test';
@@ -111,6 +113,7 @@ for (const { dialect, skip } of await testDialects()) {
         transactionId: p.transactionid,
         amount: '400.00',
         transferReference: 'KB260106X01',
+        paidBy: 'gateway',
         reason: 'paid back by transfer',
         by: CLI_RECORDER,
       });
@@ -119,6 +122,7 @@ for (const { dialect, skip } of await testDialects()) {
       assert.equal(recordAtBank(gw, qr.reference), 'PAID');
       const after = await ledgerState(gw, p);
       assert.equal(after.balance, before.balance - 400_0000n);
+      assert.equal(after.clearing, before.clearing, 'clearing still matches what KBank settles');
       assert.deepEqual([after.refunds, after.refundEntries - before.refundEntries], [1, 1]);
       assert.deepEqual(after.refundNotifications, [recorded.refund.id]);
       assert.deepEqual(
@@ -245,6 +249,7 @@ async function ledgerState(gw: LiveGateway, p: Started) {
     .execute();
   return {
     balance: await payoutBalance(gw, gw.creds.merchantid),
+    clearing: await gw.services.ledger.balance({ kind: 'gateway_clearing', merchantId: null, currency: 'THB' }),
     refunds: refunds.length,
     refundEntries: entries.length,
     refundNotifications: notifications.map((n) => n.refund_id),

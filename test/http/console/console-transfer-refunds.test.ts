@@ -1,9 +1,12 @@
 // The console's "Record a bank-transfer refund" form over HTTP on both stores (docs/console.md
 // "Pages"): shown only where something is left to refund, with wording and a required box saying it
-// records money already sent and moves none; CSRF-checked like every form; a merchant records for
-// its own payments only, an operator for any; a refusal shows the page again with the reason in
-// the form and the named field marked, and writes nothing; the refunds table says how each refund
-// was paid; each recording is audited with who did it.
+// records money already sent and moves none; a required radio saying who sent the transfer,
+// starting at what the user is (a merchant: the merchant; an operator: the gateway), either one
+// choosable, deciding the merchant's balance (the gateway's: payout − amount; the merchant's: no
+// change); CSRF-checked like every form; a merchant records for its own payments only, an operator
+// for any; a refusal shows the page again with the reason in the form and the named field marked,
+// and writes nothing; the refunds table says how each refund was paid and by whom; each recording
+// is audited with who did it and who paid.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { testDialects } from '../../support/dialects.ts';
@@ -32,11 +35,14 @@ for (const { dialect, skip } of await testDialects()) {
       return r.body.transactionid as string;
     }
 
-    /** The form as a person fills it in, after opening the payment's page. */
+    /** The form as a person fills it in, after opening the payment's page: the radio as the page checked it. */
     async function fill(client: ConsoleClient, id: string, fields: Record<string, string>) {
-      await client.get(`/console/payments/${id}?lang=en`);
-      return { csrf: client.csrf(), already_sent: 'yes', reason: '', ...fields };
+      const page = await client.get(`/console/payments/${id}?lang=en`);
+      const checked = /name="paid_by" value="(\w+)" required checked>/.exec(page.body)?.[1] ?? '';
+      return { csrf: client.csrf(), already_sent: 'yes', reason: '', paid_by: checked, ...fields };
     }
+    const balanceOf = (merchantId: string) =>
+      gw.services.ledger.balance({ kind: 'merchant_payout', merchantId, currency: 'THB' });
 
     const record = (client: ConsoleClient, id: string, fields: Record<string, string>) =>
       client.post(`/console/payments/${id}/record-refund`, fields);
@@ -84,6 +90,16 @@ for (const { dialect, skip } of await testDialects()) {
       );
       assert.match(form, /<button type="submit">Record the refund \(moves no money\)<\/button>/);
       assert.match(form, /name="transfer_reference" required maxlength="64"/);
+      // Who sent it: required, both choices, a merchant's page starting at the merchant.
+      assert.match(form, /<legend>Who sent the transfer<\/legend>/);
+      assert.match(
+        form,
+        /<input type="radio" name="paid_by" value="gateway" required> The gateway's operator, from the merchant's/,
+      );
+      assert.match(
+        form,
+        /<input type="radio" name="paid_by" value="merchant" required checked> The merchant, from its own bank account/,
+      );
 
       const unticked = await record(merchant, id, {
         ...(await fill(merchant, id, { amount: '250.00', transfer_reference: 'FT1' })),
@@ -102,6 +118,7 @@ for (const { dialect, skip } of await testDialects()) {
       );
       assert.equal((await gw.services.refunds.ofTransaction(id)).length, 0);
 
+      const balanceBefore = await balanceOf('shop-t');
       const done = await record(
         merchant,
         id,
@@ -112,17 +129,29 @@ for (const { dialect, skip } of await testDialects()) {
       const shown = await merchant.get(done.location!.replace('#refunds', '') + '&lang=en');
       assert.match(shown.body, /<p class="notice" role="status">Bank-transfer refund recorded \(rfd_/);
       assert.match(shown.body, /<th>Paid by<\/th>/);
-      assert.match(shown.body, /<td[^>]*>Bank transfer, reference FT-2601-A<\/td>/);
+      assert.match(shown.body, /<td[^>]*>Bank transfer by the merchant, reference FT-2601-A<\/td>/);
       const [refund] = await gw.services.refunds.ofTransaction(id);
       assert.deepEqual(
-        [refund?.amountMinor, refund?.processor, refund?.reason],
-        [2_500_000n, 'bank_transfer', 'late parcel'],
+        [refund?.amountMinor, refund?.processor, refund?.reason, refund?.transferPaidBy],
+        [2_500_000n, 'bank_transfer', 'late parcel', 'merchant'],
       );
+      assert.equal(await balanceOf('shop-t'), balanceBefore, "the merchant's own transfer: its balance stays");
       const [entry] = await audited(id);
       assert.deepEqual(
-        [entry?.actorRole, entry?.actorId, entry?.details.transfer_reference],
-        ['merchant', 'shop-t', 'FT-2601-A'],
+        [entry?.actorRole, entry?.actorId, entry?.details.transfer_reference, entry?.details.paid_by],
+        ['merchant', 'shop-t', 'FT-2601-A', 'merchant'],
       );
+
+      // A merchant may say the gateway's operator sent it (at its request): off its balance.
+      const byGateway = await record(
+        merchant,
+        id,
+        await fill(merchant, id, { amount: '100.00', transfer_reference: 'FT-2601-B', paid_by: 'gateway' }),
+      );
+      assert.equal(byGateway.status, 303, byGateway.body.slice(0, 300));
+      assert.equal(await balanceOf('shop-t'), balanceBefore - 1_000_000n);
+      const table = await merchant.get(`/console/payments/${id}?lang=en`);
+      assert.match(table.body, /<td[^>]*>Bank transfer by the gateway, reference FT-2601-B<\/td>/);
 
       // The same transfer posted again (a double submit): the first refund, nothing new.
       const twice = await record(
@@ -132,8 +161,8 @@ for (const { dialect, skip } of await testDialects()) {
       );
       assert.equal(twice.status, 303);
       assert.match(twice.location!, new RegExp(`done=recorded-before&refund=${refund!.id}#refunds`));
-      assert.equal((await gw.services.refunds.ofTransaction(id)).length, 1);
-      assert.equal((await audited(id)).length, 1);
+      assert.equal((await gw.services.refunds.ofTransaction(id)).length, 2);
+      assert.equal((await audited(id)).length, 2);
     });
 
     test('refusals come back in the form, naming the field; nothing is written', async () => {
@@ -164,6 +193,18 @@ for (const { dialect, skip } of await testDialects()) {
           409,
           'transfer_reference',
           /FT-FIRST was already recorded for this payment, as a refund of 100\.00 THB/,
+        ],
+        [
+          { amount: '50.00', transfer_reference: 'FT-5', paid_by: '' },
+          400,
+          'paid_by',
+          /The field 'paid_by' is required/,
+        ],
+        [
+          { amount: '50.00', transfer_reference: 'FT-6', paid_by: 'bank' },
+          400,
+          'paid_by',
+          /The field 'paid_by' is invalid: it must be 'gateway'/,
         ],
       ];
       for (const [fields, status, field, message] of cases) {
@@ -197,14 +238,23 @@ for (const { dialect, skip } of await testDialects()) {
         0,
       );
 
+      // An operator's page starts at the gateway (the operator sent it from the merchant's funds).
+      const operatorPage = formOf(await operator.get(`/console/payments/${theirs}?lang=en`));
+      assert.match(operatorPage, /name="paid_by" value="gateway" required checked>/);
+      assert.match(operatorPage, /name="paid_by" value="merchant" required>/);
+      const before = await balanceOf('shop-u');
       const byOperator = await record(
         operator,
         theirs,
         await fill(operator, theirs, { amount: '10', transfer_reference: 'FT-OP' }),
       );
       assert.equal(byOperator.status, 303);
+      assert.equal(await balanceOf('shop-u'), before - 100_000n);
       const [entry] = await audited(theirs);
-      assert.deepEqual([entry?.actorRole, entry?.details.merchantid], ['operator', 'shop-u']);
+      assert.deepEqual(
+        [entry?.actorRole, entry?.details.merchantid, entry?.details.paid_by],
+        ['operator', 'shop-u', 'gateway'],
+      );
     });
 
     test('no form where nothing is left to refund', async () => {
@@ -214,7 +264,7 @@ for (const { dialect, skip } of await testDialects()) {
       await record(merchant, id, await fill(merchant, id, { amount: '200', transfer_reference: 'FT-ALL' }));
       const page = await merchant.get(`/console/payments/${id}?lang=en`);
       assert.ok(!page.body.includes('record-transfer'));
-      assert.match(page.body, /Bank transfer, reference FT-ALL/);
+      assert.match(page.body, /Bank transfer by the merchant, reference FT-ALL/);
     });
   });
 }

@@ -3,11 +3,13 @@
 // (ConsolePaymentActions: the API's and the CLI's use cases, audited), then redirects back to
 // the payment with what happened. A refund takes two posts: the first shows what it would do
 // (refund-confirm.ts), the second, carrying that page's confirmation token, refunds. Recording a
-// refund already paid by bank transfer takes one post with a required "already sent" box; a
-// refused one shows the payment's page again with the form as typed and the reason in it.
+// refund already paid by bank transfer takes one post with a required "already sent" box and who
+// sent it (paid_by); a refused one shows the payment's page again with the form as typed and the
+// reason in it.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ALREADY_SENT_FIELD } from '../../../app/console/payment-actions.ts';
 import { GatewayError, isGatewayError } from '../../../domain/errors.ts';
+import { PAID_BY_FIELD } from '../../../domain/transfer-refund.ts';
 import { isSandboxOutcome, SANDBOX_OUTCOMES } from '../../../domain/lifecycle.ts';
 import { formBody, formTokenValid, languageOf, remoteOrigin, sessionOf } from '../console-kit.ts';
 import type { ConsoleDeps } from '../console-deps.ts';
@@ -83,6 +85,7 @@ export function registerPaymentActionRoutes(scope: FastifyInstance, deps: Consol
       transferReference: field('transfer_reference', 256),
       reason: field('reason', 1024),
       alreadySent: body[ALREADY_SENT_FIELD] === 'yes',
+      paidBy: field(PAID_BY_FIELD, 16),
     };
     try {
       const recorded = await deps.paymentActions.recordTransfer({

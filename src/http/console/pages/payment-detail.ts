@@ -118,7 +118,7 @@ function detailBody(page: DetailPage): SafeHtml {
       ${summarySection(page)}${attentionSection(root, t, tx, story)}
       ${timelineSection(t, tx, story)}${processorSection(t, tx, story)}
       ${notificationSection(root, t, tx, story.event, story.attempts, csrf)}
-      ${refundsSection(root, t, tx, story.refunds, story.refundEvents, csrf, page.transfer)}
+      ${refundsSection(root, t, tx, story.refunds, story.refundEvents, csrf, page.operator ? 'gateway' : 'merchant', page.transfer)}
       ${ledgerSection(t, story.entries)}
       ${page.sandbox && tx.status === 'PROCESSING' ? sandboxSection(root, d, tx, csrf) : null}`;
 }

@@ -4,8 +4,8 @@
 import type { OutboxEvent } from '../../../domain/outbox-event.ts';
 import { randomToken } from '../../../domain/ids.ts';
 import { currencyExponent, formatMinor } from '../../../domain/money.ts';
-import { paidByTransfer, type RefundRecord } from '../../../domain/refund.ts';
-import { MAX_TRANSFER_REFERENCE } from '../../../domain/transfer-refund.ts';
+import { paidByTransfer, TRANSFER_PAYERS, type RefundRecord, type TransferPaidBy } from '../../../domain/refund.ts';
+import { MAX_TRANSFER_REFERENCE, PAID_BY_FIELD } from '../../../domain/transfer-refund.ts';
 import type { TransactionRecord } from '../../../domain/transaction.ts';
 import { html, type SafeHtml } from '../../hosted-page/html.ts';
 import { formatAmount } from '../../hosted-page/page-view.ts';
@@ -22,6 +22,8 @@ export type TransferFormState = {
   amount: string;
   transferReference: string;
   reason: string;
+  /** The radio as posted ('' when none was chosen). */
+  paidBy: string;
   error: string;
   /** The form field the error names, marked invalid. */
   field: string | undefined;
@@ -29,7 +31,7 @@ export type TransferFormState = {
 
 /** How a refund reached the payer: the bank transfer and its reference, or the connector (and its id for it). */
 function paidBy(d: ConsoleTexts['detail'], r: RefundRecord): string {
-  if (paidByTransfer(r)) return d.paidByTransfer(r.processorReference ?? '');
+  if (paidByTransfer(r)) return d.paidByTransfer(r.transferPaidBy ?? 'gateway', r.processorReference ?? '');
   return r.processorReference ? `${r.processor}, ${r.processorReference}` : r.processor;
 }
 
@@ -45,6 +47,7 @@ export function refundsSection(
   refunds: RefundRecord[],
   events: Array<OutboxEvent | undefined>,
   csrf: string,
+  viewer: TransferPaidBy,
   transfer?: TransferFormState,
 ): SafeHtml {
   const d = t.detail;
@@ -75,16 +78,18 @@ export function refundsSection(
             <div><label for="refund_amount">${t.payments.amount} (${tx.currency})</label><input id="refund_amount" name="amount" inputmode="decimal" required maxlength="32" value="${plainAmount(refundable, tx.currency)}"></div>
             <div><label for="refund_reason">${d.refundReason}</label><input id="refund_reason" name="reason" maxlength="255"></div>
             <div class="actions"><button type="submit">${d.refundSubmit}</button></div></form>
-            ${transferForm(root, t, tx, csrf, refundable, transfer)}`
+            ${transferForm(root, t, tx, csrf, refundable, viewer, transfer)}`
         : null
     }
   </section>`;
 }
 
 /**
- * Records a refund the merchant ALREADY paid by bank transfer: the wording and a required box say
- * that it moves no money (the post is refused without the box). Refused posts come back here, with
- * what was typed and the reason, the named field marked.
+ * Records a refund ALREADY paid by bank transfer: the wording and a required box say that it moves
+ * no money (the post is refused without the box). A required radio says who sent the transfer,
+ * which decides the merchant's balance (docs/ledger.md); it starts at what the viewer is (an
+ * operator: the gateway; a merchant: the merchant), and either may be chosen. Refused posts come
+ * back here, with what was typed and the reason, the named field marked.
  */
 function transferForm(
   root: string,
@@ -92,15 +97,20 @@ function transferForm(
   tx: TransactionRecord,
   csrf: string,
   refundable: bigint,
+  viewer: TransferPaidBy,
   state: TransferFormState | undefined,
 ): SafeHtml {
   const d = t.detail;
   const invalid = (field: string) => (state?.field === field ? html` aria-invalid="true"` : null);
+  const chosen = state ? state.paidBy : viewer;
+  const payer = (p: TransferPaidBy) =>
+    html`<label><input type="radio" name="${PAID_BY_FIELD}" value="${p}" required${chosen === p ? html` checked` : null}${invalid(PAID_BY_FIELD)}> ${d.transferPayer[p]}</label>`;
   return html`<h3 id="record-transfer">${d.transferTitle}</h3><p class="muted">${d.transferHint}</p>
             ${state ? html`<p class="notice error" role="alert">${state.error}</p>` : null}
             <form method="post" action="${root}/payments/${tx.id}/record-refund" class="filters">${csrfField(csrf)}
             <div><label for="transfer_amount">${t.payments.amount} (${tx.currency})</label><input id="transfer_amount" name="amount" inputmode="decimal" required maxlength="32" value="${state?.amount ?? plainAmount(refundable, tx.currency)}"${invalid('amount')}></div>
             <div><label for="transfer_reference">${d.transferReference}</label><input id="transfer_reference" name="transfer_reference" required maxlength="${String(MAX_TRANSFER_REFERENCE)}" autocomplete="off" value="${state?.transferReference ?? ''}"${invalid('transfer_reference')}></div>
+            <fieldset><legend>${d.transferPaidBy}</legend>${TRANSFER_PAYERS.map(payer)}</fieldset>
             <div><label for="transfer_reason">${d.refundReason}</label><input id="transfer_reason" name="reason" maxlength="255" value="${state?.reason ?? ''}"${invalid('reason')}></div>
             <div><label><input type="checkbox" name="already_sent" value="yes" required${invalid('already_sent')}> ${d.transferSent}</label></div>
             <div class="actions"><button type="submit">${d.transferSubmit}</button></div></form>`;
