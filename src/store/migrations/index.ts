@@ -12,6 +12,7 @@ import * as refunds from './012-refunds.ts';
 import * as consoleTables from './013-console.ts';
 import * as chainHead from './014-chain-head-per-statement.ts';
 import * as processor from './015-processor.ts';
+import * as ledgerChecks from './018-ledger-checks-per-statement.ts';
 
 const migrations: Record<string, Migration> = {
   '001-merchants': merchants,
@@ -25,6 +26,7 @@ const migrations: Record<string, Migration> = {
   '013-console': consoleTables,
   '014-chain-head-per-statement': chainHead,
   '015-processor': processor,
+  '018-ledger-checks-per-statement': ledgerChecks,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
