@@ -119,7 +119,7 @@ for (const { dialect, skip } of await testDialects()) {
     beforeEach(reloadHeads);
     after(() => t?.cleanup());
 
-    test('two entries in one statement: one unbalanced refuses the statement, and nothing of either stays', async () => {
+    test('two entries in one statement: one unbalanced refuses the statement, nothing of either stays', async () => {
       const before = await rows();
       const [a, b] = [uuidv7(), uuidv7()];
       await assert.rejects(
@@ -300,10 +300,11 @@ for (const { dialect, skip } of await testDialects()) {
               .insertInto('postings')
               .values(line(e, 1, payout, 8n))
               .execute();
+            const second = line(e, 2, adjustment, -8n);
             await sql`with p as (
                 insert into postings (entry_id, line_no, account_id, currency, amount_minor, account_seq,
                   balance_after_minor, created_at)
-                select * from json_populate_recordset(null::postings, ${JSON.stringify([line(e, 2, adjustment, -8n)], big)})
+                select * from json_populate_recordset(null::postings, ${JSON.stringify([second], big)})
                 returning 1)
               insert into journal_entries (id, kind, merchant_id, transaction_id, idempotency_key, reason, created_at)
               select * from json_populate_recordset(null::journal_entries, ${JSON.stringify([entry(e)])})`.execute(trx);

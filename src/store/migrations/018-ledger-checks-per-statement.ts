@@ -121,7 +121,8 @@ const STATEMENTS = [
                   sum(p.amount_minor) filter (where pa.kind = 'gateway_clearing') as cleared,
                   bool_or(pa.kind = 'merchant_payout' and pa.merchant_id <> e.merchant_id) as foreign_payout
            from postings p
-           cross join lateral (select a.kind, a.merchant_id from ledger_accounts a where a.id = p.account_id offset 0) pa
+           cross join lateral (select a.kind, a.merchant_id from ledger_accounts a
+                               where a.id = p.account_id offset 0) pa
            where p.entry_id = e.id
            group by p.currency) c on true
          group by e.id, e.kind, e.merchant_id, t.status, t.merchant_id, t.amount_minor, t.currency) s;
