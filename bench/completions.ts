@@ -3,7 +3,7 @@
 // same POSTs from the same clients in the same run.
 //
 //   node_modules/.bin/node bench/completions.ts [--store sqlite|postgres] [--payments 3000] [--concurrency 64]
-//     [--merchants 1] [--explain 32]
+//     [--merchants 1] [--explain 32] [--explain-runs 5]
 //
 // One in-process gateway (HTTP API, production configuration apart from the port and store, no
 // delivery worker: the outbox events stay pending, so only the completion itself is measured).
@@ -17,7 +17,9 @@
 // PostgreSQL uses a fresh database on 127.0.0.1:5432 (BENCH_PG_ADMIN_URL to override), dropped after.
 // `--explain N` (PostgreSQL): afterwards, N more payments are initiated and their completion set's
 // write statement is run under EXPLAIN (ANALYZE, BUFFERS) in a transaction that is rolled back;
-// the plan (with the time of each trigger) is printed.
+// the plan (with the time of each trigger) is printed, and the share of the execution time spent in the
+// ledger's own triggers (median of `--explain-runs` runs after one unmeasured: trigger times are less
+// sensitive to a busy machine than throughput).
 import http from 'node:http';
 import { loadavg } from 'node:os';
 import type { AddressInfo } from 'node:net';
@@ -38,6 +40,7 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '64' },
     merchants: { type: 'string', default: '1' },
     explain: { type: 'string', default: '0' },
+    'explain-runs': { type: 'string', default: '5' },
   },
 });
 const store = values.store === 'postgres' ? 'postgres' : 'sqlite';
@@ -45,6 +48,7 @@ const payments = Math.max(100, Math.min(200_000, Number(values.payments)));
 const concurrency = Math.max(1, Math.min(512, Number(values.concurrency)));
 const merchantCount = Math.max(1, Math.min(1000, Number(values.merchants)));
 const explainSet = Math.max(0, Math.min(256, Number(values.explain) || 0));
+const explainRuns = Math.max(1, Math.min(50, Number(values['explain-runs']) || 5));
 
 /** Sends `bodies` through `concurrency` keep-alive clients; returns requests/s and CPU µs per request. */
 async function drive(
@@ -224,18 +228,48 @@ try {
       const query = completionsWriteQuery(plans);
       const client = await pool.connect();
       try {
-        // Twice, printing the second: the first call on a connection compiles the PL/pgSQL triggers.
-        let plan: pg.QueryResult | undefined;
-        for (let run = 0; run < 2; run++) {
+        // `--explain-runs` + 1 runs, the first not counted: it compiles the PL/pgSQL triggers on this connection.
+        const runs: Array<{ lines: string[]; total: number; triggers: Map<string, number> }> = [];
+        for (let run = 0; run <= explainRuns; run++) {
           await client.query('begin');
-          plan = await client.query({ text: `explain (analyze, buffers) ${query.text}`, values: query.values });
+          const plan = await client.query({
+            text: `explain (analyze, buffers) ${query.text}`,
+            values: query.values,
+          });
           await client.query('rollback');
+          if (run === 0) continue;
+          const lines = plan.rows.map((r: Record<string, string>) => String(r['QUERY PLAN']));
+          const triggers = new Map<string, number>();
+          for (const line of lines) {
+            const m = /^Trigger (.+?): time=([\d.]+)/.exec(line);
+            if (m) triggers.set(m[1]!, Number(m[2]));
+          }
+          const total = Number(/^Execution Time: ([\d.]+)/m.exec(lines.join('\n'))?.[1]);
+          runs.push({ lines, total, triggers });
         }
         console.log(
           `EXPLAIN (ANALYZE, BUFFERS) of one completion set's write (${ids.length} ` +
-            `SUCCESS completions, ${merchantCount} merchant(s)), rolled back, second run:`,
+            `SUCCESS completions, ${merchantCount} merchant(s)), rolled back, last of ${explainRuns} runs:`,
         );
-        console.log(plan!.rows.map((r: Record<string, string>) => r['QUERY PLAN']).join('\n'));
+        console.log(runs.at(-1)!.lines.join('\n'));
+        // The ledger's own triggers (not the foreign keys'): every trigger on postings, journal_entries
+        // or ledger_accounts whose name is not "for constraint …". A busy machine preempts some runs:
+        // the median run and the quietest run (least execution time) are both printed.
+        const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+        const ms = (x: number) => x.toFixed(3);
+        const isLedger = (name: string) => /^\w+ on (postings|journal_entries|ledger_accounts)$/.test(name);
+        const ledgerTime = (r: (typeof runs)[number]) =>
+          [...r.triggers].filter(([name]) => isLedger(name)).reduce((sum, [, t]) => sum + t, 0);
+        const shares = runs.map((r) => ledgerTime(r) / r.total);
+        const quietest = runs.reduce((q, r) => (r.total < q.total ? r : q));
+        const names = [...runs[0]!.triggers.keys()].filter(isLedger);
+        console.log(
+          `ledger triggers (${ids.length} completions, ${runs.length} runs): median ` +
+            `${ms(median(runs.map(ledgerTime)))} of ${ms(median(runs.map((r) => r.total)))} ms execution, ` +
+            `share ${(median(shares) * 100).toFixed(0)} %; quietest run ${ms(ledgerTime(quietest))} of ` +
+            `${ms(quietest.total)} ms = ${((ledgerTime(quietest) / quietest.total) * 100).toFixed(0)} %; medians: ` +
+            names.map((n) => `${n.split(' ')[0]} ${ms(median(runs.map((r) => r.triggers.get(n) ?? 0)))}`).join(', '),
+        );
       } finally {
         client.release();
       }

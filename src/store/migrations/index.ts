@@ -14,6 +14,7 @@ import * as chainHead from './014-chain-head-per-statement.ts';
 import * as processor from './015-processor.ts';
 import * as payerCheck from './016-payer-check.ts';
 import * as transferRefundLedger from './017-transfer-refund-ledger.ts';
+import * as ledgerChecks from './018-ledger-checks-per-statement.ts';
 
 const migrations: Record<string, Migration> = {
   '001-merchants': merchants,
@@ -29,6 +30,7 @@ const migrations: Record<string, Migration> = {
   '015-processor': processor,
   '016-payer-check': payerCheck,
   '017-transfer-refund-ledger': transferRefundLedger,
+  '018-ledger-checks-per-statement': ledgerChecks,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -244,7 +244,14 @@ for (const { dialect, skip } of await testDialects()) {
     });
 
     test('DB: a posting that does not continue its account chain is refused', async () => {
-      await assert.rejects(
+      const at = await db()
+        .selectFrom('ledger_accounts')
+        .select(['posting_count', 'balance_minor'])
+        .where('id', '=', payout())
+        .executeTakeFirstOrThrow();
+      const count = BigInt(at.posting_count);
+      const balance = BigInt(at.balance_minor);
+      const bogus = (seq: bigint, after: bigint) =>
         gw.testStore.engine.transaction(async (trx) => {
           await trx
             .insertInto('postings')
@@ -254,14 +261,16 @@ for (const { dialect, skip } of await testDialects()) {
               account_id: payout(),
               currency: 'THB',
               amount_minor: 5n,
-              account_seq: 1n,
-              balance_after_minor: 5n,
+              account_seq: seq,
+              balance_after_minor: after,
               created_at: 0,
             })
             .execute();
-        }),
-        /continue its account/,
-      );
+        });
+      await assert.rejects(bogus(count + 2n, balance + 5n), /continue its account/, 'skips a sequence number');
+      await assert.rejects(bogus(count + 1n, balance + 6n), /continue its account/, 'wrong running balance');
+      // A sequence number already taken: the UNIQUE (account, sequence) refuses it as the row is written.
+      await assert.rejects(bogus(count, balance + 5n), /continue its account|UNIQUE|duplicate key/i, 'repeats one');
     });
 
     test('DB: a payout balance below zero fails the CHECK even when the code is bypassed', async () => {
@@ -308,6 +317,15 @@ for (const { dialect, skip } of await testDialects()) {
           }));
         const asPayment = { kind: 'payment' as const, key: null, transactionId: txId, merchantId: m };
         await assert.rejects(rawEntry(lines(1_000_000n), asPayment), /SUCCESS transaction/, 'still PROCESSING');
+        // SUCCESS by hand (no entry yet): an entry clearing another amount, or for another merchant, is refused.
+        await db().updateTable('transactions').set({ status: 'SUCCESS' }).where('id', '=', txId).execute();
+        await assert.rejects(rawEntry(lines(999_999n), asPayment), /SUCCESS transaction/, 'wrong amount');
+        await assert.rejects(
+          rawEntry(lines(1_000_000n), { ...asPayment, merchantId: merchant }),
+          /SUCCESS transaction|merchant of its entry/,
+          'another merchant',
+        );
+        await db().updateTable('transactions').set({ status: 'PROCESSING' }).where('id', '=', txId).execute();
         const done = await httpPost(gw, '/sandbox/transaction/complete', {
           merchantid: m,
           password: creds.password,
@@ -315,7 +333,9 @@ for (const { dialect, skip } of await testDialects()) {
         });
         assert.equal(done.body.responsecode, '0');
         assert.equal(await gw.services.ledger.balance(payoutAccount(m, 'THB')), 1_000_000n);
-        await assert.rejects(rawEntry(lines(999_999n), asPayment), /SUCCESS transaction/, 'wrong amount');
+        // A second entry for the transaction: the UNIQUE transaction reference refuses it as the row is
+        // written, before the statement's check (docs/ledger.md "How the database checks run").
+        await assert.rejects(rawEntry(lines(999_999n), asPayment), /SUCCESS transaction|unique|duplicate/i);
         // The right amount a second time: the UNIQUE transaction reference refuses it.
         await assert.rejects(
           gw.testStore.engine.transaction((trx) =>
