@@ -20,7 +20,7 @@ import type {
 } from '../../app/ports/processor.ts';
 import type { ScbSettings } from '../../config/scb.ts';
 import { bangkokDate, bangkokDayStart, DAY_IN_MS } from '../../domain/bangkok-time.ts';
-import { GatewayError } from '../../domain/errors.ts';
+import { processorCannotRefund } from '../../domain/transfer-refund.ts';
 import { formatMinor } from '../../domain/money.ts';
 import { ProcessorMismatch, ProcessorUnavailable } from '../../domain/processor-errors.ts';
 import { buildThaiQrPayload, thaiQrIsFor, verifyThaiQrPayload } from '../../domain/thai-qr.ts';
@@ -49,11 +49,6 @@ export const SCB_CAPABILITIES: ProcessorCapabilities = {
 
 /** Clocks differ: a QR is taken as payable this much past its expiry, and looked for that much longer. */
 export const SCB_EXPIRY_SKEW_MS = 60_000;
-
-/** What the merchant is told when a refund is asked for (docs/connectors/scb.md "Refunds"). */
-export const SCB_NO_REFUNDS =
-  'SCB has no refund API for QR payments: pay the refund to the customer by bank transfer, then record it as a ' +
-  'bank-transfer refund in the console or with `gateway refund record`.';
 
 export type ScbConnectorOptions = {
   now?: () => number;
@@ -189,7 +184,9 @@ export function createScbConnector(settings: ScbSettings, options: ScbConnectorO
   }
 
   async function refund(): Promise<RefundAccepted> {
-    throw new GatewayError('REFUND_NOT_ALLOWED', SCB_NO_REFUNDS);
+    // Unreachable through the refund use case (refunds 'none' is refused before the connector is
+    // asked), but the port's promise holds for any caller (docs/connectors/scb.md "Refunds").
+    throw processorCannotRefund('SCB has no refund API for QR payments; nothing was refunded.');
   }
 
   function parseNotification(body: Buffer, contentType: string | undefined): NotificationHint {

@@ -369,7 +369,7 @@ describe('SCB client against scb-sim', () => {
         (error: unknown) =>
           error instanceof GatewayError &&
           error.tag === 'REFUND_NOT_ALLOWED' &&
-          /no refund API.*bank transfer.*console or with `gateway refund record`/.test(error.message),
+          /no refund API.*bank transfer.*console.*or with `gateway refund record`/.test(error.message),
       );
     } finally {
       connector.close();

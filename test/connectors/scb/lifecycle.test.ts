@@ -214,7 +214,8 @@ for (const { dialect, skip } of await testDialects()) {
         bill_currencycode: 'THB',
       });
       assert.notEqual(refused.status, 200);
-      assert.match(JSON.stringify(refused.body), /no refund API for QR payments.*gateway refund record/);
+      assert.equal(refused.body.error_code_tag, 'REFUND_NOT_ALLOWED');
+      assert.match(refused.body.error_text, /\(scb\) cannot make refunds through its API.*gateway refund record/);
       await assertUnchanged(gw, p, before, 'no refund recorded, no ledger posting');
     });
   });
