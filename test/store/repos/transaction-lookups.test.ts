@@ -1,5 +1,6 @@
 // The request path's one-row lookups (TransactionsRepo.findByTrackid / findById /
-// findByRedirectId: by the id a keyed redirect id carries, or an id of the earlier form) on both stores. On PostgreSQL they are named statements batched per
+// findByRedirectId: by the id a keyed redirect id carries, or an id of the earlier form) on both
+// stores. On PostgreSQL they are named statements batched per
 // event-loop turn (store/pg-transaction-lookups.ts): however many are asked for at once, each
 // caller gets exactly the row of its own key, scoped to its merchant, or none.
 import { after, before, describe, test } from 'node:test';
