@@ -142,8 +142,13 @@ try {
       parameters: [merchant, middleId],
     });
     queries.push({
-      label: 'hosted page by redirect id (named statement)',
-      sql: PG_TRANSACTION_LOOKUPS.byRedirectId.text,
+      label: 'hosted page by a keyed redirect id: the id it carries (named statement)',
+      sql: PG_TRANSACTION_LOOKUPS.byPrimaryKey.text,
+      parameters: [middleId],
+    });
+    queries.push({
+      label: 'hosted page by a redirect id of the earlier form (named statement)',
+      sql: PG_TRANSACTION_LOOKUPS.byLegacyRedirectId.text,
       parameters: [redirectId],
     });
     // The batched forms (the lookups of one event-loop turn), with 16 keys spread over the table.
@@ -168,14 +173,26 @@ try {
       parameters: [merchants, spread.map((r) => r.id)],
     });
     queries.push({
-      label: 'hosted page by 16 redirect ids (one batch)',
-      sql: PG_TRANSACTION_LOOKUPS.byRedirectIds.text,
+      label: 'hosted page by 16 keyed redirect ids (one batch)',
+      sql: PG_TRANSACTION_LOOKUPS.byPrimaryKeys.text,
+      parameters: [spread.map((r) => r.id)],
+    });
+    queries.push({
+      label: 'hosted page by 16 redirect ids of the earlier form (one batch)',
+      sql: PG_TRANSACTION_LOOKUPS.byLegacyRedirectIds.text,
       parameters: [spread.map((r) => r.redirect_id)],
     });
   } else {
     queries.push({ label: 'status by trackid', ...(await capture(() => repo.findByTrackid(merchant, trackid))) });
     queries.push({ label: 'status by transactionid', ...(await capture(() => repo.findById(merchant, middleId))) });
-    queries.push({ label: 'hosted page by redirect id', ...(await capture(() => repo.findByRedirectId(redirectId))) });
+    queries.push({
+      label: 'hosted page by a keyed redirect id (the id it carries)',
+      ...(await capture(() => repo.findByRedirectId(redirectId, middleId))),
+    });
+    queries.push({
+      label: 'hosted page by a redirect id of the earlier form',
+      ...(await capture(() => repo.findByRedirectId(redirectId, undefined))),
+    });
   }
   queries.push({
     label: 'delivery list (no filter, first page)',

@@ -9,6 +9,7 @@
 import { GatewayError, isGatewayError } from '../domain/errors.ts';
 import { ProcessorUnavailable } from '../domain/processor-errors.ts';
 import type { SecretKey } from '../domain/credentials.ts';
+import { hasKeyedShape, transactionIdOf } from '../domain/keyed-ids.ts';
 import type { CompletionCause } from '../domain/lifecycle.ts';
 import { returnSignatureParameters } from '../domain/return-parameters.ts';
 import { OpenedSecrets, signingSecrets } from '../domain/signing-secrets.ts';
@@ -32,7 +33,7 @@ export type HostedPageDeps = {
   notificationWaits: Pick<NotificationWaits, 'waitForFirstAttempt'>;
   /** RETURN_WAIT_FOR_NOTIFICATION: how long a customer sent back waits for the shop's notification. */
   returnWaitForNotificationMs: number;
-  /** Opens the merchant's sealed webhook secrets, which sign the return parameters. */
+  /** Checks the MAC of keyed redirect ids; opens the sealed webhook secrets that sign the return parameters. */
   key: SecretKey;
   now: () => number;
 };
@@ -47,16 +48,16 @@ export class HostedPage {
 
   /** The payment behind a redirect id as it stands, its passed deadline recorded first (expired). */
   async loadPaymentPage(redirectId: string): Promise<TransactionRecord | undefined> {
-    const { payments, end, now } = this.#deps;
-    const found = await payments.findByRedirectId(redirectId);
+    const { end, now } = this.#deps;
+    const found = await this.#find(redirectId);
     if (!found || found.status !== 'PROCESSING' || now() < found.expiresAt) return found;
     try {
       // 'open': the processor could not be asked to close its QR; the payment stays payable.
       await end.expire(found.id);
-      return await payments.findByRedirectId(redirectId);
+      return await this.#find(redirectId);
     } catch (error) {
       // Finalised meanwhile (the sweeper, another tab): show what won.
-      if (isGatewayError(error) && error.tag === 'INVALID_STATE') return payments.findByRedirectId(redirectId);
+      if (isGatewayError(error) && error.tag === 'INVALID_STATE') return this.#find(redirectId);
       throw error;
     }
   }
@@ -66,9 +67,21 @@ export class HostedPage {
    * deadline), without expiring it: the "Save QR" download answers 404 otherwise.
    */
   async openPayment(redirectId: string): Promise<TransactionRecord | undefined> {
-    const found = await this.#deps.payments.findByRedirectId(redirectId);
+    const found = await this.#find(redirectId);
     if (!found || found.status !== 'PROCESSING' || this.#deps.now() >= found.expiresAt) return undefined;
     return found;
+  }
+
+  /**
+   * The payment behind a redirect id: a keyed id (domain/keyed-ids.ts) only when its MAC verifies,
+   * then by the transaction id it carries; an id of the earlier form as it is. A forged, truncated
+   * or borrowed id, or a token, finds nothing, exactly like an unknown id (the page's 404).
+   */
+  #find(redirectId: string): Promise<TransactionRecord | undefined> {
+    const { payments, key } = this.#deps;
+    if (!hasKeyedShape(redirectId)) return payments.findByRedirectId(redirectId, undefined);
+    const carried = transactionIdOf(key, 'redirect-id', redirectId);
+    return carried === undefined ? Promise.resolve(undefined) : payments.findByRedirectId(redirectId, carried);
   }
 
   /** The name the customer sees: the merchant's, or its id if the merchant is gone. */
@@ -116,7 +129,7 @@ export class HostedPage {
         if (result === 'open') {
           throw new ProcessorUnavailable('The bank could not be asked to close this QR; try again shortly.', false);
         }
-        return await this.#deps.payments.findByRedirectId(t.redirectId);
+        return await this.#find(t.redirectId);
       }
       // A banking app pays a processor's QR; nobody confirms it on the page.
       if (this.processorQr) throw new GatewayError('NOT_FOUND', 'This payment is confirmed by the bank, not here.');

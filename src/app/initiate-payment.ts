@@ -41,7 +41,7 @@ export class InitiatePayment {
     const createdAt = now();
     const requestHash = fingerprint(key, canonicalRequest(merchantId, input));
     const candidate: TransactionRecord = {
-      ...newTransactionIdentifiers(createdAt),
+      ...newTransactionIdentifiers(createdAt, key),
       merchantId,
       trackid: input.trackid,
       requestHash,

@@ -1,6 +1,8 @@
 // Identifiers. Transaction ids are UUIDv7 (RFC 9562): time-ordered and unique across
-// instances without coordination. Tokens and redirect ids are independent 128+ bit secrets.
+// instances without coordination. Tokens and redirect ids carry the id and a MAC (keyed-ids.ts).
 import { randomBytes, randomFillSync } from 'node:crypto';
+import type { SecretKey } from './credentials.ts';
+import { keyedId } from './keyed-ids.ts';
 
 // Random bytes for new transactions come from a pool filled 4 KiB at a time: one call into
 // OpenSSL per ~68 initiations instead of one per initiation (docs/performance.md). Every refill
@@ -40,26 +42,16 @@ export function randomToken(bytes: number): string {
 }
 
 /**
- * The three identifiers of a new transaction from ONE draw of 60 random bytes from the pool.
- * `token` and `redirect_id` start with the creation time (48-bit milliseconds, big-endian) before
- * their random bits: their unique indexes then grow at the right-hand edge instead of touching a
- * random page per insert, which made index maintenance the largest part of a commit
- * (docs/performance.md). The random part alone still carries ≥ 128 bits (token 208, redirect id
- * 144), and both keep today's lengths (43 and 32 URL-safe characters). The time they reveal is
- * already public in the UUIDv7 transaction id.
+ * The three identifiers of a new transaction: the UUIDv7 id from 16 pooled random bytes, and the
+ * token and redirect id that carry it with a MAC under their own sub-keys of the gateway key
+ * (domain/keyed-ids.ts). Finding a payment by either is a MAC check and a primary-key read, so
+ * the initiation's INSERT maintains no index for them (docs/architecture.md "Identifiers").
  */
-export function newTransactionIdentifiers(nowMs: number): { id: string; token: string; redirectId: string } {
-  const random = drawRandomBytes(16 + 26 + 18);
-  const token = Buffer.allocUnsafe(32);
-  token.writeUIntBE(nowMs, 0, 6);
-  random.copy(token, 6, 16, 42);
-  const redirectId = Buffer.allocUnsafe(24);
-  redirectId.writeUIntBE(nowMs, 0, 6);
-  random.copy(redirectId, 6, 42, 60);
-  return {
-    id: uuidv7(nowMs, random.subarray(0, 16)),
-    token: token.toString('base64url'),
-    redirectId: redirectId.toString('base64url'),
-  };
+export function newTransactionIdentifiers(
+  nowMs: number,
+  key: SecretKey,
+): { id: string; token: string; redirectId: string } {
+  const id = uuidv7(nowMs, drawRandomBytes(16));
+  return { id, token: keyedId(key, 'token', id), redirectId: keyedId(key, 'redirect-id', id) };
 }
 export const newEventId = (): string => `evt_${uuidv7().replaceAll('-', '')}`;

@@ -44,7 +44,7 @@ export function storeOver(engine: StoreEngine): Store {
       insertOrGet: parts.insertOrGet,
       findById: (merchantId, id) => transactions.findById(merchantId, id),
       findByTrackid: (merchantId, trackid) => transactions.findByTrackid(merchantId, trackid),
-      findByRedirectId: (redirectId) => transactions.findByRedirectId(redirectId),
+      findByRedirectId: (redirectId, carriedId) => transactions.findByRedirectId(redirectId, carriedId),
       get: async (id) => (await transactions.findForCompletion(id))?.record,
       transitions: (transactionId) => transactions.transitions(transactionId),
       findExpired: (now, limit) => transactions.findExpired(now, limit),

@@ -1,42 +1,31 @@
-// Transaction identifiers (docs/api.md "Initiation"): token and redirect id are URL-safe, carry ≥
-// 128 random bits after their time prefix, keep their lengths, and are distinct from each other and
-// the id.
+// Transaction identifiers (docs/api.md "Initiation"): a UUIDv7 id, and token and redirect id that
+// carry it under a MAC (test/domain/keyed-ids.test.ts); the random pool behind the ids.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { newTransactionIdentifiers, drawRandomBytes } from '../../src/domain/ids.ts';
+import { transactionIdOf } from '../../src/domain/keyed-ids.ts';
 
 const at = Date.UTC(2026, 10, 22, 12, 0, 0, 123);
+const key = Buffer.alloc(32, 9);
 
-test('token and redirect id: URL-safe, today’s lengths, prefixed with the creation time in milliseconds', () => {
-  const ids = newTransactionIdentifiers(at);
-  assert.match(ids.token, /^[A-Za-z0-9_-]{43}$/);
-  assert.match(ids.redirectId, /^[A-Za-z0-9_-]{32}$/);
-  assert.equal(Buffer.from(ids.token, 'base64url').readUIntBE(0, 6), at);
-  assert.equal(Buffer.from(ids.redirectId, 'base64url').readUIntBE(0, 6), at);
+test('a new transaction: a UUIDv7 id of its creation time, token and redirect id that carry it', () => {
+  const ids = newTransactionIdentifiers(at, key);
   assert.match(ids.id, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  assert.equal(Number.parseInt(ids.id.replaceAll('-', '').slice(0, 12), 16), at);
+  assert.match(ids.token, /^[A-Za-z0-9_-]{44}$/);
+  assert.match(ids.redirectId, /^[A-Za-z0-9_-]{44}$/);
+  assert.equal(transactionIdOf(key, 'token', ids.token), ids.id);
+  assert.equal(transactionIdOf(key, 'redirect-id', ids.redirectId), ids.id);
+  assert.notEqual(ids.token, ids.redirectId);
 });
 
-test('the random parts differ between draws and between the identifiers of one draw (208 and 144 bits)', () => {
+test('ids of one millisecond differ (74 random bits each)', () => {
   const seen = new Set<string>();
   for (let i = 0; i < 2000; i++) {
-    const { token, redirectId } = newTransactionIdentifiers(at);
-    const tokenRandom = Buffer.from(token, 'base64url').subarray(6);
-    const redirectRandom = Buffer.from(redirectId, 'base64url').subarray(6);
-    assert.equal(tokenRandom.length * 8, 208);
-    assert.equal(redirectRandom.length * 8, 144);
-    assert.notDeepEqual(tokenRandom.subarray(0, 18), redirectRandom);
-    for (const part of [tokenRandom.toString('hex'), redirectRandom.toString('hex')]) {
-      assert.ok(!seen.has(part), 'a random part repeated');
-      seen.add(part);
-    }
+    const { id, redirectId } = newTransactionIdentifiers(at, key);
+    assert.ok(!seen.has(id) && !seen.has(redirectId), 'an identifier repeated');
+    seen.add(id).add(redirectId);
   }
-});
-
-test('later identifiers sort after earlier ones (their indexes append)', () => {
-  const earlier = newTransactionIdentifiers(at);
-  const later = newTransactionIdentifiers(at + 1);
-  assert.ok(Buffer.from(earlier.token, 'base64url').compare(Buffer.from(later.token, 'base64url')) < 0);
-  assert.ok(Buffer.from(earlier.redirectId, 'base64url').compare(Buffer.from(later.redirectId, 'base64url')) < 0);
 });
 
 test(

@@ -9,11 +9,12 @@ import { testDialects } from '../support/dialects.ts';
 import { addMerchant, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 import type { PaymentStore } from '../../src/app/ports/store.ts';
 
+const KEY = Buffer.alloc(32, 3);
 let n = 0;
 function record(merchantId: string, over: Partial<TransactionRecord> = {}): TransactionRecord {
   const createdAt = Date.now();
   return {
-    ...newTransactionIdentifiers(createdAt),
+    ...newTransactionIdentifiers(createdAt, KEY),
     merchantId,
     trackid: `ins-${process.pid}-${++n}`,
     requestHash: `hash-${n}`,
@@ -97,7 +98,7 @@ for (const { dialect, skip } of await testDialects()) {
 
     test('identical requests racing in one batch: exactly one row; every caller gets that row', async () => {
       const first = record(merchant);
-      const twins = Array.from({ length: 8 }, () => ({ ...first, ...newTransactionIdentifiers(first.createdAt) }));
+      const twins = Array.from({ length: 8 }, () => ({ ...first, ...newTransactionIdentifiers(first.createdAt, KEY) }));
       const results = await Promise.all([first, ...twins].map((r) => insertOrGet(r)));
       assert.equal(results.filter((r) => r.inserted).length, 1);
       const winner = results.find((r) => r.inserted)!.row;
@@ -122,7 +123,7 @@ for (const { dialect, skip } of await testDialects()) {
         const writesBefore = gw.testStore.engine.sqliteWriterStats();
         const rowsBefore = await count();
         const again = await Promise.all([
-          insertOrGet({ ...original, ...newTransactionIdentifiers(Date.now()) }),
+          insertOrGet({ ...original, ...newTransactionIdentifiers(Date.now(), KEY) }),
           insertOrGet({ ...record(merchant), trackid: original.trackid, requestHash: 'other' }),
         ]);
         for (const r of again) {

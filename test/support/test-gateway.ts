@@ -10,6 +10,8 @@ import { buildApp } from '../../src/http/build-app.ts';
 import { httpDepsFrom } from '../../src/compose/http-deps.ts';
 import type { Dialect } from '../../src/store/engine.ts';
 import { createTestStore, type TestStore } from './test-store.ts';
+import { transactionIdOf } from '../../src/domain/keyed-ids.ts';
+import type { TransactionRecord } from '../../src/domain/transaction.ts';
 
 export const TEST_SECRET_KEY_HEX = 'a1'.repeat(32);
 
@@ -70,6 +72,18 @@ export async function startTestGateway(dialect: Dialect, env: Record<string, str
       await testStore.cleanup();
     },
   };
+}
+
+/**
+ * The row behind a redirect id as the hosted page finds it: a keyed id by the transaction id it
+ * carries once its MAC verifies under the gateway's key, an id of the earlier form as it is.
+ */
+export function findByRedirectId(
+  gw: { services: Services; config: Config },
+  redirectId: string,
+): Promise<TransactionRecord | undefined> {
+  const carried = transactionIdOf(gw.config.secretKey!, 'redirect-id', redirectId);
+  return gw.services.transactions.findByRedirectId(redirectId, carried);
 }
 
 export type MerchantCredentials = { merchantid: string; password: string; webhook_secret: string };

@@ -32,7 +32,12 @@ export interface PaymentStore {
   insertOrGet(record: TransactionRecord): Promise<{ inserted: boolean; row: TransactionRecord }>;
   findById(merchantId: string, id: string): Promise<TransactionRecord | undefined>;
   findByTrackid(merchantId: string, trackid: string): Promise<TransactionRecord | undefined>;
-  findByRedirectId(redirectId: string): Promise<TransactionRecord | undefined>;
+  /**
+   * The payment whose redirect id is exactly `redirectId`. `carriedId`: the transaction id a
+   * keyed redirect id carries, its MAC checked by the caller (domain/keyed-ids.ts), read by
+   * primary key; undefined for an id of the form issued before keyed ids.
+   */
+  findByRedirectId(redirectId: string, carriedId: string | undefined): Promise<TransactionRecord | undefined>;
   /** By id alone, whoever's it is (workers, never a merchant's request). */
   get(id: string): Promise<TransactionRecord | undefined>;
   transitions(transactionId: string): Promise<Transition[]>;

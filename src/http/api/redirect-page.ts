@@ -5,7 +5,7 @@
 //   POST /transaction/Redirect/cancel        sandbox, and under a bank's QR: cancel (at the bank first)
 // With a processor that builds the QR (live mode), the first view creates it at the processor
 // (app/processor/payment-qr.ts); when it cannot, a 503 page in Thai and English offers a retry.
-// The ID in the URL is a bearer capability (≥ 128 random bits); the form posts are also
+// The ID in the URL is a bearer capability (a 128-bit MAC: domain/keyed-ids.ts); the form posts are also
 // CSRF-protected (see hosted-page/security.ts). Every answer is HTML except the status JSON.
 // The payment is loaded, and expired if its deadline passed, by the HostedPage use case.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';

@@ -2,8 +2,11 @@
 // so they stay right behind a reverse proxy that mounts the gateway under a prefix.
 import type { PageLang } from './texts.ts';
 
-/** Redirect ids are 32 base64url characters today; accept a sane range and nothing else. */
-export const REDIRECT_ID = /^[A-Za-z0-9_-]{16,128}$/;
+/**
+ * A redirect id is 44 base64url characters (keyed: domain/keyed-ids.ts) or, issued before
+ * migration 019, 32; anything else cannot name a payment and answers 404 without a lookup.
+ */
+export const REDIRECT_ID = /^(?:[A-Za-z0-9_-]{32}|[A-Za-z0-9_-]{44})$/;
 
 /** `value` as a redirect id, or undefined when it cannot be one (then the page answers 404). */
 export function redirectIdOf(value: unknown): string | undefined {

@@ -15,6 +15,7 @@ import * as processor from './015-processor.ts';
 import * as payerCheck from './016-payer-check.ts';
 import * as transferRefundLedger from './017-transfer-refund-ledger.ts';
 import * as ledgerChecks from './018-ledger-checks-per-statement.ts';
+import * as keyedIdentifiers from './019-keyed-identifiers.ts';
 
 const migrations: Record<string, Migration> = {
   '001-merchants': merchants,
@@ -31,6 +32,7 @@ const migrations: Record<string, Migration> = {
   '016-payer-check': payerCheck,
   '017-transfer-refund-ledger': transferRefundLedger,
   '018-ledger-checks-per-statement': ledgerChecks,
+  '019-keyed-identifiers': keyedIdentifiers,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

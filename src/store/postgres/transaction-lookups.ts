@@ -1,5 +1,6 @@
 // PostgreSQL: the request path's lookups of one transaction (status by trackid or id, the hosted
-// page by redirect id), as named prepared statements, batched per event-loop turn.
+// page by the transaction id its redirect id carries or by an id of the earlier form), as named
+// prepared statements, batched per event-loop turn.
 //
 // - Named: through Kysely every lookup is an unnamed statement that PostgreSQL parses and plans
 //   again each time; a named one is parsed once per pooled connection and its plan is reused.
@@ -19,6 +20,7 @@ import type { Selectable } from 'kysely';
 import type pg from 'pg';
 import type { TransactionsTable } from '../database.ts';
 import { isStoreUnavailable } from '../store-unavailable.ts';
+import { LEGACY_REDIRECT_ID } from '../migrations/019-keyed-identifiers.ts';
 
 type Row = Selectable<TransactionsTable>;
 type CompletionRow = Row & { fee_rate_ppm: string };
@@ -43,10 +45,20 @@ export const PG_TRANSACTION_LOOKUPS = {
       'select t.* from transactions t join unnest($1::text[], $2::text[]) as k(merchant_id, id) ' +
       'on t.merchant_id = k.merchant_id and t.id = k.id',
   },
-  byRedirectId: { name: 'transactions_by_redirect_id_v1', text: 'select * from transactions where redirect_id = $1' },
-  byRedirectIds: {
-    name: 'transactions_by_redirect_ids_v1',
-    text: 'select * from transactions where redirect_id = any($1::text[])',
+  /** The hosted page: the row a keyed redirect id names (domain/keyed-ids.ts), by primary key. */
+  byPrimaryKey: { name: 'transactions_by_primary_key_v1', text: 'select * from transactions where id = $1' },
+  byPrimaryKeys: {
+    name: 'transactions_by_primary_keys_v1',
+    text: 'select * from transactions where id = any($1::text[])',
+  },
+  /** The hosted page: a redirect id issued before migration 019, in that migration's partial index. */
+  byLegacyRedirectId: {
+    name: 'transactions_by_legacy_redirect_id_v1',
+    text: `select * from transactions where redirect_id = $1 and ${LEGACY_REDIRECT_ID}`,
+  },
+  byLegacyRedirectIds: {
+    name: 'transactions_by_legacy_redirect_ids_v1',
+    text: `select * from transactions where redirect_id = any($1::text[]) and ${LEGACY_REDIRECT_ID}`,
   },
   /** A completion's read: the row and its merchant's fee rate as of now. */
   forCompletion: {
@@ -117,14 +129,18 @@ class LookupBatch<R extends pg.QueryResultRow = Row> {
 export class PgTransactionLookups {
   readonly #byTrackid: LookupBatch;
   readonly #byId: LookupBatch;
-  readonly #byRedirectId: LookupBatch;
+  readonly #byPrimaryKey: LookupBatch;
+  readonly #byLegacyRedirectId: LookupBatch;
   readonly #forCompletion: LookupBatch<CompletionRow>;
 
   constructor(pool: pg.Pool) {
     const q = PG_TRANSACTION_LOOKUPS;
     this.#byTrackid = new LookupBatch(pool, q.byTrackid, q.byTrackids, (row) => [row.merchant_id, row.trackid]);
     this.#byId = new LookupBatch(pool, q.byId, q.byIds, (row) => [row.merchant_id, row.id]);
-    this.#byRedirectId = new LookupBatch(pool, q.byRedirectId, q.byRedirectIds, (row) => [row.redirect_id]);
+    this.#byPrimaryKey = new LookupBatch(pool, q.byPrimaryKey, q.byPrimaryKeys, (row) => [row.id]);
+    this.#byLegacyRedirectId = new LookupBatch(pool, q.byLegacyRedirectId, q.byLegacyRedirectIds, (row) => [
+      row.redirect_id,
+    ]);
     this.#forCompletion = new LookupBatch<CompletionRow>(pool, q.forCompletion, q.forCompletions, (row) => [row.id]);
   }
 
@@ -136,8 +152,12 @@ export class PgTransactionLookups {
     return this.#byId.find([merchantId, id]);
   }
 
-  byRedirectId(redirectId: string): Promise<Row | undefined> {
-    return this.#byRedirectId.find([redirectId]);
+  byPrimaryKey(id: string): Promise<Row | undefined> {
+    return this.#byPrimaryKey.find([id]);
+  }
+
+  byLegacyRedirectId(redirectId: string): Promise<Row | undefined> {
+    return this.#byLegacyRedirectId.find([redirectId]);
   }
 
   forCompletion(id: string): Promise<CompletionRow | undefined> {

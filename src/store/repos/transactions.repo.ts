@@ -10,6 +10,7 @@ import type { PayerCheck } from '../../domain/payer-check.ts';
 import type { Db, Trx } from '../engine.ts';
 import type pg from 'pg';
 import { PgTransactionLookups } from '../postgres/transaction-lookups.ts';
+import { LEGACY_REDIRECT_ID } from '../migrations/019-keyed-identifiers.ts';
 
 export function transactionFromRow(row: Selectable<TransactionsTable>): TransactionRecord {
   return {
@@ -145,10 +146,35 @@ export class TransactionsRepo {
     );
   }
 
-  async findByRedirectId(redirectId: string): Promise<TransactionRecord | undefined> {
-    if (this.#pg) return fromRow(await this.#pg.byRedirectId(redirectId));
-    return this.#lookup('byRedirectId', [redirectId], this.#db, () =>
-      this.#db.selectFrom('transactions').selectAll().where('redirect_id', '=', redirectId).compile(),
+  /**
+   * The payment a hosted-page id names: by primary key when the id is keyed (`carriedId`, the
+   * transaction id it carries, its MAC already checked: domain/keyed-ids.ts), else among the ids
+   * issued before migration 019 (its partial index). Either way only a row whose stored redirect
+   * id is exactly `redirectId`: a valid MAC never reaches a row that holds another id.
+   */
+  async findByRedirectId(redirectId: string, carriedId: string | undefined): Promise<TransactionRecord | undefined> {
+    const found =
+      carriedId === undefined ? await this.#legacyRedirectId(redirectId) : await this.#byPrimaryKey(carriedId);
+    return found?.redirectId === redirectId ? found : undefined;
+  }
+
+  async #byPrimaryKey(id: string): Promise<TransactionRecord | undefined> {
+    if (this.#pg) return fromRow(await this.#pg.byPrimaryKey(id));
+    return this.#lookup('byPrimaryKey', [id], this.#db, () =>
+      this.#db.selectFrom('transactions').selectAll().where('id', '=', id).compile(),
+    );
+  }
+
+  /** The predicate is written as migration 019's partial index states it, so the index serves. */
+  async #legacyRedirectId(redirectId: string): Promise<TransactionRecord | undefined> {
+    if (this.#pg) return fromRow(await this.#pg.byLegacyRedirectId(redirectId));
+    return this.#lookup('byLegacyRedirectId', [redirectId], this.#db, () =>
+      this.#db
+        .selectFrom('transactions')
+        .selectAll()
+        .where('redirect_id', '=', redirectId)
+        .where(sql.raw<boolean>(LEGACY_REDIRECT_ID))
+        .compile(),
     );
   }
 

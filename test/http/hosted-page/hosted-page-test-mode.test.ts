@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { formatDeadline } from '../../../src/http/hosted-page/page-view.ts';
 import {
   addMerchant,
+  findByRedirectId,
   post,
   startTestGateway,
   type MerchantCredentials,
@@ -36,7 +37,7 @@ for (const mode of ['sandbox', 'live'] as const) {
     test('payment page: banner and title only in sandbox; Save QR, hint and a dated deadline always', async () => {
       const p = await startPayment(gw, creds, mode === 'live' ? { serverUrl: 'https://merchant.example/notify' } : {});
       const id = p.redirectId;
-      const t = await gw.services.transactions.findByRedirectId(id);
+      const t = await findByRedirectId(gw, id);
       for (const [lang, banner, hint, deadline] of [
         [
           'en',

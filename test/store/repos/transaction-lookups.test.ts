@@ -1,5 +1,6 @@
 // The request path's one-row lookups (TransactionsRepo.findByTrackid / findById /
-// findByRedirectId) on both stores. On PostgreSQL they are named statements batched per
+// findByRedirectId: by the id a keyed redirect id carries, or an id of the earlier form) on both
+// stores. On PostgreSQL they are named statements batched per
 // event-loop turn (store/pg-transaction-lookups.ts): however many are asked for at once, each
 // caller gets exactly the row of its own key, scoped to its merchant, or none.
 import { after, before, describe, test } from 'node:test';
@@ -7,6 +8,7 @@ import assert from 'node:assert/strict';
 import { testDialects } from '../../support/dialects.ts';
 import {
   addMerchant,
+  findByRedirectId,
   startTestGateway,
   type MerchantCredentials,
   type TestGateway,
@@ -45,7 +47,7 @@ for (const { dialect, skip } of await testDialects()) {
         const [byTrackid, byId, byRedirectId] = await Promise.all([
           Promise.all(asked.map(({ merchant, p }) => repo.findByTrackid(merchant, p.trackid))),
           Promise.all(asked.map(({ merchant, p }) => repo.findById(merchant, p.transactionid))),
-          Promise.all(asked.map(({ p }) => repo.findByRedirectId(p.redirectId))),
+          Promise.all(asked.map(({ p }) => findByRedirectId(gw, p.redirectId))),
         ]);
         asked.forEach(({ merchant, p }, i) => {
           for (const found of [byTrackid[i], byId[i], byRedirectId[i]]) {
@@ -66,8 +68,8 @@ for (const { dialect, skip } of await testDialects()) {
           repo.findByTrackid(a.merchantid, paymentsA[1]!.trackid),
           repo.findById(b.merchantid, paymentsA[2]!.transactionid), // another merchant's transaction
           repo.findById(a.merchantid, paymentsA[2]!.transactionid),
-          repo.findByRedirectId('AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'),
-          repo.findByRedirectId(paymentsB[3]!.redirectId),
+          findByRedirectId(gw, 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'),
+          findByRedirectId(gw, paymentsB[3]!.redirectId),
         ]);
         assert.equal(missing[0], undefined);
         assert.equal(missing[1]?.id, paymentsA[1]!.transactionid);
@@ -92,10 +94,10 @@ for (const { dialect, skip } of await testDialects()) {
 
     test('a lookup sees the state as of its own read (after a completion, the final state)', async () => {
       const p = await startPayment(gw, a, { bill_amount: '100' });
-      assert.equal((await gw.services.transactions.findByRedirectId(p.redirectId))?.status, 'PROCESSING');
+      assert.equal((await findByRedirectId(gw, p.redirectId))?.status, 'PROCESSING');
       await gw.services.complete.execute(p.transactionid, 'confirm');
       const [byRedirect, byTrackid] = await Promise.all([
-        gw.services.transactions.findByRedirectId(p.redirectId),
+        findByRedirectId(gw, p.redirectId),
         gw.services.transactions.findByTrackid(a.merchantid, p.trackid),
       ]);
       assert.equal(byRedirect?.status, 'SUCCESS');
