@@ -2,7 +2,7 @@
 // instances without coordination. Tokens and redirect ids carry the id and a MAC (keyed-ids.ts).
 import { randomBytes, randomFillSync } from 'node:crypto';
 import type { SecretKey } from './credentials.ts';
-import { keyedId } from './keyed-ids.ts';
+import { keyedIds } from './keyed-ids.ts';
 
 // Random bytes for new transactions come from a pool filled 4 KiB at a time: one call into
 // OpenSSL per ~68 initiations instead of one per initiation (docs/performance.md). Every refill
@@ -43,8 +43,8 @@ export function randomToken(bytes: number): string {
 
 /**
  * The three identifiers of a new transaction: the UUIDv7 id from 16 pooled random bytes, and the
- * token and redirect id that carry it with a MAC under their own sub-keys of the gateway key
- * (domain/keyed-ids.ts). Finding a payment by either is a MAC check and a primary-key read, so
+ * token and redirect id that carry it with a MAC: the two halves of one HMAC under a sub-key of
+ * the gateway key (domain/keyed-ids.ts). Finding a payment by either is a MAC check and a primary-key read, so
  * the initiation's INSERT maintains no index for them (docs/architecture.md "Identifiers").
  */
 export function newTransactionIdentifiers(
@@ -52,6 +52,7 @@ export function newTransactionIdentifiers(
   key: SecretKey,
 ): { id: string; token: string; redirectId: string } {
   const id = uuidv7(nowMs, drawRandomBytes(16));
-  return { id, token: keyedId(key, 'token', id), redirectId: keyedId(key, 'redirect-id', id) };
+  const keyed = keyedIds(key, id);
+  return { id, token: keyed.token, redirectId: keyed['redirect-id'] };
 }
 export const newEventId = (): string => `evt_${uuidv7().replaceAll('-', '')}`;
