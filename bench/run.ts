@@ -391,7 +391,8 @@ async function targetScenarios(options: BenchOptions, dir: string): Promise<Targ
   log('');
   log(
     `Target scenarios: the console payments page (${CONSOLE_CONNECTIONS} connections, ` +
-      `${options.consoleRows.toLocaleString('en-US')} payments seeded), notification latency and one endpoint's window:`,
+      `${options.consoleRows.toLocaleString('en-US')} payments seeded), ` +
+      "notification latency and one endpoint's window:",
   );
   for (const store of stores) {
     try {
@@ -412,7 +413,8 @@ async function targetScenarios(options: BenchOptions, dir: string): Promise<Targ
           (page.backendUsPerRequest === undefined
             ? ''
             : ` + PostgreSQL backends ${page.backendUsPerRequest.toFixed(0)} µs`) +
-          `; bare node:http, same HTML: ${Math.round(bare.rps)} req/s, ${bare.serverUsPerRequest?.toFixed(0) ?? '?'} µs`,
+          `; bare node:http, same HTML: ${Math.round(bare.rps)} req/s, ` +
+          `${bare.serverUsPerRequest?.toFixed(0) ?? '?'} µs`,
       );
       if (page.failure) figures.failures.push(`console page [${store}]: ${page.failure}`);
       if (gateway.errors > 0)

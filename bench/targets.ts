@@ -94,8 +94,8 @@ function storeLines(input: TargetInputs, store: Store): Line[] {
         lines.push({
           target: cpuTarget,
           store,
-          figure: `${us.toFixed(0)} µs${backend}`,
-          bare: `${bare.usPerRequest.toFixed(0)} µs`,
+          figure: `${int(us)} µs${backend}`,
+          bare: `${int(bare.usPerRequest)} µs`,
           ratio: times(ratio),
           goal: cpuGoal,
           verdict: verdict(ratio <= GOALS.initiationCpu[store]),
@@ -147,8 +147,8 @@ function storeLines(input: TargetInputs, store: Store): Line[] {
       lines.push({
         target: pageTarget,
         store: `${store}, ${int(page.rows)} payments`,
-        figure: us === undefined ? '?' : `${us.toFixed(0)} µs${backend}`,
-        bare: bareUs === undefined ? '?' : `${bareUs.toFixed(0)} µs`,
+        figure: us === undefined ? '?' : `${int(us)} µs${backend}`,
+        bare: bareUs === undefined ? '?' : `${int(bareUs)} µs`,
         ratio: us !== undefined && bareUs ? times(us / bareUs) : '',
         goal: pageGoal,
         verdict: problem
