@@ -87,6 +87,28 @@ export function runNode(args: string[], env: Record<string, string>, timeoutMs =
   });
 }
 
+/** Runs `node <args>` to completion and returns its exit code and output, whatever the code. */
+export function runNodeResult(
+  args: string[],
+  env: Record<string, string>,
+  timeoutMs: number,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    live.add(child);
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+    child.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr = (stderr + c).slice(-TAIL)));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      live.delete(child);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
 /**
  * Creates a THB merchant with the gateway's own CLI (`cli`: the path of its src/cli/index.ts) and
  * returns the credentials it printed once.

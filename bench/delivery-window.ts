@@ -10,6 +10,9 @@
 // which includes the few seconds of growth, is printed beside it).
 //
 //   node_modules/.bin/node bench/delivery-window.ts [--store sqlite|postgres] [--backlog 3000] [--latency 250]
+//     [--window-only] [--json]
+// --window-only drains only the healthy endpoint with the window (the target's row; `npm run bench`'s
+// targets table runs it so); --json ends the output with one JSON line of the figures.
 import http from 'node:http';
 import { loadavg } from 'node:os';
 import type { AddressInfo } from 'node:net';
@@ -27,6 +30,8 @@ const { values } = parseArgs({
     store: { type: 'string', default: 'sqlite' },
     backlog: { type: 'string', default: '3000' },
     latency: { type: 'string', default: '250' },
+    'window-only': { type: 'boolean', default: false },
+    json: { type: 'boolean', default: false },
   },
 });
 const store = values.store === 'postgres' ? 'postgres' : 'sqlite';
@@ -139,12 +144,16 @@ const bareReceiver = await slowReceiver(204);
 const bare = await bareRate(bareReceiver.url, Math.min(backlog, MAX * 20), MAX);
 await bareReceiver.close();
 log(`  bare keep-alive POST loop, ${MAX} in flight (baseline): ${bare.toFixed(0)}/s`);
-for (const [label, status, max] of [
+const runs: Array<{ label: string; status: number; max: number } & Awaited<ReturnType<typeof drain>>> = [];
+const cases = [
   ['healthy (204), fixed cap of 4   ', 204, FLOOR],
   ['healthy (204), window 4 to 32   ', 204, MAX],
   ['failing (503), fixed cap of 4   ', 503, FLOOR],
   ['failing (503), window 4 to 32   ', 503, MAX],
-] as const) {
+] as const;
+for (const [label, status, max] of cases.filter(
+  ([, status, max]) => !values['window-only'] || (status === 204 && max === MAX),
+)) {
   // A failing endpoint is only watched for a few seconds: its pace is what counts, not its drain.
   const r = await drain(status, max, status === 204 ? backlog : Math.min(backlog, 400), status === 204 ? 300 : 10);
   const verdict =
@@ -155,5 +164,29 @@ for (const [label, status, max] of [
     `  ${label} ${r.answered} answered in ${r.seconds.toFixed(1)} s = ${r.rate.toFixed(0)}/s overall, ` +
       `${r.sustained.toFixed(0)}/s sustained (second half; ${(r.sustained / bare).toFixed(2)}× bare), ` +
       `at most ${r.peak} in flight${verdict}`,
+  );
+  runs.push({ label: label.trim(), status, max, ...r });
+}
+if (values.json) {
+  const window = runs.find((r) => r.status === 204 && r.max === MAX);
+  console.log(
+    JSON.stringify({
+      store,
+      backlog,
+      latency_ms: latencyMs,
+      bare_per_s: Math.round(bare),
+      target_per_s: TARGET_PER_S,
+      window_sustained_per_s: window && Math.round(window.sustained),
+      runs: runs.map((r) => ({
+        label: r.label,
+        status: r.status,
+        max_in_flight: r.max,
+        answered: r.answered,
+        seconds: Math.round(r.seconds * 10) / 10,
+        overall_per_s: Math.round(r.rate),
+        sustained_per_s: Math.round(r.sustained),
+        peak_in_flight: r.peak,
+      })),
+    }),
   );
 }

@@ -7,12 +7,20 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { openStoreEngine } from '../src/store/engine.ts';
 import { createBenchMerchant, startServer, type ServerChild } from './children.ts';
+import { postgresBackendCpu } from './cpu-usage.ts';
 import { runLoad, type LoadResult } from './load.ts';
 import { accountCompletions, mixedTracker, startReceiver, type CompletionAccounting } from './mixed-load.ts';
 import { seedDeadBacklog, seedRows } from './seed-rows.ts';
 import { echoedTrackid, initiationBodyFactory, statusBody } from './request-bodies.ts';
 
-export type ScenarioResult = { name: string; what: string; load: LoadResult; sampleFailure: string | undefined };
+export type ScenarioResult = {
+  name: string;
+  what: string;
+  load: LoadResult;
+  sampleFailure: string | undefined;
+  /** PostgreSQL only: CPU µs of the database's backends per answered request (bench/cpu-usage.ts). */
+  backendUsPerRequest?: number | undefined;
+};
 
 export type Accounting = {
   acknowledged: number;
@@ -201,7 +209,19 @@ export async function runGateway(options: GatewayRunOptions): Promise<GatewayRun
       await initiations('w', options.warmupS);
     }
     options.log(`  ${options.label}: initiate (unique trackid) ${options.durationS} s`);
-    const unique = await initiations('s', options.durationS);
+    // On PostgreSQL the database's own CPU per initiation is reported beside the gateway's.
+    const backends = /^postgres(ql)?:/.test(options.databaseUrl)
+      ? await postgresBackendCpu(options.databaseUrl)
+      : undefined;
+    let unique: ScenarioResult;
+    try {
+      const before = await backends?.sample();
+      unique = await initiations('s', options.durationS);
+      if (backends && before && unique.load.requests > 0)
+        unique.backendUsPerRequest = ((await backends.since(before)) * 1e6) / unique.load.requests;
+    } finally {
+      await backends?.close();
+    }
     scenarios.push(unique);
     const measuredTrackids = [...ledger.acknowledged].filter((t) => t.startsWith('s'));
 

@@ -4,7 +4,7 @@ import type { MicroResult } from './commit-micro.ts';
 
 export type Row = { scenario: string; load: LoadResult };
 
-function table(header: string[], rows: string[][], rightAligned: boolean[]): string {
+export function table(header: string[], rows: string[][], rightAligned: boolean[]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const fmt = (cells: string[]) =>
     cells

@@ -8,6 +8,10 @@
 //   5b. optionally initiation over N existing rows per store (--existing-rows N)
 //   6. the bare node:http server again                     — after, to show drift/noise
 //   7. optionally a profiled gateway run (--profile)
+//   8. the targets' own scenarios: the console payments page per store, and per store the delivery
+//      benchmarks as children (delivery-latency.ts, delivery-window.ts)
+//   9. the targets table (bench/targets.ts): each target, this run's figure, the bare baseline, met or not
+// --targets-only runs just 2, 4 (initiation), 5 (initiation), 6, 8 and 9 with short defaults.
 // Ratios are against the mean of the two bare runs. Load generator and server share this
 // machine's cores; servers run one at a time. Children and temp files are removed even on failure.
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, copyFileSync } from 'node:fs';
@@ -24,6 +28,15 @@ import { formatProfileSummary, summariseProfile } from './profile-summary.ts';
 import { httpTable, microTable, type Row } from './report.ts';
 import { initiationBodyFactory } from './request-bodies.ts';
 import { parseHardeningOptions, runHardening } from './hardening.ts';
+import { runConsolePage, CONSOLE_CONNECTIONS, type ConsolePageResult } from './console-page.ts';
+import {
+  runDeliveryLatency,
+  runDeliveryWindow,
+  type ChildFigures,
+  type DeliveryLatency,
+  type DeliveryWindow,
+} from './delivery-targets.ts';
+import { STORES, targetLines, targetsTable, type Store, type TargetInputs } from './targets.ts';
 
 const log = (line: string) => console.log(line);
 
@@ -99,20 +112,23 @@ async function main(): Promise<number> {
   log('servers run one at a time, so each figure is "one server + one load generator on this machine".');
   log('');
 
-  log(
-    `SQLite commit micro-benchmark (3 interleaved rounds ` +
-      `of ${options.microS} s per phase, WAL + synchronous=FULL, temp files):`,
-  );
-  const micro = await runCommitMicro(tmpDir, options.microS, options.connections);
-  log(microTable(micro));
-  log('');
-  if (options.microOnly) return micro.every((m) => m.storedRows === m.rows) ? 0 : 1;
+  const micro = options.targetsOnly ? [] : await commitMicro(tmpDir, options);
+  if (options.microOnly) {
+    const failed = micro.some((m) => m.storedRows !== m.rows);
+    logTargets(
+      options,
+      { connections: options.connections, notRun: () => 'without --micro-only', bare: undefined },
+      {},
+    );
+    return failed ? 1 : 0;
+  }
 
   log('HTTP scenarios:');
   const before = await baseline('bench/baseline-server.ts', 'bare node:http (before)', options);
-  const fastify = options.skipFastify
-    ? undefined
-    : await baseline('bench/fastify-baseline-server.ts', 'bare Fastify', options);
+  const fastify =
+    options.skipFastify || options.targetsOnly
+      ? undefined
+      : await baseline('bench/fastify-baseline-server.ts', 'bare Fastify', options);
 
   const runs: GatewayRunResult[] = [];
   const common = {
@@ -123,13 +139,15 @@ async function main(): Promise<number> {
     log,
     gatewayDir: options.gatewayDir,
   };
-  const only = { initiationOnly: options.initiationOnly, mixedOnly: options.mixedOnly };
+  const only = { initiationOnly: options.initiationOnly || options.targetsOnly, mixedOnly: options.mixedOnly };
+  // The extra runs are not targets: --targets-only leaves them out.
+  const extras = !options.targetsOnly;
   if (options.gatewayDir !== '.') log(`  measuring the gateway in ${resolve(options.gatewayDir)}`);
   runs.push(
     await runGateway({ ...common, ...only, label: 'sqlite', databaseUrl: `sqlite:${join(tmpDir, 'gateway.db')}` }),
   );
-  if (options.kbank) runs.push(await runKbank(common));
-  if (options.existingRows > 0) {
+  if (extras && options.kbank) runs.push(await runKbank(common));
+  if (extras && options.existingRows > 0) {
     const label = `sqlite, ${options.existingRows.toLocaleString('en-US')} rows`;
     runs.push(
       await runGateway({
@@ -143,7 +161,7 @@ async function main(): Promise<number> {
   }
   const deadLabel = (store: string) =>
     `${store}, ${options.deadBacklog.toLocaleString('en-US')} due to a dead endpoint`;
-  if (options.deadBacklog > 0) {
+  if (extras && options.deadBacklog > 0) {
     runs.push(
       await runGateway({
         ...common,
@@ -160,7 +178,7 @@ async function main(): Promise<number> {
     } finally {
       await pgDatabase.drop();
     }
-    if (options.existingRows > 0) {
+    if (extras && options.existingRows > 0) {
       pgDatabase = await createBenchDatabase();
       try {
         const label = `postgres, ${options.existingRows.toLocaleString('en-US')} rows`;
@@ -177,7 +195,7 @@ async function main(): Promise<number> {
         await pgDatabase.drop();
       }
     }
-    if (options.deadBacklog > 0) {
+    if (extras && options.deadBacklog > 0) {
       pgDatabase = await createBenchDatabase();
       try {
         runs.push(
@@ -198,7 +216,7 @@ async function main(): Promise<number> {
   const baselineRps = (before.rps + after.rps) / 2;
 
   let profileText: string | undefined;
-  if (options.profile) {
+  if (extras && options.profile) {
     const profDir = join(tmpDir, 'profile');
     await runGateway({
       ...common,
@@ -221,6 +239,8 @@ async function main(): Promise<number> {
       profileText = 'The profiled gateway wrote no .cpuprofile (did it exit cleanly?).';
     }
   }
+
+  const targets = await targetScenarios(options, tmpDir);
 
   const rows: Row[] = [{ scenario: 'bare node:http (before)', load: before }];
   if (fastify) rows.push({ scenario: 'bare Fastify', load: fastify });
@@ -246,6 +266,15 @@ async function main(): Promise<number> {
       '"CPU vs bare" compares it with the bare node:http server;',
   );
   log("main µs/req = the same for the server's main (HTTP) thread alone, without the SQLite writer thread.");
+  for (const run of runs) {
+    const unique = run.scenarios.find((s) => s.name.includes('unique'));
+    if (unique?.backendUsPerRequest !== undefined)
+      log(
+        `PostgreSQL backends [${run.store}]: ${unique.backendUsPerRequest.toFixed(0)} µs per initiation ` +
+          `beside the gateway's ${unique.load.serverUsPerRequest?.toFixed(0) ?? '?'} µs ` +
+          "(the bench database's backends from pg_stat_activity, CPU from /proc)",
+      );
+  }
   log('');
 
   let failed = false;
@@ -314,13 +343,153 @@ async function main(): Promise<number> {
       log(`FAIL micro ${m.name}: ${m.rows} rows committed but ${m.storedRows} stored`);
     }
   }
+  if (targets.failures.length > 0) failed = true;
+  for (const failure of targets.failures) log(`FAIL ${failure}`);
   if (profileText) log(`\n${profileText}`);
   log(
     `\nMachine after the run: load average ${loadavg()
       .map((l) => l.toFixed(2))
       .join(' ')} (other work on the machine skews every row; compare ratios, not absolutes)`,
   );
+
+  const initiation: TargetInputs['initiation'] = {};
+  for (const store of STORES) initiation[store] = uniqueOf(runs.find((r) => r.store === store));
+  const p99s = [before.p99Ms, after.p99Ms];
+  logTargets(
+    options,
+    {
+      connections: options.connections,
+      notRun: (store) => (store === 'postgres' && !options.postgres ? '--postgres' : undefined),
+      bare: { rps: baselineRps, usPerRequest: mean(baseUs), p99Ms: mean(p99s) ?? 0 },
+      initiation,
+    },
+    targets,
+  );
   return failed ? 1 : 0;
+}
+
+async function commitMicro(dir: string, options: BenchOptions) {
+  log(
+    `SQLite commit micro-benchmark (3 interleaved rounds ` +
+      `of ${options.microS} s per phase, WAL + synchronous=FULL, temp files):`,
+  );
+  const micro = await runCommitMicro(dir, options.microS, options.connections);
+  log(microTable(micro));
+  log('');
+  return micro;
+}
+
+type TargetFigures = Pick<TargetInputs, 'consolePage' | 'latency' | 'window'> & { failures: string[] };
+
+/**
+ * The targets' own scenarios, one store at a time: the console payments page over a seeded store, then
+ * the delivery benchmarks as children (each starts its own gateway on a fresh database).
+ */
+async function targetScenarios(options: BenchOptions, dir: string): Promise<TargetFigures> {
+  const figures: TargetFigures = { consolePage: {}, latency: {}, window: {}, failures: [] };
+  const stores: Store[] = options.postgres ? ['sqlite', 'postgres'] : ['sqlite'];
+  log('');
+  log(
+    `Target scenarios: the console payments page (${CONSOLE_CONNECTIONS} connections, ` +
+      `${options.consoleRows.toLocaleString('en-US')} payments seeded), ` +
+      "notification latency and one endpoint's window:",
+  );
+  for (const store of stores) {
+    try {
+      let page: ConsolePageResult;
+      if (store === 'postgres') {
+        pgDatabase = await createBenchDatabase();
+        try {
+          page = await consolePage(options, dir, store, pgDatabase.url);
+        } finally {
+          await pgDatabase.drop();
+        }
+      } else page = await consolePage(options, dir, store, `sqlite:${join(dir, 'console.db')}`);
+      figures.consolePage[store] = page;
+      const { gateway, bare } = page;
+      log(
+        `  console page [${store}]: ${page.pageRows} rows, gateway ${Math.round(gateway.rps)} req/s, ` +
+          `${gateway.serverUsPerRequest?.toFixed(0) ?? '?'} µs CPU per GET` +
+          (page.backendUsPerRequest === undefined
+            ? ''
+            : ` + PostgreSQL backends ${page.backendUsPerRequest.toFixed(0)} µs`) +
+          `; bare node:http, same HTML: ${Math.round(bare.rps)} req/s, ` +
+          `${bare.serverUsPerRequest?.toFixed(0) ?? '?'} µs`,
+      );
+      if (page.failure) figures.failures.push(`console page [${store}]: ${page.failure}`);
+      if (gateway.errors > 0)
+        figures.failures.push(`console page [${store}]: ${gateway.errors} socket errors/timeouts`);
+    } catch (error) {
+      const why = error instanceof Error ? error.message.split('\n')[0]! : String(error);
+      figures.consolePage[store] = { failure: why };
+      figures.failures.push(`console page [${store}]: ${why}`);
+    }
+    const latency: ChildFigures<DeliveryLatency> = await runDeliveryLatency(options.gatewayDir, store, log);
+    figures.latency[store] = latency;
+    if ('failure' in latency) figures.failures.push(`delivery-latency [${store}]: ${latency.failure}`);
+    else if (latency.figures.not_delivered > 0)
+      figures.failures.push(
+        `delivery-latency [${store}]: ${latency.figures.not_delivered} notifications not delivered`,
+      );
+    const window: ChildFigures<DeliveryWindow> = await runDeliveryWindow(
+      options.gatewayDir,
+      store,
+      options.windowBacklog,
+      log,
+    );
+    figures.window[store] = window;
+    if ('failure' in window) figures.failures.push(`delivery-window [${store}]: ${window.failure}`);
+  }
+  return figures;
+}
+
+function consolePage(
+  options: BenchOptions,
+  dir: string,
+  store: Store,
+  databaseUrl: string,
+): Promise<ConsolePageResult> {
+  return runConsolePage({
+    store,
+    databaseUrl,
+    tmpDir: dir,
+    rows: options.consoleRows,
+    durationS: options.durationS,
+    warmupS: options.warmupS,
+    gatewayDir: options.gatewayDir,
+    log,
+  });
+}
+
+/** The closing targets table (bench/targets.ts; docs/performance.md "Running the benchmarks"). */
+function logTargets(
+  options: BenchOptions,
+  input: Omit<TargetInputs, 'initiation' | 'consolePage' | 'latency' | 'window'> &
+    Partial<Pick<TargetInputs, 'initiation'>>,
+  figures: Partial<TargetFigures>,
+): void {
+  log('');
+  log(
+    `Targets (bare = bare node:http in this run; initiation at ${options.connections} connections, ` +
+      `${options.durationS} s; load average ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}):`,
+  );
+  const lines = targetLines({
+    initiation: {},
+    consolePage: figures.consolePage ?? {},
+    latency: figures.latency ?? {},
+    window: figures.window ?? {},
+    ...input,
+  });
+  log(targetsTable(lines));
+  const judged = lines.filter((l) => l.verdict === 'met' || l.verdict.startsWith('NOT met'));
+  const met = judged.filter((l) => l.verdict === 'met').length;
+  log(
+    `${met} of ${judged.length} judged targets met` +
+      (lines.length > judged.length ? `; ${lines.length - judged.length} not run or not judged` : '') +
+      '. A loaded machine makes every figure pessimistic: compare with the load average above.',
+  );
 }
 
 process.on('exit', cleanupSync);
