@@ -127,6 +127,26 @@ export class CrashHarness {
     }
   }
 
+  /**
+   * The restarted gateway settles the held QR the customer paid meanwhile: the payment ends
+   * SUCCESS once (one transition, one notification, one ledger entry), its one attempt paid.
+   */
+  async settledPaidOnce(transactionId: string): Promise<void> {
+    const done = await this.until(
+      'the restarted gateway completing the payment',
+      () => this.payment(transactionId),
+      (s) => s.status === 'SUCCESS',
+    );
+    assert.deepEqual([done.transitions, done.notifications, done.paymentEntries], [1, 1, 1]);
+    // The attempt is marked paid just after the payment's commit (the reconciler releases it then).
+    const marked = await this.until(
+      'the attempt marked paid',
+      async () => (await this.attempts(transactionId)).map((a) => [a.attempt, a.state]),
+      (rows) => rows.length === 1 && rows[0]![1] === 'paid',
+    );
+    assert.deepEqual(marked, [[1, 'paid']]);
+  }
+
   /** The customer's browser: GET of the hosted page on the running `serve` (English). */
   async view(redirectId: string): Promise<{ status: number; body: string }> {
     const res = await fetch(`${this.#running().url}/transaction/Redirect?ID=${encodeURIComponent(redirectId)}&lang=en`);
