@@ -16,26 +16,18 @@
 import { after, afterEach, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startKbankSim, type KbankSim } from '../../src/dev/kbank-sim/server.ts';
-import { renderQrSvg } from '../../src/http/hosted-page/qr-svg.ts';
 import { openStoreEngine, type StoreEngine } from '../../src/store/engine.ts';
 import { kbankEnvFor } from '../support/connector-harnesses.ts';
 import { createMerchant, gatewayEnv, type Creds } from '../support/delivery-process.ts';
 import { testDialects } from '../support/dialects.ts';
-import {
-  freePort,
-  killLeftoverGateways,
-  startGatewayProcess,
-  type GatewayProcess,
-} from '../support/gateway-process.ts';
+import { CrashHarness } from '../support/crash-harness.ts';
+import { freePort, killLeftoverGateways } from '../support/gateway-process.ts';
 import { createTestDatabase } from '../support/test-store.ts';
-import { initiationBody } from '../support/test-gateway.ts';
 
 const TOKEN = 'crash-test-callback-token-0123456789abcdef';
 const CREATE = '/v1/qrpayment/request';
 const CANCEL = '/v1/qrpayment/cancel';
 const VOID = '/v1/qrpayment/void';
-/** The reconciler's first check of an attempt comes 15 s after it was written (check-schedule.ts). */
-const CONVERGE_MS = 45_000;
 
 /** Bangkok minutes of the day now: the child gateways run on the real clock. */
 const bangkokMinute = () => Math.floor(((Date.now() + 7 * 3_600_000) % 86_400_000) / 60_000);
@@ -47,16 +39,14 @@ for (const { dialect, skip } of await testDialects()) {
     let sim: KbankSim;
     let database: { databaseUrl: string; drop(): Promise<void> };
     let engine: StoreEngine;
-    let env: Record<string, string>;
     let creds: Creds;
-    let gateway: GatewayProcess | undefined;
-    let trackid = 0;
+    let h: CrashHarness;
 
     before(async () => {
       sim = await startKbankSim({ now: Date.now(), tickingClock: true, voidCutoff: '23:59' });
       database = await createTestDatabase(dialect);
       const port = await freePort();
-      env = gatewayEnv(database.databaseUrl, {
+      const env = gatewayEnv(database.databaseUrl, {
         GATEWAY_MODE: 'live',
         PUBLIC_BASE_URL: 'https://pay.example',
         PORT: String(port),
@@ -70,13 +60,13 @@ for (const { dialect, skip } of await testDialects()) {
       });
       creds = await createMerchant(env, 'KBank Crash Shop');
       engine = openStoreEngine(database.databaseUrl);
+      h = new CrashHarness(env, engine, creds, 'kbank-crash');
       // KBank's callbacks go to whichever `serve` is running on that port.
       sim.setCallbackUrl(sim.credentials.merchantId, `http://127.0.0.1:${port}/processor/kbank/notify/${TOKEN}`);
     });
     afterEach(async () => {
       sim.clearFaults();
-      await gateway?.stop('SIGKILL');
-      gateway = undefined;
+      await h?.kill();
       await killLeftoverGateways();
     });
     after(async () => {
@@ -91,131 +81,28 @@ for (const { dialect, skip } of await testDialects()) {
         return r.path === path && (uid === undefined || body?.partnerTxnUid === uid || body?.origPartnerTxnUid === uid);
       }).length;
     const recordAtBank = (uid: string) => sim.state().records.find((r) => r.partnerTxnUid === uid)?.status;
-    const api = async (path: string, body: unknown) => {
-      const res = await fetch(`${gateway!.url}${path}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      });
-      return { status: res.status, body: (await res.json()) as Record<string, any> };
-    };
-    const initiate = async (amount = '1000.00') => {
-      const res = await api(
-        '/transaction/s2s',
-        initiationBody(creds, {
-          trackid: `kbank-crash-${process.pid}-${++trackid}`,
-          bill_amount: amount,
-          serverUrl: 'https://merchant.example/notify',
-        }),
-      );
-      assert.equal(res.status, 200, JSON.stringify(res.body));
-      const page = new URL(res.body.redirectUrl as string);
-      assert.equal(`${page.origin}${page.pathname}`, 'https://pay.example/transaction/Redirect');
-      const redirectId = page.searchParams.get('ID')!;
-      return { transactionid: res.body.transactionid as string, redirectId };
-    };
-    const attempts = (transactionId: string) =>
-      engine.db
-        .selectFrom('processor_attempts')
-        .select(['reference', 'kind', 'attempt', 'state', 'qr_payload'])
-        .where('transaction_id', '=', transactionId)
-        .orderBy('kind')
-        .orderBy('attempt')
-        .execute();
-    const payment = async (transactionId: string) => {
-      const db = engine.db;
-      const row = await db
-        .selectFrom('transactions')
-        .select(['status', 'refunded_minor'])
-        .where('id', '=', transactionId)
-        .executeTakeFirstOrThrow();
-      const count = async (table: 'transaction_transitions' | 'outbox_events' | 'refunds') =>
-        (await db.selectFrom(table).select('transaction_id').where('transaction_id', '=', transactionId).execute())
-          .length;
-      return {
-        status: row.status,
-        refundedMinor: BigInt(row.refunded_minor),
-        transitions: await count('transaction_transitions'),
-        notifications: await count('outbox_events'),
-        refunds: await count('refunds'),
-        paymentEntries: (
-          await db.selectFrom('journal_entries').select('id').where('transaction_id', '=', transactionId).execute()
-        ).length,
-      };
-    };
-    const until = async <T>(what: string, read: () => Promise<T> | T, done: (v: T) => boolean): Promise<T> => {
-      const deadline = Date.now() + CONVERGE_MS;
-      for (;;) {
-        const value = await read();
-        if (done(value)) return value;
-        if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(value)}`);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-    };
-
-    /** The customer's browser: GET of the hosted page on the running `serve` (English). */
-    const view = async (redirectId: string) => {
-      const res = await fetch(`${gateway!.url}/transaction/Redirect?ID=${encodeURIComponent(redirectId)}&lang=en`);
-      return { status: res.status, body: await res.text() };
-    };
-    const svgOf = (body: string) => /<svg[\s\S]*?<\/svg>/.exec(body)?.[0]?.replace(/ aria-label="[^"]*"/, '');
-    /** The page shows the one payable QR, verbatim: resolves with its attempt. */
-    const shownQr = async (transactionId: string, redirectId: string) => {
-      const page = await view(redirectId);
-      assert.equal(page.status, 200, page.body);
-      const payable = (await attempts(transactionId)).filter((a) => a.state === 'requested');
-      assert.equal(payable.length, 1, 'exactly one QR the customer can pay');
-      const [qr] = payable;
-      const payload = qr!.qr_payload;
-      assert.ok(payload, 'the payable QR has its payload');
-      assert.equal(svgOf(page.body), (await renderQrSvg(payload)).replace(/ aria-label="[^"]*"/, ''), 'the QR shown');
-      assert.match(page.body, /id="cancel"/);
-      return { reference: qr!.reference, attempt: qr!.attempt, payload };
-    };
-    /** The page shows the payment's success, and no QR. */
-    const shownPaid = async (redirectId: string) => {
-      const page = await view(redirectId);
-      assert.equal(page.status, 200, page.body);
-      assert.match(page.body, /Payment successful/);
-      assert.doesNotMatch(page.body, /id="cancel"|data-remaining-ms/);
-    };
-
     /** The first view with KBank holding the create's answer; `serve` is killed once KBank applied it. */
     const crashDuringCreate = async (redirectId: string) => {
-      const before = bankCalls(CREATE);
       sim.faults({ endpoint: 'request', fault: 'timeout' });
-      const firstView = view(redirectId);
-      firstView.catch(() => undefined);
-      await until(
-        'the create reaching KBank',
-        () => bankCalls(CREATE),
-        (n) => n === before + 1,
-      );
-      assert.equal(await gateway!.stop('SIGKILL'), null);
-      assert.equal((await gateway!.exited).signal, 'SIGKILL');
-      gateway = undefined;
-      // The customer's browser loses the connection: no page at all.
-      await assert.rejects(firstView, (error: Error & { cause?: { code?: string } }) => {
-        assert.equal(error.name, 'TypeError', String(error));
-        assert.ok(['UND_ERR_SOCKET', 'ECONNRESET'].includes(String(error.cause?.code)), String(error.cause));
-        return true;
-      });
+      await h.crashDuringFirstView(redirectId, 'KBank', () => bankCalls(CREATE));
     };
+    const shownQr = (transactionId: string, redirectId: string) =>
+      h.shownQr(transactionId, redirectId, (a) => a.state === 'requested', 'the customer can pay');
 
     test('killed during the create: after the restart the unseen QR is cancelled, the page shows one', async () => {
-      gateway = await startGatewayProcess(env);
-      const p = await initiate();
+      await h.start();
+      const p = await h.initiate();
       await crashDuringCreate(p.redirectId);
-      const [held, ...others] = await attempts(p.transactionid);
+      const [held, ...others] = await h.attempts(p.transactionid);
       assert.deepEqual([held?.attempt, held?.state, others.length], [1, 'pending', 0], 'the crash left it pending');
       assert.equal(recordAtBank(held!.reference), 'REQUESTED', 'KBank created it');
 
-      gateway = await startGatewayProcess(env);
+      await h.start();
       const shown = await shownQr(p.transactionid, p.redirectId); // the customer's next view
       assert.equal(shown.attempt, 2, "the page shows the second attempt's QR");
       assert.notEqual(shown.reference, held!.reference);
       assert.deepEqual(
-        (await attempts(p.transactionid)).map((a) => [a.attempt, a.state]),
+        (await h.attempts(p.transactionid)).map((a) => [a.attempt, a.state]),
         [
           [1, 'cancelled'],
           [2, 'requested'],
@@ -232,58 +119,46 @@ for (const { dialect, skip } of await testDialects()) {
       const paid = sim.pay(shown.reference);
       assert.ok(paid.ok);
       await paid.callback;
-      const done = await until(
+      const done = await h.until(
         'the payment completing',
-        () => payment(p.transactionid),
+        () => h.payment(p.transactionid),
         (s) => s.status === 'SUCCESS',
       );
       assert.deepEqual([done.transitions, done.notifications, done.paymentEntries], [1, 1, 1]);
-      await shownPaid(p.redirectId);
+      await h.shownPaid(p.redirectId);
     });
 
     test('killed during the create, the held QR paid meanwhile: after the restart SUCCESS once', async () => {
-      gateway = await startGatewayProcess(env);
-      const p = await initiate();
+      await h.start();
+      const p = await h.initiate();
       await crashDuringCreate(p.redirectId);
-      const [held] = await attempts(p.transactionid);
+      const [held] = await h.attempts(p.transactionid);
       assert.equal(held?.state, 'pending');
       // The customer pays the QR KBank made while no gateway runs; its callback finds nobody.
       const paid = sim.pay(held!.reference, undefined, { callback: 'drop' });
       assert.ok(paid.ok);
 
-      gateway = await startGatewayProcess(env); // its reconciler settles the pending attempt
-      const done = await until(
-        'the restarted gateway completing the payment',
-        () => payment(p.transactionid),
-        (s) => s.status === 'SUCCESS',
-      );
-      assert.deepEqual([done.transitions, done.notifications, done.paymentEntries], [1, 1, 1]);
-      // The attempt is marked paid just after the payment's commit (the reconciler releases it then).
-      const marked = await until(
-        'the attempt marked paid',
-        async () => (await attempts(p.transactionid)).map((a) => [a.attempt, a.state]),
-        (rows) => rows.length === 1 && rows[0]![1] === 'paid',
-      );
-      assert.deepEqual(marked, [[1, 'paid']]);
+      await h.start(); // its reconciler settles the pending attempt
+      await h.settledPaidOnce(p.transactionid);
       const creates = bankCalls(CREATE);
-      await shownPaid(p.redirectId);
+      await h.shownPaid(p.redirectId);
       assert.equal(bankCalls(CREATE), creates, 'no second QR');
       assert.equal(bankCalls(CREATE, held!.reference), 1);
       assert.equal(bankCalls(CANCEL, held!.reference), 0);
-      const after = await payment(p.transactionid);
+      const after = await h.payment(p.transactionid);
       assert.deepEqual([after.transitions, after.notifications, after.paymentEntries], [1, 1, 1]);
     });
 
     test("killed during a refund's void: the merchant's retry finds the void, one refund", async () => {
-      gateway = await startGatewayProcess(env);
-      const p = await initiate('1000.00');
+      await h.start();
+      const p = await h.initiate('1000.00');
       const qr = await shownQr(p.transactionid, p.redirectId);
       const paid = sim.pay(qr.reference);
       assert.ok(paid.ok);
       await paid.callback;
-      await until(
+      await h.until(
         'the payment completing',
-        () => payment(p.transactionid),
+        () => h.payment(p.transactionid),
         (s) => s.status === 'SUCCESS',
       );
 
@@ -295,33 +170,33 @@ for (const { dialect, skip } of await testDialects()) {
         bill_currencycode: 'THB',
       };
       sim.faults({ endpoint: 'void', fault: 'timeout' });
-      const inFlight = api('/transaction/refund', refundBody);
+      const inFlight = h.api('/transaction/refund', refundBody);
       inFlight.catch(() => undefined);
-      await until(
+      await h.until(
         'the void reaching KBank',
         () => bankCalls(VOID, qr.reference),
         (n) => n === 1,
       );
-      assert.equal(await gateway.stop('SIGKILL'), null);
-      gateway = undefined;
+      assert.equal(await h.gateway!.stop('SIGKILL'), null);
+      h.gateway = undefined;
       await assert.rejects(inFlight, 'the merchant got no answer');
       assert.equal(recordAtBank(qr.reference), 'VOIDED', 'KBank applied the void');
-      const killed = await payment(p.transactionid);
+      const killed = await h.payment(p.transactionid);
       assert.deepEqual([killed.refunds, killed.refundedMinor], [0, 0n], 'nothing recorded before the kill');
       assert.deepEqual(
-        (await attempts(p.transactionid)).map((a) => [a.kind, a.state]),
+        (await h.attempts(p.transactionid)).map((a) => [a.kind, a.state]),
         [
           ['qr', 'paid'],
           ['void', 'pending'],
         ],
       );
 
-      gateway = await startGatewayProcess(env);
-      const retry = await api('/transaction/refund', refundBody);
+      await h.start();
+      const retry = await h.api('/transaction/refund', refundBody);
       assert.equal(retry.status, 200, JSON.stringify(retry.body));
       assert.equal(retry.body.refunded_amount, '1000.00');
       assert.equal(bankCalls(VOID, qr.reference), 1, 'no second void at KBank');
-      const after = await payment(p.transactionid);
+      const after = await h.payment(p.transactionid);
       assert.deepEqual([after.refunds, after.refundedMinor, after.notifications], [1, 1000_0000n, 2]);
       const refundEntries = await engine.db
         .selectFrom('journal_entries')
@@ -331,13 +206,13 @@ for (const { dialect, skip } of await testDialects()) {
         .execute();
       assert.equal(refundEntries.length, 1);
       assert.deepEqual(
-        (await attempts(p.transactionid)).map((a) => [a.kind, a.state]),
+        (await h.attempts(p.transactionid)).map((a) => [a.kind, a.state]),
         [
           ['qr', 'paid'],
           ['void', 'voided'],
         ],
       );
-      const again = await api('/transaction/refund', refundBody);
+      const again = await h.api('/transaction/refund', refundBody);
       assert.equal(again.body.refundid, retry.body.refundid, 'the same refund again');
       assert.equal(bankCalls(VOID, qr.reference), 1);
     });

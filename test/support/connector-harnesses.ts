@@ -8,10 +8,15 @@ import { KBANK_SANDBOX_URL, type KbankSettings } from '../../src/config/kbank.ts
 import { createKbankConnector, type KbankConnectorOptions } from '../../src/connectors/kbank/connector.ts';
 import type { KbankCall } from '../../src/connectors/kbank/wire.ts';
 import { sandboxConnector } from '../../src/connectors/sandbox/sandbox-connector.ts';
+import { ProcessorUnavailable } from '../../src/domain/processor-errors.ts';
 import { startKbankSim, type KbankSim, type KbankSimOptions } from '../../src/dev/kbank-sim/server.ts';
 import type { ScbSettings } from '../../src/config/scb.ts';
 import { createScbConnector, type ScbConnectorOptions } from '../../src/connectors/scb/connector.ts';
 import { startScbSim, type ScbSim, type ScbSimOptions } from '../../src/dev/scb-sim/server.ts';
+
+/** An assert.rejects matcher: ProcessorUnavailable, the outcome unknown or known as given. */
+export const unavailable = (outcomeUnknown: boolean) => (error: unknown) =>
+  error instanceof ProcessorUnavailable && error.outcomeUnknown === outcomeUnknown;
 
 export type ConnectorHarness = {
   connector: ProcessorConnector;

@@ -6,6 +6,7 @@
 // `reconcile()` makes every open attempt due and waits for the round, so a test needs no
 // wall-clock waits. Merchant notifications may go to 127.0.0.1 (the test's receiver), which live
 // mode otherwise refuses.
+import { ExpirySweeper } from '../../src/app/expiry-sweeper.ts';
 import type { ProcessorAttempt } from '../../src/domain/processor-attempt.ts';
 import type { TransactionRecord } from '../../src/domain/transaction.ts';
 import { startKbankSim, type KbankSim, type KbankSimOptions } from '../../src/dev/kbank-sim/server.ts';
@@ -217,4 +218,15 @@ async function liveBase(gw: TestGateway, bankNow: number, advanceBank: (ms: numb
       await gw.close();
     },
   };
+}
+
+/** The expiry sweeper as `serve` runs it (expiry-sweeper.ts expirySweeperWorker), one pass at a time. */
+export function expirySweeperOf(gw: LiveBase): ExpirySweeper {
+  const s = gw.services;
+  return new ExpirySweeper({
+    transactions: s.transactions,
+    expire: (id) => s.processor.end.expire(id),
+    now: s.now,
+    intervalMs: 1000,
+  });
 }

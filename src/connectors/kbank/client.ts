@@ -1,5 +1,6 @@
 // KBank's HTTP client (docs/connectors/kbank.md): the OAuth token, two-way TLS, timeouts, and the
-// rule that decides what a failed call means for the money.
+// rule that decides what a failed call means for the money. The transport, the back-off and the
+// token cache are the core both bank clients share (connectors/http-client-core.ts).
 //
 // - The token (client credentials: Basic consumerId:consumerSecret, a form body) is cached per
 //   process, fetched by one call however many wait for it, refreshed 60 s before `expires_in`
@@ -14,27 +15,22 @@
 //   unknown outcome by inquiry.
 // - The timeout covers the whole call: connecting, sending and the whole answer.
 // - Nothing secret is logged: no body (it carries partnerSecret), no header, no token.
-import http from 'node:http';
-import https from 'node:https';
 import { ProcessorUnavailable } from '../../domain/processor-errors.ts';
 import { kbankBaseUrlProblem } from '../../config/kbank.ts';
+import {
+  CachedToken,
+  HttpClientCore,
+  type ClientLogger,
+  type HttpAnswer,
+  type IssuedToken,
+  type RetryPolicy,
+  type TransportFailure,
+} from '../http-client-core.ts';
 import { KBANK_PATHS, parseBankJson, parseToken, SANDBOX_ENV_IDS, tokenRequest, type KbankCall } from './wire.ts';
 
+export type { ClientLogger, RetryPolicy };
 type Json = Record<string, unknown>;
 export type BusinessCall = Exclude<KbankCall, 'token'>;
-
-export type RetryPolicy = {
-  /** Tries per call in all, for the calls that may be tried again. */
-  attempts: number;
-  /** The first wait; each next one doubles, up to `maxDelayMs`. */
-  baseDelayMs: number;
-  maxDelayMs: number;
-};
-
-export type ClientLogger = {
-  debug(details: object, message: string): void;
-  warn(details: object, message: string): void;
-};
 
 export type KbankClientSettings = {
   baseUrl: string;
@@ -52,47 +48,22 @@ export type KbankClientSettings = {
   logger?: ClientLogger;
 };
 
-const DEFAULT_RETRY: RetryPolicy = { attempts: 3, baseDelayMs: 500, maxDelayMs: 5_000 };
-/** A token is refreshed this long before KBank says it expires. */
-const REFRESH_EARLY_MS = 60_000;
-/** The largest answer read; KBank's are a few hundred bytes. */
-const MAX_ANSWER_BYTES = 256 * 1024;
-
-/** Why a call got no answer; `sent` once the whole request was handed to the connection. */
-class TransportFailure extends Error {
-  readonly sent: boolean;
-  readonly timedOut: boolean;
-  constructor(message: string, sent: boolean, timedOut: boolean) {
-    super(message);
-    this.sent = sent;
-    this.timedOut = timedOut;
-  }
-}
-
-type HttpAnswer = { status: number; text: string; retryAfterMs: number | null };
-
 export class KbankClient {
   readonly #settings: KbankClientSettings;
-  readonly #retry: RetryPolicy;
-  readonly #agent: http.Agent;
-  readonly #secure: boolean;
-  #token: { value: string; refreshAt: number } | undefined;
-  #pendingToken: Promise<string> | undefined;
+  readonly #http: HttpClientCore;
+  readonly #token: CachedToken;
 
   constructor(settings: KbankClientSettings) {
     const problem = kbankBaseUrlProblem(settings.baseUrl, { cert: settings.tls?.cert, key: settings.tls?.key });
     if (problem) throw new Error(`KBank base URL ${settings.baseUrl} ${problem}`);
-    this.#settings = { ...settings, baseUrl: settings.baseUrl.replace(/\/+$/, '') };
-    this.#retry = { ...DEFAULT_RETRY, ...settings.retry };
-    this.#secure = new URL(settings.baseUrl).protocol === 'https:';
-    this.#agent = this.#secure
-      ? new https.Agent({ keepAlive: true, maxSockets: 32, ...settings.tls })
-      : new http.Agent({ keepAlive: true, maxSockets: 32 });
+    this.#settings = settings;
+    this.#http = new HttpClientCore({ bank: 'KBank', ...settings });
+    this.#token = new CachedToken(settings.now, () => this.#fetchToken());
   }
 
   /** Drops idle connections (tests, shutdown). */
   close(): void {
-    this.#agent.destroy();
+    this.#http.close();
   }
 
   /**
@@ -101,6 +72,7 @@ export class KbankClient {
    */
   async send(call: BusinessCall, body: string): Promise<Json> {
     const safe = call === 'inquiry';
+    const { attempts } = this.#http.retry;
     let token = await this.token();
     let refreshed = false;
     for (let attempt = 1; ; attempt++) {
@@ -109,8 +81,8 @@ export class KbankClient {
         answer = await this.#post(call, { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body);
       } catch (error) {
         const failure = error as TransportFailure;
-        if (safe && !failure.timedOut && attempt < this.#retry.attempts) {
-          await this.#backOff(attempt, null);
+        if (safe && !failure.timedOut && attempt < attempts) {
+          await this.#http.backOff(attempt, null);
           continue;
         }
         throw new ProcessorUnavailable(
@@ -121,15 +93,15 @@ export class KbankClient {
       if (answer.status === 401) {
         // Not processed: the same request may go again, with a new token, once.
         if (refreshed) throw new ProcessorUnavailable(`KBank ${call}: our access token was refused twice`, false);
-        this.#forget(token);
+        this.#token.forget(token);
         token = await this.token();
         refreshed = true;
         attempt--;
         continue;
       }
       if (answer.status === 429 || answer.status >= 500) {
-        if (safe && attempt < this.#retry.attempts) {
-          await this.#backOff(attempt, answer.retryAfterMs);
+        if (safe && attempt < attempts) {
+          await this.#http.backOff(attempt, answer.retryAfterMs);
           continue;
         }
         const limited = answer.status === 429;
@@ -146,19 +118,10 @@ export class KbankClient {
 
   /** The cached access token, or a new one (one token call however many wait). */
   token(): Promise<string> {
-    const cached = this.#token;
-    if (cached && this.#settings.now() < cached.refreshAt) return Promise.resolve(cached.value);
-    this.#pendingToken ??= this.#fetchToken().finally(() => {
-      this.#pendingToken = undefined;
-    });
-    return this.#pendingToken;
+    return this.#token.get();
   }
 
-  #forget(token: string): void {
-    if (this.#token?.value === token) this.#token = undefined;
-  }
-
-  async #fetchToken(): Promise<string> {
+  async #fetchToken(): Promise<IssuedToken> {
     const { consumerId, consumerSecret } = this.#settings;
     const request = tokenRequest(consumerId, consumerSecret);
     for (let attempt = 1; ; attempt++) {
@@ -167,14 +130,14 @@ export class KbankClient {
       try {
         answer = await this.#post('token', request.headers, request.body);
       } catch (error) {
-        if (!(error as TransportFailure).timedOut && attempt < this.#retry.attempts) {
-          await this.#backOff(attempt, null);
+        if (!(error as TransportFailure).timedOut && attempt < this.#http.retry.attempts) {
+          await this.#http.backOff(attempt, null);
           continue;
         }
         throw new ProcessorUnavailable(`KBank token: ${(error as Error).message}`, false);
       }
-      if ((answer.status === 429 || answer.status >= 500) && attempt < this.#retry.attempts) {
-        await this.#backOff(attempt, answer.retryAfterMs);
+      if ((answer.status === 429 || answer.status >= 500) && attempt < this.#http.retry.attempts) {
+        await this.#http.backOff(attempt, answer.retryAfterMs);
         continue;
       }
       if (answer.status !== 200) {
@@ -187,82 +150,22 @@ export class KbankClient {
       }
       const body = parseBankJson(answer.text);
       if (body === null) throw new ProcessorUnavailable('KBank token: the answer is not a JSON object', false);
-      const { accessToken, expiresInSeconds } = parseToken(body);
-      const lifeMs = expiresInSeconds * 1000;
-      const early = lifeMs > 2 * REFRESH_EARLY_MS ? REFRESH_EARLY_MS : lifeMs / 2;
-      this.#token = { value: accessToken, refreshAt: issuedAt + lifeMs - early };
-      return accessToken;
+      return { ...parseToken(body), issuedAt };
     }
   }
 
-  async #backOff(attempt: number, retryAfterMs: number | null): Promise<void> {
-    const { baseDelayMs, maxDelayMs } = this.#retry;
-    const exponential = Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 1));
-    // Jitter, so instances that failed together do not come back together.
-    const delay = Math.min(maxDelayMs, Math.max(retryAfterMs ?? 0, exponential * (0.5 + Math.random() / 2)));
-    this.#settings.logger?.debug({ attempt, delayMs: Math.round(delay) }, 'KBank call backs off');
-    await new Promise((resolve) => setTimeout(resolve, delay));
-  }
-
-  /** One HTTP POST within the timeout; rejects with a TransportFailure when no whole answer came. */
+  /** One POST to KBank, with the sandbox's headers in test mode. */
   #post(call: KbankCall, headers: Record<string, string>, body: string): Promise<HttpAnswer> {
-    const { baseUrl, timeoutMs, testMode, envIdFor } = this.#settings;
-    const url = new URL(baseUrl + KBANK_PATHS[call]);
-    const allHeaders: Record<string, string> = {
-      ...headers,
-      accept: 'application/json',
-      'content-length': String(Buffer.byteLength(body)),
-      ...(testMode && { 'x-test-mode': 'true', 'env-id': envIdFor?.(call) ?? SANDBOX_ENV_IDS[call] }),
-    };
-    const started = Date.now();
-    return new Promise<HttpAnswer>((resolve, reject) => {
-      let sent = false;
-      let timedOut = false;
-      const request = (this.#secure ? https : http).request(url, {
-        method: 'POST',
-        headers: allHeaders,
-        agent: this.#agent,
-      });
-      const timer = setTimeout(() => {
-        timedOut = true;
-        request.destroy(new Error(`no answer within ${timeoutMs} ms`));
-      }, timeoutMs);
-      const fail = (error: Error & { code?: string }) => {
-        clearTimeout(timer);
-        const what = timedOut ? error.message : (error.code ?? error.message);
-        this.#settings.logger?.debug({ call, sent, error: what, ms: Date.now() - started }, 'KBank call failed');
-        reject(new TransportFailure(timedOut ? what : `connection failed (${what})`, sent, timedOut));
-      };
-      request.on('finish', () => {
-        sent = true;
-      });
-      request.on('error', fail);
-      request.on('response', (response) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        response.on('data', (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > MAX_ANSWER_BYTES) request.destroy(new Error('the answer is too large'));
-          else chunks.push(chunk);
-        });
-        let ended = false;
-        response.on('error', fail);
-        response.on('close', () => {
-          if (!ended) fail(new Error(timedOut ? `no answer within ${timeoutMs} ms` : 'the answer was cut off'));
-        });
-        response.on('end', () => {
-          ended = true;
-          clearTimeout(timer);
-          const status = response.statusCode ?? 0;
-          this.#settings.logger?.debug({ call, status, ms: Date.now() - started }, 'KBank call answered');
-          resolve({
-            status,
-            text: Buffer.concat(chunks).toString('utf8'),
-            retryAfterMs: retryAfter(response.headers['retry-after']),
-          });
-        });
-      });
-      request.end(body);
+    const { testMode, envIdFor } = this.#settings;
+    return this.#http.request(call, {
+      method: 'POST',
+      path: KBANK_PATHS[call],
+      headers: {
+        ...headers,
+        accept: 'application/json',
+        ...(testMode && { 'x-test-mode': 'true', 'env-id': envIdFor?.(call) ?? SANDBOX_ENV_IDS[call] }),
+      },
+      body,
     });
   }
 }
@@ -272,8 +175,4 @@ function gatewayMessage(text: string): string {
   const body = parseBankJson(text);
   const message = typeof body?.message === 'string' ? body.message : '';
   return message.replace(/[^\x20-\x7e]/g, ' ').slice(0, 160);
-}
-
-function retryAfter(header: string | undefined): number | null {
-  return header !== undefined && /^\d{1,4}$/.test(header.trim()) ? Number(header.trim()) * 1000 : null;
 }

@@ -8,8 +8,10 @@
 // from the number's own text in the body, an amount it sends as a string (the inquiry's) from the
 // string, and both become bigint 1/10,000 THB; a request's `txnAmount` is written as a number
 // token with exactly two decimals (`100.50`), which JSON.stringify cannot write.
-import { createHmac, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { BANGKOK_OFFSET_MS } from '../../domain/bangkok-time.ts';
+import { JsonNumber, parseBankJson } from '../bank-json.ts';
+import { base36Reference, derivedReference } from '../derived-reference.ts';
 import { ProcessorMismatch } from '../../domain/processor-errors.ts';
 import { formatMinor, parseDecimal } from '../../domain/money.ts';
 import type { NotificationHint, ProcessorPaymentState } from '../../app/ports/processor.ts';
@@ -39,33 +41,8 @@ const QR_TYPE_THAI = '3';
 
 // ── JSON ────────────────────────────────────────────────────────────────────
 
-/** A JSON number as the bank wrote it: its exact text, never a float. */
-export class JsonNumber {
-  readonly text: string;
-  constructor(text: string) {
-    this.text = text;
-  }
-}
-
+export { JsonNumber, parseBankJson };
 type Json = Record<string, unknown>;
-
-/**
- * The bank's JSON object with every number kept as its source text (JsonNumber); null when the
- * text is not a JSON object.
- */
-export function parseBankJson(text: string): Json | null {
-  let value: unknown;
-  try {
-    value = JSON.parse(text, (_key, parsed: unknown, context?: { source?: string }) =>
-      typeof parsed === 'number' ? new JsonNumber(context?.source ?? String(parsed)) : parsed,
-    );
-  } catch {
-    return null;
-  }
-  return value !== null && typeof value === 'object' && !Array.isArray(value) && !(value instanceof JsonNumber)
-    ? (value as Json)
-    : null;
-}
 
 /** A request body as text, in the order given; a JsonNumber is written as its text, undefined members left out. */
 export function wireJson(fields: Json): string {
@@ -81,26 +58,18 @@ export function wireJson(fields: Json): string {
 
 /** partnerTxnUid: KBank's string(15); upper-case letters and digits, which every bank in Thailand takes. */
 export const TXN_UID = /^[A-Z0-9]{15}$/;
-const BASE36_DIGITS = 14;
-const BASE36_SPACE = 36n ** BigInt(BASE36_DIGITS);
-
-function base36(value: bigint): string {
-  return (value % BASE36_SPACE).toString(36).toUpperCase().padStart(BASE36_DIGITS, '0');
-}
-
 /**
  * `prefix` + 14 base-36 characters of HMAC-SHA256(secret, seed): the same seed gives the same id
  * (a retry after a crash finds the attempt it made, racing instances agree), and nobody without
- * the partner secret can guess the next one.
+ * the partner secret can guess the next one (connectors/derived-reference.ts).
  */
 export function derivedTxnUid(prefix: 'Q' | 'V', secret: string, seed: string): string {
-  const digest = createHmac('sha256', secret).update(seed).digest();
-  return prefix + base36(BigInt(`0x${digest.subarray(0, 16).toString('hex')}`));
+  return derivedReference(prefix, secret, seed);
 }
 
 /** `prefix` + 14 random base-36 characters: a new id for a call that moves no money (inquiry, cancel). */
 export function randomTxnUid(prefix: 'I' | 'C'): string {
-  return prefix + base36(BigInt(`0x${randomBytes(16).toString('hex')}`));
+  return base36Reference(prefix, BigInt(`0x${randomBytes(16).toString('hex')}`));
 }
 
 /** `requestDt`: ISO 8601 in Asia/Bangkok with its offset, e.g. 2026-01-05T10:15:30+07:00. */

@@ -1,5 +1,6 @@
 // SCB's HTTP client (docs/connectors/scb.md): the OAuth token, timeouts, and the rule that decides
-// what a failed call means for the money. It mirrors KBank's (connectors/kbank/client.ts):
+// what a failed call means for the money. It mirrors KBank's (connectors/kbank/client.ts), and
+// shares its transport, back-off and token cache (connectors/http-client-core.ts):
 //
 // - The token (`applicationKey` / `applicationSecret` in a JSON body) is cached per process,
 //   fetched by one call however many wait for it, refreshed 60 s before `expiresIn` runs out, and
@@ -15,10 +16,17 @@
 //   the connector, which knows what each code means for its call.
 // - Every call carries a new requestUId (32 letters and digits). Nothing secret is logged: no body
 //   (the token call's carries the API secret), no header, no token.
-import http from 'node:http';
-import https from 'node:https';
 import { scbBaseUrlProblem } from '../../config/scb.ts';
 import { ProcessorUnavailable } from '../../domain/processor-errors.ts';
+import {
+  CachedToken,
+  HttpClientCore,
+  type ClientLogger,
+  type HttpAnswer,
+  type IssuedToken,
+  type RetryPolicy,
+  type TransportFailure,
+} from '../http-client-core.ts';
 import {
   describeAnswer,
   newRequestUId,
@@ -32,20 +40,8 @@ import {
   type ScbCall,
 } from './wire.ts';
 
+export type { ClientLogger, RetryPolicy };
 export type BusinessCall = Exclude<ScbCall, 'token'>;
-
-export type RetryPolicy = {
-  /** Tries per call in all, for the calls that may be tried again. */
-  attempts: number;
-  /** The first wait; each next one doubles, up to `maxDelayMs`. */
-  baseDelayMs: number;
-  maxDelayMs: number;
-};
-
-export type ClientLogger = {
-  debug(details: object, message: string): void;
-  warn(details: object, message: string): void;
-};
 
 export type ScbClientSettings = {
   baseUrl: string;
@@ -57,50 +53,27 @@ export type ScbClientSettings = {
   logger?: ClientLogger;
 };
 
-const DEFAULT_RETRY: RetryPolicy = { attempts: 3, baseDelayMs: 500, maxDelayMs: 5_000 };
-/** A token is refreshed this long before SCB says it expires. */
-const REFRESH_EARLY_MS = 60_000;
-/** The largest answer read: an inquiry lists a day's payments of one ref1, a few KiB. */
-const MAX_ANSWER_BYTES = 256 * 1024;
 const CHECK_CREDENTIALS = ' (check SCB_API_KEY and SCB_API_SECRET)';
 
-/** Why a call got no answer; `sent` once the whole request was handed to the connection. */
-class TransportFailure extends Error {
-  readonly sent: boolean;
-  readonly timedOut: boolean;
-  constructor(message: string, sent: boolean, timedOut: boolean) {
-    super(message);
-    this.sent = sent;
-    this.timedOut = timedOut;
-  }
-}
-
-type HttpAnswer = { status: number; text: string; retryAfterMs: number | null };
 /** A request: a JSON body (POST) or a query string (GET). */
 type Request = { body: string } | { query: string };
 
 export class ScbClient {
   readonly #settings: ScbClientSettings;
-  readonly #retry: RetryPolicy;
-  readonly #agent: http.Agent;
-  readonly #secure: boolean;
-  #token: { value: string; refreshAt: number } | undefined;
-  #pendingToken: Promise<string> | undefined;
+  readonly #http: HttpClientCore;
+  readonly #token: CachedToken;
 
   constructor(settings: ScbClientSettings) {
     const problem = scbBaseUrlProblem(settings.baseUrl);
     if (problem) throw new Error(`SCB base URL ${settings.baseUrl} ${problem}`);
-    this.#settings = { ...settings, baseUrl: settings.baseUrl.replace(/\/+$/, '') };
-    this.#retry = { ...DEFAULT_RETRY, ...settings.retry };
-    this.#secure = new URL(settings.baseUrl).protocol === 'https:';
-    this.#agent = this.#secure
-      ? new https.Agent({ keepAlive: true, maxSockets: 32 })
-      : new http.Agent({ keepAlive: true, maxSockets: 32 });
+    this.#settings = settings;
+    this.#http = new HttpClientCore({ bank: 'SCB', ...settings });
+    this.#token = new CachedToken(settings.now, () => this.#fetchToken());
   }
 
   /** Drops idle connections (tests, shutdown). */
   close(): void {
-    this.#agent.destroy();
+    this.#http.close();
   }
 
   /**
@@ -110,6 +83,7 @@ export class ScbClient {
    */
   async send(call: BusinessCall, request: Request): Promise<Envelope> {
     const safe = call === 'inquiry';
+    const { attempts } = this.#http.retry;
     let token = await this.token();
     let refreshed = false;
     for (let attempt = 1; ; attempt++) {
@@ -118,8 +92,8 @@ export class ScbClient {
         answer = await this.#call(call, token, request);
       } catch (error) {
         const failure = error as TransportFailure;
-        if (safe && !failure.timedOut && attempt < this.#retry.attempts) {
-          await this.#backOff(attempt, null);
+        if (safe && !failure.timedOut && attempt < attempts) {
+          await this.#http.backOff(attempt, null);
           continue;
         }
         throw new ProcessorUnavailable(`SCB ${call}: ${failure.message}`, !safe && failure.sent);
@@ -129,7 +103,7 @@ export class ScbClient {
         if (envelope?.code === SCB_CODES.tokenExpired) {
           // Not processed: the same request may go again, with a new token, once.
           if (refreshed) throw new ProcessorUnavailable(`SCB ${call}: our access token was refused twice`, false);
-          this.#forget(token);
+          this.#token.forget(token);
           token = await this.token();
           refreshed = true;
           attempt--;
@@ -139,8 +113,8 @@ export class ScbClient {
         throw new ProcessorUnavailable(`SCB ${call}: ${said}${CHECK_CREDENTIALS}`, false);
       }
       if (answer.status === 429 || answer.status >= 500) {
-        if (safe && attempt < this.#retry.attempts) {
-          await this.#backOff(attempt, answer.retryAfterMs);
+        if (safe && attempt < attempts) {
+          await this.#http.backOff(attempt, answer.retryAfterMs);
           continue;
         }
         const limited = answer.status === 429;
@@ -163,19 +137,10 @@ export class ScbClient {
 
   /** The cached access token, or a new one (one token call however many wait). */
   token(): Promise<string> {
-    const cached = this.#token;
-    if (cached && this.#settings.now() < cached.refreshAt) return Promise.resolve(cached.value);
-    this.#pendingToken ??= this.#fetchToken().finally(() => {
-      this.#pendingToken = undefined;
-    });
-    return this.#pendingToken;
+    return this.#token.get();
   }
 
-  #forget(token: string): void {
-    if (this.#token?.value === token) this.#token = undefined;
-  }
-
-  async #fetchToken(): Promise<string> {
+  async #fetchToken(): Promise<IssuedToken> {
     const body = tokenBody(this.#settings.apiKey, this.#settings.apiSecret);
     for (let attempt = 1; ; attempt++) {
       const issuedAt = this.#settings.now();
@@ -183,14 +148,14 @@ export class ScbClient {
       try {
         answer = await this.#call('token', null, { body });
       } catch (error) {
-        if (!(error as TransportFailure).timedOut && attempt < this.#retry.attempts) {
-          await this.#backOff(attempt, null);
+        if (!(error as TransportFailure).timedOut && attempt < this.#http.retry.attempts) {
+          await this.#http.backOff(attempt, null);
           continue;
         }
         throw new ProcessorUnavailable(`SCB token: ${(error as Error).message}`, false);
       }
-      if ((answer.status === 429 || answer.status >= 500) && attempt < this.#retry.attempts) {
-        await this.#backOff(attempt, answer.retryAfterMs);
+      if ((answer.status === 429 || answer.status >= 500) && attempt < this.#http.retry.attempts) {
+        await this.#http.backOff(attempt, answer.retryAfterMs);
         continue;
       }
       const envelope = parseEnvelope(answer.text);
@@ -203,86 +168,18 @@ export class ScbClient {
           false,
         );
       }
-      const { accessToken, expiresInSeconds } = parseToken(envelope.data);
-      const lifeMs = expiresInSeconds * 1000;
-      const early = lifeMs > 2 * REFRESH_EARLY_MS ? REFRESH_EARLY_MS : lifeMs / 2;
-      this.#token = { value: accessToken, refreshAt: issuedAt + lifeMs - early };
-      return accessToken;
+      return { ...parseToken(envelope.data), issuedAt };
     }
   }
 
-  async #backOff(attempt: number, retryAfterMs: number | null): Promise<void> {
-    const { baseDelayMs, maxDelayMs } = this.#retry;
-    const exponential = Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 1));
-    // Jitter, so instances that failed together do not come back together.
-    const delay = Math.min(maxDelayMs, Math.max(retryAfterMs ?? 0, exponential * (0.5 + Math.random() / 2)));
-    this.#settings.logger?.debug({ attempt, delayMs: Math.round(delay) }, 'SCB call backs off');
-    await new Promise((resolve) => setTimeout(resolve, delay));
-  }
-
-  /** One HTTP request within the timeout; rejects with a TransportFailure when no whole answer came. */
+  /** One call to SCB with its headers and a new requestUId: a POST with a body or a GET with a query. */
   #call(call: ScbCall, token: string | null, request: Request): Promise<HttpAnswer> {
-    const { baseUrl, timeoutMs, apiKey } = this.#settings;
     const get = 'query' in request;
-    const url = new URL(baseUrl + SCB_PATHS[call] + (get ? request.query : ''));
-    const body = get ? '' : request.body;
-    const headers: Record<string, string> = {
-      ...scbHeaders(apiKey, newRequestUId(), token),
-      ...(!get && { 'content-length': String(Buffer.byteLength(body)) }),
-    };
-    const started = Date.now();
-    return new Promise<HttpAnswer>((resolve, reject) => {
-      let sent = false;
-      let timedOut = false;
-      const outgoing = (this.#secure ? https : http).request(url, {
-        method: get ? 'GET' : 'POST',
-        headers,
-        agent: this.#agent,
-      });
-      const timer = setTimeout(() => {
-        timedOut = true;
-        outgoing.destroy(new Error(`no answer within ${timeoutMs} ms`));
-      }, timeoutMs);
-      const fail = (error: Error & { code?: string }) => {
-        clearTimeout(timer);
-        const what = timedOut ? error.message : (error.code ?? error.message);
-        this.#settings.logger?.debug({ call, sent, error: what, ms: Date.now() - started }, 'SCB call failed');
-        reject(new TransportFailure(timedOut ? what : `connection failed (${what})`, sent, timedOut));
-      };
-      outgoing.on('finish', () => {
-        sent = true;
-      });
-      outgoing.on('error', fail);
-      outgoing.on('response', (response) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        response.on('data', (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > MAX_ANSWER_BYTES) outgoing.destroy(new Error('the answer is too large'));
-          else chunks.push(chunk);
-        });
-        let ended = false;
-        response.on('error', fail);
-        response.on('close', () => {
-          if (!ended) fail(new Error(timedOut ? `no answer within ${timeoutMs} ms` : 'the answer was cut off'));
-        });
-        response.on('end', () => {
-          ended = true;
-          clearTimeout(timer);
-          const status = response.statusCode ?? 0;
-          this.#settings.logger?.debug({ call, status, ms: Date.now() - started }, 'SCB call answered');
-          resolve({
-            status,
-            text: Buffer.concat(chunks).toString('utf8'),
-            retryAfterMs: retryAfter(response.headers['retry-after']),
-          });
-        });
-      });
-      outgoing.end(body);
+    return this.#http.request(call, {
+      method: get ? 'GET' : 'POST',
+      path: SCB_PATHS[call] + (get ? request.query : ''),
+      headers: scbHeaders(this.#settings.apiKey, newRequestUId(), token),
+      body: get ? '' : request.body,
     });
   }
-}
-
-function retryAfter(header: string | undefined): number | null {
-  return header !== undefined && /^\d{1,4}$/.test(header.trim()) ? Number(header.trim()) * 1000 : null;
 }

@@ -7,9 +7,11 @@
 // (app/processor/receive-notification.ts), which only ever acts through an inquiry. SCB is answered
 // its success reply at once, whatever the hint said: it resends a confirmation that is not
 // answered 200, and a resend could tell us nothing the inquiry does not.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+// The scope, the guard and the logging are the skeleton both banks share
+// (connectors/bank-callback-route.ts).
+import type { FastifyInstance } from 'fastify';
 import { newNotificationId } from '../../app/processor/receive-notification.ts';
-import { addressAllowList, samePathToken } from '../callback-guard.ts';
+import { registerBankCallbackRoute } from '../bank-callback-route.ts';
 import { confirmationReply, confirmationTransactionId } from './wire.ts';
 
 export const SCB_CONFIRM_PREFIX = '/processor/scb/confirm/';
@@ -31,56 +33,22 @@ export type ScbConfirmRouteDeps = {
 };
 
 export async function registerScbConfirmRoute(app: FastifyInstance, deps: ScbConfirmRouteDeps): Promise<void> {
-  const expected = Buffer.from(deps.pathToken, 'utf8');
-  const allowed = addressAllowList(deps.allowCidrs);
-  // Its own scope: the raw body is kept for the use case, and the API's JSON parser stays as it is.
-  await app.register(async (scope) => {
-    scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser(
-      'application/json',
-      { parseAs: 'buffer', bodyLimit: CONFIRM_BODY_LIMIT },
-      (_request, body, done) => done(null, body),
-    );
-    scope.post<{ Params: { token: string } }>(
-      `${SCB_CONFIRM_PREFIX}:token`,
-      {
-        bodyLimit: CONFIRM_BODY_LIMIT,
-        // Before the body is read: nobody without the token learns more than an unknown path tells.
-        onRequest: async (request, reply) => {
-          if (!samePathToken(request.params.token, expected)) return reply.callNotFound();
-          if (!allowed(request.ip)) {
-            request.log.warn(
-              { clientAddress: request.ip },
-              'SCB confirmation from an address not in SCB_CONFIRM_ALLOW_CIDRS',
-            );
-            return reply
-              .code(403)
-              .type('application/json')
-              .send('{"resCode":"99","resDesc":"This address may not send confirmations."}');
-          }
-          return undefined;
-        },
-      },
-      (request, reply) => answer(request, reply, deps),
-    );
+  await registerBankCallbackRoute(app, {
+    prefix: SCB_CONFIRM_PREFIX,
+    bodyLimit: CONFIRM_BODY_LIMIT,
+    pathToken: deps.pathToken,
+    allowCidrs: deps.allowCidrs,
+    name: 'SCB confirmation',
+    allowCidrsSetting: 'SCB_CONFIRM_ALLOW_CIDRS',
+    forbiddenReply: '{"resCode":"99","resDesc":"This address may not send confirmations."}',
+    accept: (body, request) => {
+      // Our id for this confirmation, told to SCB as its confirmId: the record's id in processor_notifications.
+      const confirmId = newNotificationId();
+      return {
+        receive: () => deps.receive(body, request.headers['content-type'], request.ip, confirmId),
+        reply: () => confirmationReply(confirmationTransactionId(body), confirmId),
+        details: { confirmId },
+      };
+    },
   });
-}
-
-async function answer(request: FastifyRequest, reply: FastifyReply, deps: ScbConfirmRouteDeps): Promise<FastifyReply> {
-  const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-  // Our id for this confirmation, told to SCB as its confirmId: the record's id in processor_notifications.
-  const confirmId = newNotificationId();
-  try {
-    const outcome = await deps.receive(body, request.headers['content-type'], request.ip, confirmId);
-    const details = { outcome, confirmId, clientAddress: request.ip, bytes: body.length };
-    if (outcome === 'checked' || outcome === 'duplicate') request.log.info(details, 'SCB confirmation received');
-    else request.log.warn(details, `SCB confirmation received: ${outcome}`);
-  } catch (error) {
-    // Still answered as received: the reconciler finds the payment without the confirmation.
-    request.log.error({ err: error, clientAddress: request.ip }, 'SCB confirmation could not be recorded');
-  }
-  return reply
-    .code(200)
-    .type('application/json')
-    .send(confirmationReply(confirmationTransactionId(body), confirmId));
 }

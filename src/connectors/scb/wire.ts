@@ -6,9 +6,11 @@
 //
 // Amounts are exact: SCB writes them as decimal strings ("100.00"); a JSON number is read from its
 // own text in the body, never as a float, and both become bigint 1/10,000 THB.
-import { createHmac, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { NotificationHint, ReportedPayer } from '../../app/ports/processor.ts';
 import { BANGKOK_OFFSET_MS } from '../../domain/bangkok-time.ts';
+import { isJsonObject, JsonNumber, parseBankJson } from '../bank-json.ts';
+import { derivedReference } from '../derived-reference.ts';
 import { formatMinor, parseDecimal } from '../../domain/money.ts';
 import { ProcessorMismatch } from '../../domain/processor-errors.ts';
 
@@ -42,32 +44,12 @@ const EVENT_CODE = '00300100';
 
 // ── JSON ────────────────────────────────────────────────────────────────────
 
-/** A JSON number as the bank wrote it: its exact text, never a float. */
-export class JsonNumber {
-  readonly text: string;
-  constructor(text: string) {
-    this.text = text;
-  }
-}
-
+export { JsonNumber };
 type Json = Record<string, unknown>;
 
-/** The bank's JSON object with every number kept as its source text; null when not a JSON object. */
-export function parseScbJson(text: string): Json | null {
-  let value: unknown;
-  try {
-    value = JSON.parse(text, (_key, parsed: unknown, context?: { source?: string }) =>
-      typeof parsed === 'number' ? new JsonNumber(context?.source ?? String(parsed)) : parsed,
-    );
-  } catch {
-    return null;
-  }
-  return isObject(value) ? value : null;
-}
-
-function isObject(value: unknown): value is Json {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) && !(value instanceof JsonNumber);
-}
+/** SCB's JSON object with every number kept as its source text (connectors/bank-json.ts). */
+export const parseScbJson = parseBankJson;
+const isObject = isJsonObject;
 
 function text(body: Json, name: string): string | null {
   const value = body[name];
@@ -77,18 +59,13 @@ function text(body: Json, name: string): string | null {
 
 // ── Ids and times ───────────────────────────────────────────────────────────
 
-const BASE36_DIGITS = 14;
-const BASE36_SPACE = 36n ** BigInt(BASE36_DIGITS);
-
 /**
  * `prefix` + 14 base-36 characters of HMAC-SHA256(secret, seed): our ref1 of an attempt. The same
  * seed gives the same ref1 (an instance that retries after a crash inquires about the attempt it
- * made), and nobody without the API secret can guess another payment's.
+ * made), and nobody without the API secret can guess another payment's (connectors/derived-reference.ts).
  */
 export function derivedRef1(prefix: 'Q' | 'V', secret: string, seed: string): string {
-  const digest = createHmac('sha256', secret).update(seed).digest();
-  const value = BigInt(`0x${digest.subarray(0, 16).toString('hex')}`) % BASE36_SPACE;
-  return prefix + value.toString(36).toUpperCase().padStart(BASE36_DIGITS, '0');
+  return derivedReference(prefix, secret, seed);
 }
 
 /** A ref1 we send: 15 upper-case letters and digits (the port's limit; SCB takes up to 20). */

@@ -5,6 +5,7 @@
 import { bangkokIso, formatTimeOfDay, parseTimeOfDay, toInstant } from '../sim-kit/clock.ts';
 import { DEFAULT_PLACEHOLDER_ERRORS, type PlaceholderErrors } from './errors.ts';
 import { SeededIds } from '../sim-kit/ids.ts';
+import { DEFAULT_START, type SimServerConfig, type SimServerOptions } from '../sim-kit/server-options.ts';
 
 export type PartnerOptions = {
   secret: string;
@@ -26,17 +27,7 @@ export type CallbackOptions = {
   timeoutMs?: number;
 };
 
-export type KbankSimOptions = {
-  /** Loopback by default. */
-  host?: string;
-  /** 0 (default): an ephemeral port. */
-  port?: number;
-  /** Seeds every generated id and credential (default "kbank-sim"). */
-  seed?: string;
-  /** Where the clock starts (default 2026-01-05T10:00:00+07:00, a Monday morning in Bangkok). */
-  now?: string | number | Date;
-  /** false (default): the clock stands still until moved; true: it follows real time from where it was set. */
-  tickingClock?: boolean;
+export type KbankSimOptions = SimServerOptions & {
   /** consumerId → consumerSecret (OAuth client credentials). */
   consumers?: Record<string, string>;
   partners?: Record<string, PartnerOptions>;
@@ -72,12 +63,7 @@ export type Partner = {
   accountNo: string;
 };
 
-export type SimConfig = {
-  host: string;
-  port: number;
-  seed: string;
-  start: number;
-  tickingClock: boolean;
+export type SimConfig = SimServerConfig & {
   consumers: ReadonlyMap<string, string>;
   partners: ReadonlyMap<string, Partner>;
   /** merchantId → its partner's id. */
@@ -108,7 +94,7 @@ export type SimCredentials = {
   merchantId: string;
 };
 
-export const DEFAULT_START = '2026-01-05T10:00:00+07:00';
+export { DEFAULT_START };
 
 const DEFAULTS = {
   host: '127.0.0.1',

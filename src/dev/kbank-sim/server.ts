@@ -17,7 +17,8 @@ import {
   type CallbackMode,
   type CallbackSource,
 } from './callbacks.ts';
-import { bangkokIso, createClock, toInstant } from '../sim-kit/clock.ts';
+import { createClock } from '../sim-kit/clock.ts';
+import { clockControl, faultControl } from '../sim-kit/common-control.ts';
 import {
   credentialsOf,
   describeConfig,
@@ -26,14 +27,14 @@ import {
   type SimConfig,
   type SimCredentials,
 } from './config.ts';
-import { answerControl, SimControlError, type ClockView, type PayResult, type SimControl } from './control-routes.ts';
+import { answerControl, SimControlError, type PayResult, type SimControl } from './control-routes.ts';
 import { ENDPOINTS, endpointAt } from './endpoints.ts';
-import { FaultPlan, FaultSpecError, faultText, type Fault } from './faults.ts';
-import { readBody, send, listen } from '../sim-kit/http.ts';
+import { FaultPlan, faultText, type Fault } from './faults.ts';
+import { send, listen } from '../sim-kit/http.ts';
 import { SeededIds } from '../sim-kit/ids.ts';
 import { RequestLog, type LoggedRequest } from '../sim-kit/request-log.ts';
 import { recordView, SimState } from './state.ts';
-import { parseJsonObject } from '../sim-kit/wire-json.ts';
+import { HeldAnswers, logAnswer, readBodyOr413, simRequestListener } from '../sim-kit/sim-server.ts';
 
 export type { KbankSimOptions, PartnerOptions, SimCredentials } from './config.ts';
 export type { CallbackDelivery } from './callbacks.ts';
@@ -88,19 +89,7 @@ export async function startKbankSim(options: KbankSimOptions = {}): Promise<Kban
   const requestLog = new RequestLog(['partnerSecret', 'access_token', 'consumerSecret']);
   const dispatcher = new CallbackDispatcher(config, clock);
   const api: ApiContext = { config, state };
-  const held = new Set<http.ServerResponse>();
-  const waits = new Set<NodeJS.Timeout>();
-
-  const wait = (ms: number) =>
-    ms <= 0
-      ? Promise.resolve()
-      : new Promise<void>((resolve) => {
-          const timer = setTimeout(() => {
-            waits.delete(timer);
-            resolve();
-          }, ms);
-          waits.add(timer);
-        });
+  const held = new HeldAnswers();
 
   function configuredLatency(): number {
     const { ms, jitterMs } = config.latency;
@@ -122,12 +111,11 @@ export async function startKbankSim(options: KbankSimOptions = {}): Promise<Kban
     return dispatcher.deliver(source.partnerTxnUid, url, callbackBody(source, mode, ids), mode);
   }
 
-  function clockView(): ClockView {
-    const now = clock.now();
-    return { now: bangkokIso(now), unixMs: now, ticking: clock.ticking };
-  }
+  const clocks = clockControl(clock);
 
   const control: SimControl = {
+    ...clocks,
+    ...faultControl(faults),
     pay(partnerTxnUid, amount, payOptions = {}): PayResult {
       const mode = callbackMode(payOptions.callback);
       let satang: bigint | undefined;
@@ -143,18 +131,6 @@ export async function startKbankSim(options: KbankSimOptions = {}): Promise<Kban
       if (!outcome.ok) return outcome;
       return { ok: true, record: recordView(record), callback: dispatch(record, mode) };
     },
-    clock: clockView,
-    setClock(at) {
-      const instant = toInstant(at);
-      if (instant === null) throw new SimControlError(400, 'now must be ISO 8601 with a zone, Unix ms or a Date');
-      clock.set(instant);
-      return clockView();
-    },
-    advance(ms) {
-      if (!Number.isSafeInteger(ms)) throw new SimControlError(400, 'advanceMs must be an integer');
-      clock.advance(ms);
-      return clockView();
-    },
     settle(merchantId) {
       if (merchantId !== undefined && !config.merchantPartner.has(merchantId))
         throw new SimControlError(404, `unknown merchant ${merchantId}`);
@@ -163,7 +139,7 @@ export async function startKbankSim(options: KbankSimOptions = {}): Promise<Kban
     },
     state() {
       return {
-        clock: clockView(),
+        clock: clocks.clock(),
         config: describeConfig(config),
         records: state.records(),
         tokensIssued: state.tokenCount(),
@@ -173,18 +149,6 @@ export async function startKbankSim(options: KbankSimOptions = {}): Promise<Kban
     },
     log() {
       return { requests: requestLog.list(), callbacks: dispatcher.deliveries() };
-    },
-    faults(spec) {
-      try {
-        for (const one of Array.isArray(spec) ? spec : [spec]) faults.add(one);
-      } catch (error) {
-        if (error instanceof FaultSpecError) throw new SimControlError(400, error.message);
-        throw error;
-      }
-      return faults.list();
-    },
-    clearFaults() {
-      faults.clear();
     },
     deliverCallback(partnerTxnUid, modeText, partnerId) {
       const mode = callbackMode(modeText);
@@ -214,17 +178,12 @@ export async function startKbankSim(options: KbankSimOptions = {}): Promise<Kban
     },
   };
 
-  function record(entry: LoggedRequest, answer: ApiAnswer): void {
-    entry.handling = answer.handling;
-    entry.answer = { status: answer.status, body: requestLog.loggableBody(answer.body, 'application/json') };
-  }
+  const record = (entry: LoggedRequest, answer: ApiAnswer) => logAnswer(requestLog, entry, answer);
 
-  async function handleFaithful(req: http.IncomingMessage, res: http.ServerResponse, path: string): Promise<void> {
-    const raw = await readBody(req);
-    if (raw === undefined) {
-      res.writeHead(413, { connection: 'close' }).end();
-      return;
-    }
+  async function handleFaithful(req: http.IncomingMessage, res: http.ServerResponse, url: URL): Promise<void> {
+    const raw = await readBodyOr413(req, res);
+    if (raw === undefined) return;
+    const path = url.pathname;
     const entry = requestLog.start(clock.now(), {
       method: req.method ?? '',
       path,
@@ -235,7 +194,7 @@ export async function startKbankSim(options: KbankSimOptions = {}): Promise<Kban
     if (endpoint === null || ENDPOINTS[endpoint].method !== req.method) {
       const answer = openapiError(404, 'Resource not found');
       record(entry, answer);
-      await wait(configuredLatency());
+      await held.wait(configuredLatency());
       send(res, answer.status, answer.body);
       return;
     }
@@ -248,39 +207,21 @@ export async function startKbankSim(options: KbankSimOptions = {}): Promise<Kban
     if (fault?.kind === 'timeout') {
       // Applied, never answered: the client must find out by inquiry what happened.
       entry.handling = `${answer.handling}, not answered`;
-      held.add(res);
-      res.on('close', () => held.delete(res));
+      held.hold(res);
       return;
     }
     if (fault?.kind === 'http504') answer = { ...openapiError(504, 'Gateway Timeout'), handling: answer.handling };
     record(entry, answer);
-    await wait(configuredLatency() + (fault?.kind === 'latency' ? fault.ms : 0));
+    await held.wait(configuredLatency() + (fault?.kind === 'latency' ? fault.ms : 0));
     send(res, answer.status, answer.body);
   }
 
-  async function handleControl(req: http.IncomingMessage, res: http.ServerResponse, path: string): Promise<void> {
-    const raw = await readBody(req);
-    if (raw === undefined) {
-      res.writeHead(413, { connection: 'close' }).end();
-      return;
-    }
-    const body = raw.trim() === '' ? {} : parseJsonObject(raw);
-    const answer =
-      body === null
-        ? { status: 400, body: { error: 'the body must be a JSON object' } }
-        : await answerControl(control, req.method ?? '', path, body);
-    send(res, answer.status, JSON.stringify(requestLog.redact(answer.body), null, 2));
-  }
-
-  const handler = (req: http.IncomingMessage, res: http.ServerResponse) => {
-    const path = new URL(req.url ?? '/', 'http://kbank-sim').pathname;
-    const handled =
-      path === '/__sim' || path.startsWith('/__sim/') ? handleControl(req, res, path) : handleFaithful(req, res, path);
-    handled.catch((error: unknown) => {
-      if (!res.headersSent) send(res, 500, JSON.stringify({ error: String(error) }));
-      else res.destroy();
-    });
-  };
+  const handler = simRequestListener({
+    host: 'kbank-sim',
+    requestLog,
+    faithful: handleFaithful,
+    control: (method, path, body) => answerControl(control, method, path, body),
+  });
 
   const server = config.tls
     ? https.createServer(
@@ -302,8 +243,7 @@ export async function startKbankSim(options: KbankSimOptions = {}): Promise<Kban
     credentials: credentialsOf(config),
     idle: () => dispatcher.idle(),
     async close() {
-      for (const res of held) res.socket?.destroy();
-      for (const timer of waits) clearTimeout(timer);
+      held.release();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await Promise.all([closed, dispatcher.close()]);

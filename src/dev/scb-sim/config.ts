@@ -4,6 +4,7 @@
 // Credentials not given are generated from the seed: the same seed, the same credentials.
 import { bangkokIso, toInstant } from '../sim-kit/clock.ts';
 import { SeededIds } from '../sim-kit/ids.ts';
+import { DEFAULT_START, type SimServerConfig, type SimServerOptions } from '../sim-kit/server-options.ts';
 
 export type ConfirmationOptions = {
   /** Resends after the first try when the partner does not answer 200 with resCode "00" (default 3). */
@@ -14,17 +15,7 @@ export type ConfirmationOptions = {
   timeoutMs?: number;
 };
 
-export type ScbSimOptions = {
-  /** Loopback by default. */
-  host?: string;
-  /** 0 (default): an ephemeral port. */
-  port?: number;
-  /** Seeds every generated id and credential (default "scb-sim"). */
-  seed?: string;
-  /** Where the clock starts (default 2026-01-05T10:00:00+07:00, a Monday morning in Bangkok). */
-  now?: string | number | Date;
-  /** false (default): the clock stands still until moved; true: it follows real time from where it was set. */
-  tickingClock?: boolean;
+export type ScbSimOptions = SimServerOptions & {
   /** The app's API key (resourceOwnerId, applicationKey) and secret (applicationSecret). */
   apiKey?: string;
   apiSecret?: string;
@@ -41,12 +32,7 @@ export type ScbSimOptions = {
   confirmation?: ConfirmationOptions;
 };
 
-export type SimConfig = {
-  host: string;
-  port: number;
-  seed: string;
-  start: number;
-  tickingClock: boolean;
+export type SimConfig = SimServerConfig & {
   apiKey: string;
   apiSecret: string;
   billerId: string;
@@ -64,7 +50,7 @@ export type SimCredentials = { apiKey: string; apiSecret: string; billerId: stri
 
 /** The path prefix SCB's sandbox serves under; SCB_BASE_URL is the simulator's URL with it. */
 export const BASE_PATH = '/partners/sandbox';
-export const DEFAULT_START = '2026-01-05T10:00:00+07:00';
+export { DEFAULT_START };
 
 const DEFAULTS = {
   host: '127.0.0.1',

@@ -2,7 +2,11 @@
 // the bank's side, which SCB's API does not have. Each route calls one operation of SimControl,
 // the same object tests get in process from startScbSim (server.ts). Answers are plain JSON; a
 // refusal is 4xx {"error": …}.
+// The clock, faults, state and log routes are the ones every simulator shares
+// (sim-kit/control-routes.ts); this file adds SCB's own.
+import type { ClockControl, ClockView, FaultControl } from '../sim-kit/common-control.ts';
 import { field, required, SimControlError } from '../sim-kit/control-fields.ts';
+import { answerControl as answerSimControl, readFaultSpec, type ControlAnswer } from '../sim-kit/control-routes.ts';
 import type { QueuedFault } from '../sim-kit/fault-queue.ts';
 import type { LoggedRequest } from '../sim-kit/request-log.ts';
 import type { ConfirmationDelivery } from './confirmations.ts';
@@ -10,6 +14,7 @@ import type { FaultEndpoint } from './faults.ts';
 import type { PaymentView, QrRecordView } from './state.ts';
 
 export { SimControlError };
+export type { ClockView, ControlAnswer };
 
 export type PayOptions = {
   /** The QR the payer scans: its ref1 (the latest QR created with it) or its qrRawData. */
@@ -32,7 +37,6 @@ export type PayResult =
   | { ok: false; status: 400 | 404 | 409; reason: string };
 
 export type ForgeOptions = { ref1: string; ref2?: string; ref3?: string; amount?: string; confirmation?: string };
-export type ClockView = { now: string; unixMs: number; ticking: boolean };
 export type SimStateView = {
   clock: ClockView;
   config: Record<string, unknown>;
@@ -44,25 +48,19 @@ export type SimStateView = {
 export type SimLogView = { requests: LoggedRequest[]; confirmations: ConfirmationDelivery[] };
 export type FaultSpec = { endpoint: string; fault: string; count?: number };
 
-export type SimControl = {
-  pay(options: PayOptions): PayResult;
-  clock(): ClockView;
-  setClock(at: string | number | Date): ClockView;
-  advance(ms: number): ClockView;
-  /** Every access token issued so far expires now; answers how many were still valid. */
-  expireTokens(): { expired: number };
-  /** Sends a payment's confirmation again (a forged one too), with a mode. */
-  confirm(transactionId: string, mode?: string): Promise<ConfirmationDelivery>;
-  /** Sends a confirmation for a reference nobody paid. */
-  forgeConfirmation(options: ForgeOptions): Promise<ConfirmationDelivery>;
-  setConfirmUrl(url: string | null): void;
-  state(): SimStateView;
-  log(): SimLogView;
-  faults(spec: FaultSpec | FaultSpec[]): Array<QueuedFault<FaultEndpoint>>;
-  clearFaults(): void;
-};
-
-export type ControlAnswer = { status: number; body: unknown; contentType?: string };
+export type SimControl = ClockControl &
+  FaultControl<FaultSpec, QueuedFault<FaultEndpoint>> & {
+    pay(options: PayOptions): PayResult;
+    /** Every access token issued so far expires now; answers how many were still valid. */
+    expireTokens(): { expired: number };
+    /** Sends a payment's confirmation again (a forged one too), with a mode. */
+    confirm(transactionId: string, mode?: string): Promise<ConfirmationDelivery>;
+    /** Sends a confirmation for a reference nobody paid. */
+    forgeConfirmation(options: ForgeOptions): Promise<ConfirmationDelivery>;
+    setConfirmUrl(url: string | null): void;
+    state(): SimStateView;
+    log(): SimLogView;
+  };
 
 const ROUTES = [
   'GET  /__sim/payer  (a page to pay a QR as the customer)',
@@ -80,30 +78,33 @@ const ROUTES = [
 ];
 
 /** Routes one /__sim request; `body` is the parsed JSON object ({} when empty). */
-export async function answerControl(
+export function answerControl(
   control: SimControl,
   method: string,
   path: string,
   body: Record<string, unknown>,
 ): Promise<ControlAnswer> {
-  try {
-    return await route(control, method, path, body);
-  } catch (error) {
-    if (error instanceof SimControlError) return { status: error.status, body: { error: error.message } };
-    throw error;
-  }
+  return answerSimControl(
+    control,
+    {
+      routes: ROUTES,
+      own: (at, _path, ownBody) => ownRoute(control, at, ownBody),
+      faultSpec: (value) => readFaultSpec(value, ['count']),
+    },
+    method,
+    path,
+    body,
+  );
 }
 
-async function route(
+/** SCB's own routes; undefined for the ones every simulator has. */
+async function ownRoute(
   control: SimControl,
-  method: string,
-  path: string,
+  at: string,
   body: Record<string, unknown>,
-): Promise<ControlAnswer> {
+): Promise<ControlAnswer | undefined> {
   const str = (name: string) => field<string>(body, name, 'string');
-  switch (`${method} ${path.replace(/\/$/, '')}`) {
-    case 'GET /__sim':
-      return { status: 200, body: { routes: ROUTES } };
+  switch (at) {
     case 'POST /__sim/pay': {
       const result = control.pay({
         ref1: str('ref1'),
@@ -118,18 +119,6 @@ async function route(
       if (!result.ok) return { status: result.status, body: { error: result.reason } };
       const delivery = field<boolean>(body, 'wait', 'boolean') ? await result.confirmation : undefined;
       return { status: 200, body: { payment: result.payment, record: result.record, confirmation: delivery } };
-    }
-    case 'GET /__sim/clock':
-      return { status: 200, body: control.clock() };
-    case 'POST /__sim/clock': {
-      const now = body.now;
-      const advanceMs = field<number>(body, 'advanceMs', 'number');
-      if ((now === undefined) === (advanceMs === undefined))
-        throw new SimControlError(400, 'give exactly one of now and advanceMs');
-      if (advanceMs !== undefined) return { status: 200, body: control.advance(advanceMs) };
-      if (typeof now !== 'string' && typeof now !== 'number')
-        throw new SimControlError(400, 'now must be ISO 8601 text with a zone or Unix ms');
-      return { status: 200, body: control.setClock(now) };
     }
     case 'POST /__sim/tokens/expire':
       return { status: 200, body: control.expireTokens() };
@@ -152,21 +141,8 @@ async function route(
       control.setConfirmUrl(url);
       return { status: 200, body: { url } };
     }
-    case 'GET /__sim/faults':
-      return { status: 200, body: { faults: control.state().faults } };
-    case 'POST /__sim/faults': {
-      const specs = Array.isArray(body.faults) ? body.faults : [body];
-      return { status: 200, body: { faults: control.faults(specs.map(faultSpec)) } };
-    }
-    case 'DELETE /__sim/faults':
-      control.clearFaults();
-      return { status: 200, body: { faults: [] } };
-    case 'GET /__sim/state':
-      return { status: 200, body: control.state() };
-    case 'GET /__sim/log':
-      return { status: 200, body: control.log() };
     default:
-      return { status: 404, body: { error: `no control route ${method} ${path}`, routes: ROUTES } };
+      return undefined;
   }
 }
 
@@ -180,15 +156,4 @@ function amountField(body: Record<string, unknown>): string | undefined {
   if (typeof amount === 'number') return String(amount);
   if (typeof amount !== 'string') throw new SimControlError(400, 'amount must be a string or a number');
   return amount;
-}
-
-function faultSpec(value: unknown): FaultSpec {
-  if (value === null || typeof value !== 'object') throw new SimControlError(400, 'a fault is an object');
-  const spec = value as Record<string, unknown>;
-  const count = field<number>(spec, 'count', 'number');
-  return {
-    endpoint: required(field<string>(spec, 'endpoint', 'string'), 'endpoint'),
-    fault: required(field<string>(spec, 'fault', 'string'), 'fault'),
-    ...(count !== undefined && { count }),
-  };
 }

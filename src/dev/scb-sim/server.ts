@@ -4,13 +4,13 @@
 // (confirmations.ts), and hands the same control operations to an in-process caller. Faults
 // queued for an endpoint (faults.ts) are applied here, around the faithful answer.
 import http from 'node:http';
-import { bangkokIso, createClock, toInstant } from '../sim-kit/clock.ts';
+import { createClock } from '../sim-kit/clock.ts';
+import { clockControl, faultControl } from '../sim-kit/common-control.ts';
 import { SimControlError } from '../sim-kit/control-fields.ts';
-import { FaultSpecError } from '../sim-kit/fault-queue.ts';
-import { listen, readBody, send } from '../sim-kit/http.ts';
+import { listen, send } from '../sim-kit/http.ts';
 import { SeededIds } from '../sim-kit/ids.ts';
 import { RequestLog, type LoggedRequest } from '../sim-kit/request-log.ts';
-import { parseJsonObject } from '../sim-kit/wire-json.ts';
+import { HeldAnswers, logAnswer, readBodyOr413, simRequestListener } from '../sim-kit/sim-server.ts';
 import { answerApi, type ApiContext } from './api-routes.ts';
 import {
   ConfirmationModeError,
@@ -30,7 +30,7 @@ import {
   type SimConfig,
   type SimCredentials,
 } from './config.ts';
-import { answerControl, type ClockView, type PayResult, type SimControl } from './control-routes.ts';
+import { answerControl, type PayResult, type SimControl } from './control-routes.ts';
 import { ENDPOINTS, endpointAt } from './endpoints.ts';
 import { FaultPlan, faultText, type Fault } from './faults.ts';
 import { DEFAULT_PAYER, type Payer } from './payer.ts';
@@ -85,19 +85,7 @@ export async function startScbSim(options: ScbSimOptions = {}): Promise<ScbSim> 
   const requestLog = new RequestLog(SECRET_MEMBERS);
   const sender = new ConfirmationSender(config, clock);
   const api: ApiContext = { config, state };
-  const held = new Set<http.ServerResponse>();
-  const waits = new Set<NodeJS.Timeout>();
-
-  const wait = (ms: number) =>
-    ms <= 0
-      ? Promise.resolve()
-      : new Promise<void>((resolve) => {
-          const timer = setTimeout(() => {
-            waits.delete(timer);
-            resolve();
-          }, ms);
-          waits.add(timer);
-        });
+  const held = new HeldAnswers();
 
   function modeOf(text: string | undefined): ConfirmationMode | undefined {
     if (text === undefined) return undefined;
@@ -130,12 +118,11 @@ export async function startScbSim(options: ScbSimOptions = {}): Promise<ScbSim> 
     return payer;
   }
 
-  function clockView(): ClockView {
-    const now = clock.now();
-    return { now: bangkokIso(now), unixMs: now, ticking: clock.ticking };
-  }
+  const clocks = clockControl(clock);
 
   const control: SimControl = {
+    ...clocks,
+    ...faultControl(faults),
     pay(payOptions): PayResult {
       const mode = modeOf(payOptions.confirmation);
       if ((payOptions.ref1 === undefined) === (payOptions.qrRawData === undefined))
@@ -160,18 +147,6 @@ export async function startScbSim(options: ScbSimOptions = {}): Promise<ScbSim> 
         record: transactionRecord(config, outcome.payment),
         confirmation: confirm(outcome.payment, mode),
       };
-    },
-    clock: clockView,
-    setClock(at) {
-      const instant = toInstant(at);
-      if (instant === null) throw new SimControlError(400, 'now must be ISO 8601 with a zone, Unix ms or a Date');
-      clock.set(instant);
-      return clockView();
-    },
-    advance(ms) {
-      if (!Number.isSafeInteger(ms)) throw new SimControlError(400, 'advanceMs must be an integer');
-      clock.advance(ms);
-      return clockView();
     },
     expireTokens: () => ({ expired: state.expireTokens() }),
     confirm(transactionId, modeText) {
@@ -201,7 +176,7 @@ export async function startScbSim(options: ScbSimOptions = {}): Promise<ScbSim> 
     },
     state() {
       return {
-        clock: clockView(),
+        clock: clocks.clock(),
         config: describeConfig(config),
         qrs: state.qrs(),
         payments: state.payments(),
@@ -212,31 +187,13 @@ export async function startScbSim(options: ScbSimOptions = {}): Promise<ScbSim> 
     log() {
       return { requests: requestLog.list(), confirmations: sender.deliveries() };
     },
-    faults(spec) {
-      try {
-        for (const one of Array.isArray(spec) ? spec : [spec]) faults.add(one);
-      } catch (error) {
-        if (error instanceof FaultSpecError) throw new SimControlError(400, error.message);
-        throw error;
-      }
-      return faults.list();
-    },
-    clearFaults() {
-      faults.clear();
-    },
   };
 
-  function record(entry: LoggedRequest, answer: ApiAnswer): void {
-    entry.handling = answer.handling;
-    entry.answer = { status: answer.status, body: requestLog.loggableBody(answer.body, 'application/json') };
-  }
+  const record = (entry: LoggedRequest, answer: ApiAnswer) => logAnswer(requestLog, entry, answer);
 
   async function handleFaithful(req: http.IncomingMessage, res: http.ServerResponse, url: URL): Promise<void> {
-    const raw = await readBody(req);
-    if (raw === undefined) {
-      res.writeHead(413, { connection: 'close' }).end();
-      return;
-    }
+    const raw = await readBodyOr413(req, res);
+    if (raw === undefined) return;
     const path = url.pathname;
     const entry = requestLog.start(clock.now(), { method: req.method ?? '', path, headers: req.headers, raw });
     const found = path.startsWith(`${BASE_PATH}/`) ? endpointAt(path.slice(BASE_PATH.length)) : null;
@@ -251,8 +208,7 @@ export async function startScbSim(options: ScbSimOptions = {}): Promise<ScbSim> 
     if (fault?.kind === 'hang') {
       // Not applied, never answered: the client's own timeout must end the call.
       entry.handling = 'fault, not answered';
-      held.add(res);
-      res.on('close', () => held.delete(res));
+      held.hold(res);
       return;
     }
     let answer =
@@ -268,8 +224,7 @@ export async function startScbSim(options: ScbSimOptions = {}): Promise<ScbSim> 
     if (fault?.kind === 'timeout') {
       // Applied, never answered: the client must find out by inquiry what happened.
       entry.handling = `${answer.handling}, not answered`;
-      held.add(res);
-      res.on('close', () => held.delete(res));
+      held.hold(res);
       return;
     }
     if (fault?.kind === 'answerLost') {
@@ -280,39 +235,22 @@ export async function startScbSim(options: ScbSimOptions = {}): Promise<ScbSim> 
     }
     if (fault?.kind === 'http504') answer = { ...refuse('timeout', 'fault'), handling: answer.handling };
     record(entry, answer);
-    await wait(fault?.kind === 'latency' ? fault.ms : 0);
+    await held.wait(fault?.kind === 'latency' ? fault.ms : 0);
     send(res, answer.status, answer.body);
   }
 
-  async function handleControl(req: http.IncomingMessage, res: http.ServerResponse, path: string): Promise<void> {
-    const raw = await readBody(req);
-    if (raw === undefined) {
-      res.writeHead(413, { connection: 'close' }).end();
-      return;
-    }
-    if (req.method === 'GET' && path === '/__sim/payer') {
-      send(res, 200, payerPage(state.qrs()), 'text/html; charset=utf-8');
-      return;
-    }
-    const body = raw.trim() === '' ? {} : parseJsonObject(raw);
-    const answer =
-      body === null
-        ? { status: 400, body: { error: 'the body must be a JSON object' } }
-        : await answerControl(control, req.method ?? '', path, body);
-    send(res, answer.status, JSON.stringify(requestLog.redact(answer.body), null, 2));
-  }
-
-  const server = http.createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://scb-sim');
-    const handled =
-      url.pathname === '/__sim' || url.pathname.startsWith('/__sim/')
-        ? handleControl(req, res, url.pathname)
-        : handleFaithful(req, res, url);
-    handled.catch((error: unknown) => {
-      if (!res.headersSent) send(res, 500, JSON.stringify({ error: String(error) }));
-      else res.destroy();
-    });
-  });
+  const server = http.createServer(
+    simRequestListener({
+      host: 'scb-sim',
+      requestLog,
+      faithful: handleFaithful,
+      control: (method, path, body) => answerControl(control, method, path, body),
+      page: (method, path) =>
+        method === 'GET' && path === '/__sim/payer'
+          ? { body: payerPage(state.qrs()), contentType: 'text/html; charset=utf-8' }
+          : undefined,
+    }),
+  );
   const url = await listen(server, config.host, config.port);
 
   return {
@@ -322,8 +260,7 @@ export async function startScbSim(options: ScbSimOptions = {}): Promise<ScbSim> 
     credentials: credentialsOf(config),
     idle: () => sender.idle(),
     async close() {
-      for (const res of held) res.socket?.destroy();
-      for (const timer of waits) clearTimeout(timer);
+      held.release();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await Promise.all([closed, sender.close()]);

@@ -4,12 +4,12 @@
 // the sandbox headers, and that no secret reaches the logs.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { ProcessorUnavailable } from '../../../src/domain/processor-errors.ts';
 import { KbankClient } from '../../../src/connectors/kbank/client.ts';
 import { startKbankSim, type KbankSim } from '../../../src/dev/kbank-sim/server.ts';
 import { SeededIds } from '../../../src/dev/sim-kit/ids.ts';
-import { CONTRACT_DAY, kbankConnectorFor } from '../../support/connector-harnesses.ts';
+import { CONTRACT_DAY, kbankConnectorFor, unavailable } from '../../support/connector-harnesses.ts';
+import { freePort } from '../../support/gateway-process.ts';
 import { makeCertificates } from '../../support/kbank-sim-http.ts';
 
 const TXN = '0199c0de-0000-7000-8000-00000000c11e';
@@ -29,9 +29,6 @@ function createRequest(connector: ReturnType<typeof kbankConnectorFor>) {
     },
   };
 }
-
-const unavailable = (outcomeUnknown: boolean) => (error: unknown) =>
-  error instanceof ProcessorUnavailable && error.outcomeUnknown === outcomeUnknown;
 
 const requestsTo = (sim: KbankSim, path: string) => sim.log().requests.filter((r) => r.path === path);
 
@@ -179,7 +176,7 @@ describe('KBank client against kbank-sim', () => {
   });
 
   test('a refused connection: unavailable, and the outcome is known (nothing arrived)', async () => {
-    const port = await closedPort();
+    const port = await freePort(); // nothing listens there
     const connector = kbankConnectorFor(sim, { baseUrl: `http://127.0.0.1:${port}` });
     try {
       await assert.rejects(connector.createPayment(createRequest(connector).request), unavailable(false));
@@ -305,10 +302,3 @@ describe('KBank client over two-way TLS (kbank-sim with requireMtls)', () => {
 });
 
 /** A loopback port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}

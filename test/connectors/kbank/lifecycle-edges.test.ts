@@ -15,11 +15,11 @@
 // and the merchant's balance, and in the requests that reached the bank.
 import { after, afterEach, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ExpirySweeper } from '../../../src/app/expiry-sweeper.ts';
+import type { ExpirySweeper } from '../../../src/app/expiry-sweeper.ts';
 import { testDialects } from '../../support/dialects.ts';
 import { formSecrets, get, postForm } from '../../support/hosted-page-form.ts';
 import { payoutBalance, snapshot, type Started } from '../../support/lifecycle.ts';
-import { startLiveGateway, type LiveGateway } from '../../support/live-gateway.ts';
+import { expirySweeperOf, startLiveGateway, type LiveGateway } from '../../support/live-gateway.ts';
 
 const MINUTE = 60_000;
 const TTL = 10 * MINUTE; // TRANSACTION_TTL of the live gateway (live-gateway.ts), KBank's QR lives as long
@@ -33,14 +33,7 @@ for (const { dialect, skip } of await testDialects()) {
 
     before(async () => {
       gw = await startLiveGateway(dialect);
-      const s = gw.services;
-      // The sweeper as `serve` runs it (expiry-sweeper.ts expirySweeperWorker), one pass at a time.
-      sweeper = new ExpirySweeper({
-        transactions: s.transactions,
-        expire: (id) => s.processor.end.expire(id),
-        now: s.now,
-        intervalMs: 1000,
-      });
+      sweeper = expirySweeperOf(gw);
     });
     afterEach(() => gw.sim.clearFaults());
     after(async () => {

@@ -13,7 +13,7 @@
 //   - the console shows the verdict; the console and the CLI set the merchant's payer_mismatch.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ExpirySweeper } from '../../../src/app/expiry-sweeper.ts';
+import type { ExpirySweeper } from '../../../src/app/expiry-sweeper.ts';
 import type { ProcessorPaymentStatus, ReportedPayer } from '../../../src/app/ports/processor.ts';
 import { runCli } from '../../../src/cli/run-cli.ts';
 import { planCompletion } from '../../../src/domain/completion.ts';
@@ -21,7 +21,7 @@ import { newEventId } from '../../../src/domain/ids.ts';
 import { testDialects } from '../../support/dialects.ts';
 import { ConsoleClient, consoleOf, OPERATOR_PASSWORD } from '../../support/console-client.ts';
 import { payoutBalance, snapshot, type Started } from '../../support/lifecycle.ts';
-import { startLiveGateway, type LiveGateway } from '../../support/live-gateway.ts';
+import { expirySweeperOf, startLiveGateway, type LiveGateway } from '../../support/live-gateway.ts';
 import { post, TEST_SECRET_KEY_HEX } from '../../support/test-gateway.ts';
 
 const MINUTE = 60_000;
@@ -39,13 +39,7 @@ for (const { dialect, skip } of await testDialects()) {
 
     before(async () => {
       gw = await startLiveGateway(dialect);
-      const s = gw.services;
-      sweeper = new ExpirySweeper({
-        transactions: s.transactions,
-        expire: (id) => s.processor.end.expire(id),
-        now: s.now,
-        intervalMs: 1000,
-      });
+      sweeper = expirySweeperOf(gw);
       await consoleOf(gw).accounts.createOperator({ username: 'op', password: OPERATOR_PASSWORD, totp: false });
       operator = new ConsoleClient(gw.app);
       assert.equal((await operator.login('operator', 'op', OPERATOR_PASSWORD)).status, 303);

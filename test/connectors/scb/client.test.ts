@@ -7,13 +7,13 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { createServer } from 'node:net';
 import type { CreatePaymentRequest } from '../../../src/app/ports/processor.ts';
 import { GatewayError } from '../../../src/domain/errors.ts';
 import { ProcessorMismatch, ProcessorUnavailable } from '../../../src/domain/processor-errors.ts';
 import { thaiQrReferenceFor } from '../../../src/domain/thai-qr.ts';
 import { startScbSim, type ScbSim } from '../../../src/dev/scb-sim/server.ts';
-import { CONTRACT_DAY, scbConnectorFor } from '../../support/connector-harnesses.ts';
+import { CONTRACT_DAY, scbConnectorFor, unavailable } from '../../support/connector-harnesses.ts';
+import { freePort } from '../../support/gateway-process.ts';
 
 const HOUR = 3_600_000;
 let serial = 0;
@@ -31,9 +31,6 @@ function createRequest(connector: ReturnType<typeof scbConnectorFor>, amountMino
   };
   return { attemptId, request };
 }
-
-const unavailable = (outcomeUnknown: boolean) => (error: unknown) =>
-  error instanceof ProcessorUnavailable && error.outcomeUnknown === outcomeUnknown;
 
 const requestsTo = (sim: ScbSim, suffix: string) => sim.log().requests.filter((r) => r.path.endsWith(suffix));
 const CREATE = '/v2/payment/qrcode/create';
@@ -183,7 +180,7 @@ describe('SCB client against scb-sim', () => {
   });
 
   test('a refused connection: unavailable, and the outcome is known (nothing arrived)', async () => {
-    const port = await closedPort();
+    const port = await freePort(); // nothing listens there
     const connector = scbConnectorFor(sim, { baseUrl: `http://127.0.0.1:${port}/partners/sandbox` });
     try {
       await assert.rejects(connector.createPayment(createRequest(connector).request), unavailable(false));
@@ -490,12 +487,4 @@ async function createV1(sim: ScbSim, ref1: string, amount: string): Promise<void
     }),
   });
   assert.equal(created.status, 200, await created.text());
-}
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }

@@ -14,11 +14,11 @@
 //   - a refund is refused with the bank-transfer sentence, and nothing moves.
 import { after, afterEach, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ExpirySweeper } from '../../../src/app/expiry-sweeper.ts';
+import type { ExpirySweeper } from '../../../src/app/expiry-sweeper.ts';
 import { testDialects } from '../../support/dialects.ts';
 import { formSecrets, get, postForm } from '../../support/hosted-page-form.ts';
 import type { Started } from '../../support/lifecycle.ts';
-import { startLiveScbGateway, type LiveScbGateway } from '../../support/live-gateway.ts';
+import { expirySweeperOf, startLiveScbGateway, type LiveScbGateway } from '../../support/live-gateway.ts';
 import { assertUnchanged, snapshot } from '../../support/live-observe.ts';
 import { post } from '../../support/test-gateway.ts';
 
@@ -35,13 +35,7 @@ for (const { dialect, skip } of await testDialects()) {
 
     before(async () => {
       gw = await startLiveScbGateway(dialect);
-      const s = gw.services;
-      sweeper = new ExpirySweeper({
-        transactions: s.transactions,
-        expire: (id) => s.processor.end.expire(id),
-        now: s.now,
-        intervalMs: 1000,
-      });
+      sweeper = expirySweeperOf(gw);
     });
     afterEach(() => gw.sim.clearFaults());
     after(async () => {

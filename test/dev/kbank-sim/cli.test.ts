@@ -4,32 +4,17 @@
 // --gateway-env, and stops cleanly on SIGINT.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { configWarnings, loadConfig, readEnvironment } from '../../../src/config.ts';
 import { connectorFor } from '../../../src/connectors/connector-for.ts';
 import { credentialsOf, resolveConfig } from '../../../src/dev/kbank-sim/config.ts';
-import { eventually, gatewayEnv } from '../../support/gateway-process.ts';
+import { eventually } from '../../support/gateway-process.ts';
+import { startSimCli } from '../../support/sim-cli.ts';
 import { basicAuth, request } from '../../support/kbank-sim-http.ts';
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-
-function startCli(args: string[]) {
-  const child = spawn(process.execPath, ['src/cli/index.ts', 'kbank-sim', '--port', '0', ...args], {
-    cwd: ROOT,
-    env: gatewayEnv({}),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, out: () => out, err: () => err, exited };
-}
+const startCli = (args: string[]) => startSimCli('kbank-sim', args);
 
 test('kbank-sim --json: one JSON object, working credentials, --callback-url registered, SIGINT stops it', async () => {
   const cli = startCli(['--json', '--seed', 'cli-test', '--callback-url', 'http://127.0.0.1:9/kbank']);

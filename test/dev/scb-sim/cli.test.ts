@@ -4,26 +4,11 @@
 // route under the printed path token; --json prints one object; SIGINT stops it cleanly.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { eventually, gatewayEnv } from '../../support/gateway-process.ts';
+import { eventually } from '../../support/gateway-process.ts';
+import { startSimCli } from '../../support/sim-cli.ts';
 import { request } from '../../support/scb-sim-http.ts';
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-
-function startCli(args: string[]) {
-  const child = spawn(process.execPath, ['src/cli/index.ts', 'scb-sim', '--port', '0', ...args], {
-    cwd: ROOT,
-    env: gatewayEnv({}),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, out: () => out, err: () => err, exited };
-}
+const startCli = (args: string[]) => startSimCli('scb-sim', args);
 
 test('scb-sim --gateway-env: stdout is the SCB settings, and they work against the simulator', async () => {
   const cli = startCli(['--gateway-env', '--gateway-url', 'http://127.0.0.1:8123/', '--ref3-prefix', 'GWY']);

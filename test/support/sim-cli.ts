@@ -1,0 +1,23 @@
+// A bank simulator's CLI (`gateway kbank-sim`, `gateway scb-sim`) as a real process on an
+// ephemeral port, for the simulators' CLI tests: its stdout and stderr as they come, and its exit.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { gatewayEnv } from './gateway-process.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+export type SimCli = { child: ChildProcess; out: () => string; err: () => string; exited: Promise<number | null> };
+
+export function startSimCli(simulator: 'kbank-sim' | 'scb-sim', args: string[]): SimCli {
+  const child = spawn(process.execPath, ['src/cli/index.ts', simulator, '--port', '0', ...args], {
+    cwd: ROOT,
+    env: gatewayEnv({}),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, out: () => out, err: () => err, exited };
+}
