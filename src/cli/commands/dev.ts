@@ -52,6 +52,9 @@ export const devCommands: Record<string, Command> = {
           },
           onEntry: (entry) => ctx.io.out(values.json ? JSON.stringify(entry) : formatEntry(entry)),
         });
+        // Listening for the stop signal before anything is printed: whoever reads the output may
+        // stop us at once (a test, a script), and a signal before the handler would kill the process.
+        const stopped = waitForStop();
         // On stderr, so --json output stays one JSON object per line.
         ctx.io.err(
           [
@@ -62,7 +65,7 @@ export const devCommands: Record<string, Command> = {
               `${forwardTo ? `; verified notifications are forwarded to ${forwardTo}` : ''}. Ctrl-C stops.`,
           ].join('\n'),
         );
-        await waitForStop();
+        await stopped;
         await inbox.close();
       } finally {
         await store.close();

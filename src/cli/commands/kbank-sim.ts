@@ -137,6 +137,9 @@ export const kbankSimCommands: Record<string, Command> = {
       // The path token is the callback's only credential: people see where callbacks go, not it.
       const shownCallbackUrl =
         summary.callbackUrl?.replace(callbackPathToken, '<token>') ?? '(none; POST /__sim/callback-url sets one)';
+      // Listening for the stop signal before anything is printed: whoever reads the output may
+      // stop us at once (a test, a script), and a signal before the handler would kill the process.
+      const stopped = waitForStop();
       if (values.json) ctx.io.out(JSON.stringify({ ...summary, examplePay: pay }));
       else
         ctx.io.out(
@@ -158,7 +161,7 @@ export const kbankSimCommands: Record<string, Command> = {
           ].join('\n'),
         );
       ctx.io.err('Ctrl-C stops.');
-      await waitForStop();
+      await stopped;
       await sim.close();
       return 0;
     },

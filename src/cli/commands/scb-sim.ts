@@ -117,6 +117,9 @@ export const scbSimCommands: Record<string, Command> = {
         `  ${pay}`,
         `Control API: GET ${sim.url}/__sim (state, log, clock, tokens, confirmations, faults).`,
       ].join('\n');
+      // Listening for the stop signal before anything is printed: whoever reads the output may
+      // stop us at once (a test, a script), and a signal before the handler would kill the process.
+      const stopped = waitForStop();
       if (values.json) ctx.io.out(JSON.stringify({ ...summary, examplePay: pay }));
       else if (gatewayEnv) {
         // stdout is exactly the settings (`scb-sim --gateway-env > .env`); people read stderr.
@@ -124,7 +127,7 @@ export const scbSimCommands: Record<string, Command> = {
         ctx.io.err(human);
       } else ctx.io.out(human);
       ctx.io.err('Ctrl-C stops.');
-      await waitForStop();
+      await stopped;
       await sim.close();
       return 0;
     },
