@@ -4,7 +4,7 @@
 // connection, with cached prepared statements, in ONE read transaction. Measured
 // (docs/performance.md "SQLite reads"): answered at once, inside each request's own I/O callback,
 // every status answer was written between two reads of the poll phase, and the HTTP thread spent
-// about twice PostgreSQL's CPU per status query; answered per turn, as much.
+// about twice PostgreSQL's CPU per status query; answered per turn, no more than PostgreSQL's.
 //
 // Read-your-writes holds. The read transaction begins when the batch runs and ends before it
 // returns, with no other code in between: it sees every commit that finished before the batch
