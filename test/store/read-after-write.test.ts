@@ -105,5 +105,34 @@ for (const { dialect, skip } of await testDialects()) {
         }
       },
     );
+
+    test(
+      'SQLite: a lookup that fails fails alone, and no read transaction outlives its batch',
+      { skip: dialect !== 'sqlite' && 'SQLite only' },
+      async () => {
+        const lookups = gw.testStore.engine.sqliteLookups!;
+        const sql = 'select id from transactions where id = ?';
+        const [good, bad, alsoGood] = await Promise.allSettled([
+          lookups.first(sql, [first.transactionid]),
+          lookups.first(sql, [{ not: 'a value SQLite binds' }]),
+          lookups.first(sql, [first.transactionid]),
+        ]);
+        assert.deepEqual(good.status === 'fulfilled' && { ...(good.value as object) }, { id: first.transactionid });
+        assert.equal(bad.status, 'rejected');
+        assert.deepEqual(alsoGood.status === 'fulfilled' && { ...(alsoGood.value as object) }, {
+          id: first.transactionid,
+        });
+        // A read transaction left open would hold the WAL: a truncating checkpoint from another
+        // connection (no busy wait) would report busy.
+        const other = new DatabaseSync(gw.testStore.databaseUrl.slice('sqlite:'.length));
+        try {
+          other.exec('PRAGMA busy_timeout = 0');
+          const result = other.prepare('PRAGMA wal_checkpoint(TRUNCATE)').get() as { busy: number };
+          assert.equal(result.busy, 0);
+        } finally {
+          other.close();
+        }
+      },
+    );
   });
 }
