@@ -5,6 +5,7 @@ import { Kysely, sql, type Transaction } from 'kysely';
 import type pg from 'pg';
 import type { Database } from './database.ts';
 import { NodeSqliteDialect } from './sqlite/dialect.ts';
+import type { SqliteLookupBatches } from './sqlite/lookup-batches.ts';
 import type { WriterStats } from './sqlite/writer.ts';
 import { createPostgresDialect, createPostgresPool } from './postgres/pool.ts';
 import { migrateToLatest } from './migrations/index.ts';
@@ -25,6 +26,11 @@ export type StoreEngine = {
    * module exporting `storeJobs`; `run` runs one of them there, committed in a group with others.
    */
   readonly sqliteJobs: SqliteJobs | undefined;
+  /**
+   * SQLite on a file: the request path's one-row lookups, batched per event-loop turn on the main
+   * thread's read connection (sqlite/lookup-batches.ts; docs/performance.md "SQLite reads").
+   */
+  readonly sqliteLookups: SqliteLookupBatches | undefined;
   /** SQLite only: messages, statements and jobs sent to the writer thread so far. */
   sqliteWriterStats(): WriterStats | undefined;
   /** SQLite on a file: bytes free to the gateway's user on the database directory's file system. */
@@ -46,6 +52,7 @@ export function openStoreEngine(databaseUrl: string, options: OpenStoreOptions =
     const db = new Kysely<Database>({ dialect });
     return makeStore('sqlite', db, {
       sqliteJobs: dialect.jobs(),
+      sqliteLookups: dialect.lookups(),
       sqliteWriterStats: () => dialect.writerStats(),
       ...(path !== ':memory:' && { dataDirFreeBytes: () => freeBytes(dirname(path)) }),
     });
@@ -85,6 +92,7 @@ function freeBytes(dir: string): number | undefined {
 type DialectExtras = {
   pgPool?: pg.Pool;
   sqliteJobs?: SqliteJobs;
+  sqliteLookups?: SqliteLookupBatches | undefined;
   sqliteWriterStats?: () => WriterStats | undefined;
   dataDirFreeBytes?: () => number | undefined;
 };
@@ -96,6 +104,7 @@ function makeStore(dialect: Dialect, db: Db, extras: DialectExtras): StoreEngine
     db,
     pgPool: extras.pgPool,
     sqliteJobs: extras.sqliteJobs,
+    sqliteLookups: extras.sqliteLookups,
     sqliteWriterStats: extras.sqliteWriterStats ?? (() => undefined),
     dataDirFreeBytes: extras.dataDirFreeBytes ?? (() => undefined),
     transaction: (work) => db.transaction().execute(work),

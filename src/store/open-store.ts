@@ -32,7 +32,7 @@ export function openStore(databaseUrl: string, options: OpenStoreOptions = {}): 
 /** The ports over an open engine (tests keep the engine to look at rows directly). */
 export function storeOver(engine: StoreEngine): Store {
   const { db, dialect } = engine;
-  const transactions = new TransactionsRepo(db, { pgPool: engine.pgPool });
+  const transactions = new TransactionsRepo(db, { pgPool: engine.pgPool, sqliteLookups: engine.sqliteLookups });
   const refunds = new RefundsRepo(db);
   const ledger = new LedgerRepo(db);
   const ledgerReads = new LedgerReadsRepo(db);

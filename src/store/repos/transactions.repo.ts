@@ -8,6 +8,7 @@ import type { TransactionRecord, Transition } from '../../domain/transaction.ts'
 import type { CompletionInput } from '../../domain/completion.ts';
 import type { PayerCheck } from '../../domain/payer-check.ts';
 import type { Db, Trx } from '../engine.ts';
+import type { SqliteLookupBatches } from '../sqlite/lookup-batches.ts';
 import type pg from 'pg';
 import { PgTransactionLookups } from '../postgres/transaction-lookups.ts';
 import { LEGACY_REDIRECT_ID } from '../migrations/019-keyed-identifiers.ts';
@@ -90,10 +91,13 @@ export class TransactionsRepo {
   readonly #lookups = new Map<string, CompiledQuery>();
   /** PostgreSQL: the same lookups as named prepared statements (outside transactions). */
   readonly #pg: PgTransactionLookups | undefined;
+  /** SQLite on a file: the same lookups, batched per turn on the read connection (outside transactions). */
+  readonly #sqlite: SqliteLookupBatches | undefined;
 
-  constructor(db: Db, options: { pgPool?: pg.Pool | undefined } = {}) {
+  constructor(db: Db, options: { pgPool?: pg.Pool | undefined; sqliteLookups?: SqliteLookupBatches | undefined } = {}) {
     this.#db = db;
     this.#pg = options.pgPool ? new PgTransactionLookups(options.pgPool) : undefined;
+    this.#sqlite = options.sqliteLookups;
   }
 
   /**
@@ -183,6 +187,11 @@ export class TransactionsRepo {
    * checked to be exactly `parameters` in order; later calls only swap the parameters. The whole
    * compiled query is kept, not just its SQL: the SQLite driver routes by its node (a SELECT
    * runs on the main thread's read connection; raw SQL would go to the writer thread).
+   *
+   * Outside a transaction on SQLite the kept statement goes to the turn's lookup batch on that
+   * read connection (sqlite/lookup-batches.ts), not through Kysely's executor: the same
+   * statement on the same connection, run with the turn's other lookups in one read transaction
+   * that begins after they were all asked for (docs/performance.md "SQLite reads").
    */
   async #lookup(
     name: string,
@@ -197,6 +206,9 @@ export class TransactionsRepo {
     } else {
       compiled = build();
       if (isDeepStrictEqual([...compiled.parameters], parameters)) this.#lookups.set(name, compiled);
+    }
+    if (db === this.#db && this.#sqlite) {
+      return fromRow((await this.#sqlite.first(compiled.sql, compiled.parameters)) as Selectable<TransactionsTable>);
     }
     const { rows } = await db.executeQuery<Selectable<TransactionsTable>>(compiled);
     return fromRow(rows[0]);

@@ -5,7 +5,8 @@
 //     synchronously, without a round trip to the writer. WAL lets it read while the writer
 //     writes, and a write is acknowledged only after its commit, so a read issued after an
 //     acknowledged write sees it (read-your-writes).
-// Repositories do not know any of this: they talk to Kysely as before.
+// Repositories do not know any of this: they talk to Kysely as before. (The request path's
+// one-row lookups use the read connection in per-turn batches instead: lookup-batches.ts.)
 import {
   CompiledQuery,
   SqliteAdapter,
@@ -22,6 +23,7 @@ import {
   type SelectQueryNode,
 } from 'kysely';
 import { openSqlite, SqliteStatements, toSqliteValue, type SqliteOptions } from './connection.ts';
+import { SqliteLookupBatches } from './lookup-batches.ts';
 import { SqliteWriter, type WriterStats } from './writer.ts';
 
 export { openSqlite, type SqliteOptions } from './connection.ts';
@@ -149,6 +151,17 @@ export class NodeSqliteDialect implements Dialect {
     if (!driver) throw new Error('the SQLite driver has not been created yet');
     return { load: (module) => driver.writer.loadJobs(module), run: (name, args) => driver.writer.job(name, args) };
   }
+
+  /**
+   * The request path's one-row lookups, batched per event-loop turn on the main thread's read
+   * connection (lookup-batches.ts). Undefined for ':memory:' (no read connection there).
+   */
+  lookups(): SqliteLookupBatches | undefined {
+    const reader = this.#driver?.reader;
+    if (!reader) return undefined;
+    return (this.#lookups ??= new SqliteLookupBatches(reader));
+  }
+  #lookups: SqliteLookupBatches | undefined;
 
   /** Traffic to the writer thread so far (for the benchmark and tests); undefined before the driver exists. */
   writerStats(): WriterStats | undefined {
