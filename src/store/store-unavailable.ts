@@ -31,9 +31,11 @@ const CONNECTION_LOST = new RegExp(
 // node:sqlite: SQLITE_BUSY (5), SQLITE_LOCKED (6), SQLITE_IOERR (10), SQLITE_FULL (13),
 // SQLITE_CANTOPEN (14); messages as SQLite words them.
 const SQLITE_UNAVAILABLE_ERRCODES = new Set([5, 6, 10, 13, 14]);
+// A closed connection (the store shut down or gone): node:sqlite says "database is not open", and a
+// statement cached on it "statement has been finalized".
 const SQLITE_UNAVAILABLE = new RegExp(
-  'database is locked|database connection is not open|SQLITE_BUSY|database or disk is full|disk I\\/O error|' +
-    'unable to open database file',
+  'database is locked|database connection is not open|database is not open|statement has been finalized|' +
+    'SQLITE_BUSY|database or disk is full|disk I\\/O error|unable to open database file',
   'i',
 );
 

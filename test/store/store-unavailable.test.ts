@@ -24,6 +24,8 @@ const UNAVAILABLE: Array<[string, Error]> = [
   ['SQLite full (SQLITE_FULL)', withCode('database or disk is full', { code: 'ERR_SQLITE_ERROR', errcode: 13 })],
   ['SQLite I/O error (SQLITE_IOERR_WRITE)', withCode('disk I/O error', { code: 'ERR_SQLITE_ERROR', errcode: 778 })],
   ['SQLite busy', withCode('database is locked', { code: 'ERR_SQLITE_ERROR', errcode: 5 })],
+  ['SQLite connection closed', withCode('database is not open', { code: 'ERR_INVALID_STATE' })],
+  ['SQLite statement of a closed connection', withCode('statement has been finalized', { code: 'ERR_INVALID_STATE' })],
 ];
 
 const BUGS: Array<[string, unknown]> = [

@@ -39,8 +39,10 @@ export class SqliteLookupBatches {
     const db = this.#reader.db;
     // One lookup needs no explicit transaction: its statement is one already. Several share one,
     // so the WAL read lock and snapshot are taken once (about half a lone lookup's cost).
-    const shared = batch.length > 1 && !db.isTransaction;
+    let shared = false;
     try {
+      // Both throw once the connection is closed: every lookup then fails with that error.
+      shared = batch.length > 1 && !db.isTransaction;
       if (shared) db.exec('begin');
     } catch (error) {
       for (const lookup of batch) lookup.reject(error);

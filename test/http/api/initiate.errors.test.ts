@@ -539,12 +539,18 @@ for (const { dialect, skip } of await testDialects()) {
             merchantid: shop.merchantid,
           });
           assert.ok(Number(res.headers['retry-after']) > 0);
-          const status = await post(doomed, '/transaction/status', {
-            merchantid: shop.merchantid,
-            password: shop.password,
-            transactionid: ok.body.transactionid,
-          });
-          assertErrorBody(status, { status: 503, code: '5003', tag: 'SERVICE_UNAVAILABLE', shape: 'status' });
+          // Two at once: on SQLite one turn's lookups are read together (store/sqlite/lookup-batches.ts).
+          const statuses = await Promise.all(
+            [ok.body.transactionid, 'no-such-transaction'].map((transactionid) =>
+              post(doomed, '/transaction/status', {
+                merchantid: shop.merchantid,
+                password: shop.password,
+                transactionid,
+              }),
+            ),
+          );
+          for (const status of statuses)
+            assertErrorBody(status, { status: 503, code: '5003', tag: 'SERVICE_UNAVAILABLE', shape: 'status' });
           const ready = await doomed.app.inject({ method: 'GET', url: '/readyz' });
           assert.equal(ready.statusCode, 503);
           assertNoInternals(ready.body);
