@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { testDialects } from '../support/dialects.ts';
 import { createTestDatabase } from '../support/test-store.ts';
+import { insertOldMerchant } from '../support/old-rows.ts';
 import { legacyIdentifiers } from '../support/legacy-identifiers.ts';
 import { openStoreEngine, type StoreEngine } from '../../src/store/engine.ts';
 import { storeOver } from '../../src/store/open-store.ts';
@@ -92,23 +93,7 @@ for (const { dialect, skip } of await testDialects()) {
       try {
         await migrateTo(engine.db, '018-ledger-checks-per-statement');
         const now = Date.now();
-        await engine.db
-          .insertInto('merchants')
-          .values({
-            id: 'm1',
-            name: 'Old Shop',
-            password_hash: 'x',
-            webhook_secret_enc: 'x',
-            previous_webhook_secret_enc: null,
-            previous_webhook_secret_expires_at: null,
-            payout_currency: 'THB',
-            payout_account: '4111111111119012',
-            fee_rate_ppm: 0,
-            status: 'active',
-            created_at: now,
-            updated_at: now,
-          })
-          .execute();
+        await insertOldMerchant(engine.db, now);
         // Two payments made before the migration, with the earlier form of ids.
         const old = [1, 2].map((n) => ({
           n,
@@ -118,7 +103,7 @@ for (const { dialect, skip } of await testDialects()) {
         for (const { n, ids } of old) assert.ok((await before.payments.insertOrGet(row('m1', n, ids))).inserted);
         const indexesBefore = (await indexesOf(engine)).map((i) => i.name).filter((n) => !n.startsWith('sqlite_auto'));
 
-        assert.deepEqual(await engine.migrate(), ['019-keyed-identifiers']);
+        assert.equal((await engine.migrate())[0], '019-keyed-identifiers', 'the next migration is 019');
         const store = storeOver(engine);
 
         const indexes = await indexesOf(engine);

@@ -19,6 +19,7 @@ import {
   type TestGateway,
 } from '../support/test-gateway.ts';
 import { createTestDatabase } from '../support/test-store.ts';
+import { insertOldMerchant, insertOldPayment } from '../support/old-rows.ts';
 import { startPayment } from '../support/lifecycle.ts';
 import { openStoreEngine } from '../../src/store/engine.ts';
 import { migrateTo } from '../../src/store/migrations/index.ts';
@@ -321,52 +322,13 @@ for (const { dialect, skip } of await testDialects()) {
       try {
         await migrateTo(store.db, '010-outbox-origin');
         const now = Date.now();
-        await store.db
-          .insertInto('merchants')
-          .values({
-            id: 'm1',
-            name: 'Old Shop',
-            password_hash: 'x',
-            webhook_secret_enc: 'x',
-            previous_webhook_secret_enc: null,
-            previous_webhook_secret_expires_at: null,
-            payout_currency: 'THB',
-            payout_account: '4111111111119012',
-            fee_rate_ppm: 0,
-            status: 'active',
-            created_at: now,
-            updated_at: now,
-          })
-          .execute();
-        const tx = {
-          id: 't1',
-          merchant_id: 'm1',
-          trackid: 'old-1',
-          request_hash: 'h',
-          token: 'tok1',
-          redirect_id: 'r1',
-          status: 'SUCCESS' as const,
+        await insertOldMerchant(store.db, now);
+        await insertOldPayment(store.db, now, {
           error_code_tag: null,
           error_text: null,
-          amount_minor: 1_000_000,
-          currency: 'THB',
-          payment_method: 'THAI_DEBIT',
-          bill_country: 'TH',
-          bill_customerip: '203.0.113.1',
-          bill_email: 'a@b.co',
-          return_url: 'https://s.example/r',
-          server_url: 'https://s.example/n',
-          payer_account_no: '1234567890',
-          payer_account_name: 'A',
-          payer_bank_code: '014',
           productdesc: null,
           lang: null,
-          created_at: now,
-          expires_at: now + 1,
-          completed_at: now,
-        };
-        await sql`insert into transactions (${sql.join(Object.keys(tx).map((k) => sql.ref(k)))})
-          values (${sql.join(Object.values(tx))})`.execute(store.db);
+        });
         await sql`insert into outbox_events (id, transaction_id, merchant_id, target_url, origin, payload, status,
             attempts, next_attempt_at, series, created_at)
           values ('evt_old', 't1', 'm1', 'https://s.example/n', 'https://s.example', '{"old":true}', 'delivered', 1,
@@ -449,49 +411,8 @@ for (const { dialect, skip } of await testDialects()) {
       try {
         await migrateTo(store.db, '016-payer-check'); // the schema just before 017
         const now = Date.now();
-        await store.db
-          .insertInto('merchants')
-          .values({
-            id: 'm1',
-            name: 'Old Shop',
-            password_hash: 'x',
-            webhook_secret_enc: 'x',
-            previous_webhook_secret_enc: null,
-            previous_webhook_secret_expires_at: null,
-            payout_currency: 'THB',
-            payout_account: '4111111111119012',
-            fee_rate_ppm: 0,
-            status: 'active',
-            created_at: now,
-            updated_at: now,
-          })
-          .execute();
-        const tx = {
-          id: 't1',
-          merchant_id: 'm1',
-          trackid: 'old-1',
-          request_hash: 'h',
-          token: 'tok1',
-          redirect_id: 'r1',
-          status: 'SUCCESS',
-          amount_minor: 1_000_000,
-          currency: 'THB',
-          payment_method: 'THAI_DEBIT',
-          bill_country: 'TH',
-          bill_customerip: '203.0.113.1',
-          bill_email: 'a@b.co',
-          return_url: 'https://s.example/r',
-          server_url: 'https://s.example/n',
-          payer_account_no: '1234567890',
-          payer_account_name: 'A',
-          payer_bank_code: '014',
-          created_at: now,
-          expires_at: now + 1,
-          completed_at: now,
-          refunded_minor: 300_000,
-        };
-        await sql`insert into transactions (${sql.join(Object.keys(tx).map((k) => sql.ref(k)))})
-          values (${sql.join(Object.values(tx))})`.execute(store.db);
+        await insertOldMerchant(store.db, now);
+        await insertOldPayment(store.db, now, { refunded_minor: 300_000 });
         const refund = (id: string, processor: string, after: number) => ({
           id,
           merchant_id: 'm1',
