@@ -8,6 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
 import { testDialects } from '../support/dialects.ts';
+import type { Dialect } from '../../src/store/engine.ts';
 import { LogCapture, post, testConfig } from '../support/test-gateway.ts';
 import { createTestStore, type TestStore } from '../support/test-store.ts';
 import { createLogger } from '../../src/logger.ts';
@@ -52,6 +53,22 @@ class RecordingProcessor implements ProcessorConnector {
   }
 }
 
+/** A gateway (real store, HTTP app) whose processor is `processor`, with one merchant named `name`. */
+async function gatewayWith(dialect: Dialect, processor: ProcessorConnector, name: string) {
+  const testStore = await createTestStore(dialect);
+  const config = testConfig({ DATABASE_URL: testStore.databaseUrl });
+  const logger = createLogger('warn', new LogCapture());
+  const services = createServices(config, testStore.store, config.secretKey!, { logger, connector: processor });
+  const app = await buildApp(httpDepsFrom(services), { logger });
+  const creds = await services.manageMerchants.create({
+    name,
+    payoutCurrency: 'THB',
+    payoutAccount: '4111111111119012',
+  });
+  await services.directory.refresh();
+  return { testStore, services, app, creds };
+}
+
 for (const { dialect, skip } of await testDialects()) {
   describe(`refunds through the processor connector [${dialect}]`, { skip }, () => {
     let testStore: TestStore;
@@ -61,17 +78,7 @@ for (const { dialect, skip } of await testDialects()) {
     const processor = new RecordingProcessor();
 
     before(async () => {
-      testStore = await createTestStore(dialect);
-      const config = testConfig({ DATABASE_URL: testStore.databaseUrl });
-      const logger = createLogger('warn', new LogCapture());
-      services = createServices(config, testStore.store, config.secretKey!, { logger, connector: processor });
-      app = await buildApp(httpDepsFrom(services), { logger });
-      creds = await services.manageMerchants.create({
-        name: 'Bank Shop',
-        payoutCurrency: 'THB',
-        payoutAccount: '4111111111119012',
-      });
-      await services.directory.refresh();
+      ({ testStore, services, app, creds } = await gatewayWith(dialect, processor, 'Bank Shop'));
     });
     after(async () => {
       await app?.close();
@@ -215,17 +222,7 @@ for (const { dialect, skip } of await testDialects()) {
     const processor = new RecordingProcessor('no-refunds-bank', 'none');
 
     before(async () => {
-      testStore = await createTestStore(dialect);
-      const config = testConfig({ DATABASE_URL: testStore.databaseUrl });
-      const logger = createLogger('warn', new LogCapture());
-      services = createServices(config, testStore.store, config.secretKey!, { logger, connector: processor });
-      app = await buildApp(httpDepsFrom(services), { logger });
-      creds = await services.manageMerchants.create({
-        name: 'Transfer Shop',
-        payoutCurrency: 'THB',
-        payoutAccount: '4111111111119012',
-      });
-      await services.directory.refresh();
+      ({ testStore, services, app, creds } = await gatewayWith(dialect, processor, 'Transfer Shop'));
     });
     after(async () => {
       await app?.close();
