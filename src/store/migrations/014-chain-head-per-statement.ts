@@ -25,8 +25,10 @@
 // row's move: nothing changes there.
 import { sql, SqliteAdapter, type Kysely } from 'kysely';
 
-const SUMMED = `('gateway_fee', 'gateway_clearing')`;
-const MSG = {
+/** The summed account kinds (migration 011); migration 018 reuses it. */
+export const SUMMED = `('gateway_fee', 'gateway_clearing')`;
+/** The ledger's refusals, word for word; migration 018 raises the same ones. */
+export const MSG = {
   sealed: 'ledger: posting into an entry that is already written',
   chain: 'ledger: posting does not continue its account (sequence, running balance or currency)',
   accountMove: 'ledger: an account balance moves only by its next posting',

@@ -34,19 +34,8 @@
 // SQLite has row triggers only; its triggers already run in-process without round trips and were
 // measured cheap (docs/performance.md), so they stay as they are.
 import { sql, SqliteAdapter, type Kysely } from 'kysely';
-
-const SUMMED = `('gateway_fee', 'gateway_clearing')`;
-const MSG = {
-  sealed: 'ledger: posting into an entry that is already written',
-  chain: 'ledger: posting does not continue its account (sequence, running balance or currency)',
-  accountMove: 'ledger: an account balance moves only by its next posting',
-  accountNew: 'ledger: an account starts at zero with no postings',
-  appendOnly: 'ledger: postings and journal entries are append-only',
-  fewLines: 'ledger: a journal entry needs at least two postings',
-  unbalanced: 'ledger: a journal entry must sum to zero per currency',
-  owner: 'ledger: a payout posting must belong to the merchant of its entry',
-  payment: 'ledger: a payment entry needs its SUCCESS transaction and must clear exactly its amount',
-};
+// The same refusals, word for word, as the per-row triggers this replaces.
+import { MSG, SUMMED } from './014-chain-head-per-statement.ts';
 
 const raise = (message: string) => `raise exception '${message}' using errcode = 'check_violation'`;
 
