@@ -6,17 +6,18 @@
 // UPDATE_SCREENSHOTS=1). SQLite only: the layout does not depend on the store.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
 import type { Page } from 'playwright-core';
-import { createConsoleServices } from '../../src/app/console/console-services.ts';
 import { deliveryWorker } from '../../src/delivery/delivery-worker.ts';
 import {
+  addConsoleCast,
   initiateOn,
   browserSkipReason,
   launchBrowser,
   screenshotsDir,
+  startFailingEndpoint,
   startListeningGateway,
   type Browser,
+  type FailingEndpoint,
   type ListeningGateway,
 } from '../support/browser.ts';
 import { insertAttempt } from '../support/processor-rows.ts';
@@ -105,7 +106,7 @@ const ACCOUNT_WRAPS = `[...document.querySelectorAll('main td.mono, main td.mono
 
 describe('web console on a 360 px phone', { skip, timeout: 240_000 }, () => {
   let gw: ListeningGateway;
-  let receiver: Server;
+  let receiver: FailingEndpoint;
   let receiverUrl: string;
   let browser: Browser;
   let shop: { merchantid: string; password: string };
@@ -116,27 +117,19 @@ describe('web console on a 360 px phone', { skip, timeout: 240_000 }, () => {
 
   before(async () => {
     // The merchant's endpoint is down: notifications fail and retry.
-    receiver = createServer((req, res) => {
-      req.resume();
-      req.on('end', () => res.writeHead(500, { 'content-type': 'text/plain' }).end('database is down'));
-    });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-    const address = receiver.address();
-    receiverUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    receiver = await startFailingEndpoint(500, 'database is down');
+    receiverUrl = receiver.url;
     gw = await startListeningGateway(
       { RETRY_LADDER: '0,1h', DELIVERY_POLL_INTERVAL: '100ms' },
       { workers: [deliveryWorker] },
     );
     const { services } = gw.gateway;
-    const c = createConsoleServices(services.config, services.store, services.key, services.now);
-    await c.accounts.createOperator({ username: 'somchai', password: OPERATOR_PASSWORD, totp: false });
-    shop = await services.manageMerchants.create({
-      id: 'siam-coffee-roasters-chiang-mai',
-      name: 'Siam Coffee Roasters',
-      payoutCurrency: 'THB',
-      payoutAccount: '4111111111119012',
-      feeRate: '0.0175',
-    });
+    const { shop: created, consoleServices: c } = await addConsoleCast(
+      gw,
+      'siam-coffee-roasters-chiang-mai',
+      OPERATOR_PASSWORD,
+    );
+    shop = created;
     shopConsolePassword = (await c.accounts.issueMerchantPassword(shop.merchantid)).password;
     await services.directory.refresh();
 
@@ -160,7 +153,7 @@ describe('web console on a 360 px phone', { skip, timeout: 240_000 }, () => {
   after(async () => {
     await browser?.close();
     await gw?.close();
-    await new Promise<void>((resolve) => (receiver ? receiver.close(() => resolve()) : resolve()));
+    await receiver?.close();
   });
 
   async function until(check: () => Promise<boolean>, what: string): Promise<void> {

@@ -6,17 +6,18 @@
 // SQLite only: the store behaviour is covered on both stores by the HTTP tests.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
 import type { Page } from 'playwright-core';
-import { createConsoleServices } from '../../src/app/console/console-services.ts';
 import { deliveryWorker } from '../../src/delivery/delivery-worker.ts';
 import {
+  addConsoleCast,
   initiateOn,
   browserSkipReason,
   launchBrowser,
   screenshotsDir,
+  startFailingEndpoint,
   startListeningGateway,
   type Browser,
+  type FailingEndpoint,
   type ListeningGateway,
 } from '../support/browser.ts';
 
@@ -36,7 +37,7 @@ async function until(check: () => Promise<boolean>, what: string, withinMs = 15_
 
 describe('console refunds and notifications at 360 px in Chromium', { skip, timeout: 120_000 }, () => {
   let gw: ListeningGateway;
-  let receiver: Server;
+  let receiver: FailingEndpoint;
   let receiverUrl: string;
   let browser: Browser;
   let shop: { merchantid: string; password: string };
@@ -44,35 +45,22 @@ describe('console refunds and notifications at 360 px in Chromium', { skip, time
 
   before(async () => {
     // The shop's endpoint is down: every notification fails.
-    receiver = createServer((req, res) => {
-      req.resume();
-      req.on('end', () => res.writeHead(503, { 'content-type': 'text/plain' }).end('maintenance'));
-    });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-    const address = receiver.address();
-    receiverUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    receiver = await startFailingEndpoint(503, 'maintenance');
+    receiverUrl = receiver.url;
     // Three quick attempts, then the next one an hour later: failing, and still retrying.
     gw = await startListeningGateway(
       { RETRY_LADDER: '0,0,0,1h', DELIVERY_POLL_INTERVAL: '100ms' },
       { workers: [deliveryWorker] },
     );
     const { services } = gw.gateway;
-    const c = createConsoleServices(services.config, services.store, services.key, services.now);
-    await c.accounts.createOperator({ username: 'somchai', password: OPERATOR_PASSWORD, totp: false });
-    shop = await services.manageMerchants.create({
-      id: 'siam-coffee',
-      name: 'Siam Coffee Roasters',
-      payoutCurrency: 'THB',
-      payoutAccount: '4111111111119012',
-      feeRate: '0.0175',
-    });
+    shop = (await addConsoleCast(gw, 'siam-coffee', OPERATOR_PASSWORD)).shop;
     await services.directory.refresh();
     browser = await launchBrowser();
   });
   after(async () => {
     await browser?.close();
     await gw?.close();
-    await new Promise<void>((resolve) => (receiver ? receiver.close(() => resolve()) : resolve()));
+    await receiver?.close();
   });
 
   async function paid(trackid: string, amount: string): Promise<string> {

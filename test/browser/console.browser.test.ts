@@ -10,9 +10,9 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
-import { createConsoleServices } from '../../src/app/console/console-services.ts';
 import { deliveryWorker } from '../../src/delivery/delivery-worker.ts';
 import {
+  addConsoleCast,
   initiateOn,
   browserSkipReason,
   launchBrowser,
@@ -86,15 +86,8 @@ describe('web console in Chromium', { skip, timeout: 180_000 }, () => {
       { workers: [deliveryWorker] },
     );
     const { services } = gw.gateway;
-    const c = createConsoleServices(services.config, services.store, services.key, services.now);
-    await c.accounts.createOperator({ username: 'somchai', password: OPERATOR_PASSWORD, totp: false });
-    shop = await services.manageMerchants.create({
-      id: 'siam-coffee',
-      name: 'Siam Coffee Roasters',
-      payoutCurrency: 'THB',
-      payoutAccount: '4111111111119012',
-      feeRate: '0.0175',
-    });
+    const { shop: created, consoleServices: c } = await addConsoleCast(gw, 'siam-coffee', OPERATOR_PASSWORD);
+    shop = created;
     other = await services.manageMerchants.create({
       id: 'other-shop',
       name: 'Other Shop',

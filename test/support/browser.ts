@@ -4,11 +4,12 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { createServer as createNetServer } from 'node:net';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type BrowserContext } from 'playwright-core';
+import { createConsoleServices } from '../../src/app/console/console-services.ts';
 import { startGateway, type RunningGateway } from '../../src/server.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createTestStore, type TestStore } from './test-store.ts';
@@ -197,4 +198,39 @@ export async function startListeningGateway(
       }
     }
   }
+}
+
+export type FailingEndpoint = { url: string; close(): Promise<void> };
+
+/** A merchant endpoint that answers every request `status` with `body`: a shop whose server is down. */
+export async function startFailingEndpoint(status: number, body: string): Promise<FailingEndpoint> {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(status, { 'content-type': 'text/plain' }).end(body));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/**
+ * The console tests' cast on `gw`: operator `somchai` (password `operatorPassword`, no second
+ * factor) and the shop Siam Coffee Roasters under `shopId` (fee 1.75 %); the console's services
+ * for anything more.
+ */
+export async function addConsoleCast(gw: ListeningGateway, shopId: string, operatorPassword: string) {
+  const { services } = gw.gateway;
+  const consoleServices = createConsoleServices(services.config, services.store, services.key, services.now);
+  await consoleServices.accounts.createOperator({ username: 'somchai', password: operatorPassword, totp: false });
+  const shop = await services.manageMerchants.create({
+    id: shopId,
+    name: 'Siam Coffee Roasters',
+    payoutCurrency: 'THB',
+    payoutAccount: '4111111111119012',
+    feeRate: '0.0175',
+  });
+  return { shop, consoleServices };
 }
