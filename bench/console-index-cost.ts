@@ -1,9 +1,14 @@
-// What the console's payment-search indexes (migration 013) cost every initiation, on a fresh
-// SQLite file with and without those indexes, alternating A/B for `--rounds` rounds on this
-// (shared, noisy) machine. `node bench/console-index-cost.ts [--seconds 3] [--rounds 4]`.
-//   raw   the transactions INSERT, 100 rows per commit: index upkeep, not fsync, dominates
-//   group the project's write path: TransactionsRepo.insertOrGet through the group commit with
-//         16 writers in flight (like 16 connections initiating), one durable commit per group
+// What the console's payment search costs the writes of initiations, on a fresh SQLite file,
+// before and after migration 020 (docs/performance.md "Console search indexes"), alternating A/B
+// for `--rounds` rounds on this (shared, noisy) machine.
+// `node bench/console-index-cost.ts [--seconds 3] [--rounds 4]`.
+//   before  schema up to 019: seven console indexes on transactions, kept in the initiation's commit
+//   after   schema 020: the initiation queues its id; the search table is written behind, in
+//           batches, and that work is counted too (the rate is rows searchable per second)
+//   raw     the transactions INSERT, 100 rows per commit (after: one search batch per 1,000 rows)
+//   group   the project's write path: TransactionsRepo.insertOrGet through the group commit with
+//           16 writers in flight (like 16 connections initiating), one durable commit per group;
+//           after: the gateway's catch-up every 250 ms beside them, and once more at the end
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,18 +20,13 @@ import { STORE_JOBS_MODULE, storeJobs } from '../src/store/sqlite/jobs.ts';
 import { createJobRunner } from '../src/store/job-runner.ts';
 import { MerchantsRepo } from '../src/store/repos/merchants.repo.ts';
 import { ConsoleRepo } from '../src/store/repos/console.repo.ts';
-import { openStoreEngine } from '../src/store/engine.ts';
+import { openStoreEngine, type StoreEngine } from '../src/store/engine.ts';
+import { migrateTo } from '../src/store/migrations/index.ts';
+import { paymentSearchIndex } from '../src/store/payment-search-index.ts';
+import { INDEX_SEEDED_PAYMENTS } from './seed-rows.ts';
 import type { TransactionRecord } from '../src/domain/transaction.ts';
 
-const CONSOLE_INDEXES = [
-  'transactions_created',
-  'transactions_merchant_created',
-  'transactions_status_created',
-  'transactions_merchant_status_created',
-  'transactions_trackid',
-  'transactions_amount',
-  'transactions_email',
-];
+const BEFORE = '019-keyed-identifiers';
 const { values: args } = parseArgs({
   options: { seconds: { type: 'string', default: '3' }, rounds: { type: 'string', default: '4' } },
 });
@@ -34,10 +34,11 @@ const SECONDS = Number(args.seconds);
 const ROUNDS = Number(args.rounds);
 const PER_COMMIT = 100;
 
-async function phase(dir: string, file: string, withIndexes: boolean): Promise<number> {
-  const path = join(dir, `${file}.db`);
+/** A fresh store at the schema under test (`after`: all migrations) with one merchant. */
+async function freshStore(path: string, after: boolean): Promise<{ store: StoreEngine; merchantid: string }> {
   const store = openStoreEngine(`sqlite:${path}`);
-  await store.migrate();
+  if (after) await store.migrate();
+  else await migrateTo(store.db, BEFORE);
   const { merchantid } = await new ManageMerchants(
     new MerchantsRepo(store.db),
     new ConsoleRepo(store),
@@ -48,9 +49,14 @@ async function phase(dir: string, file: string, withIndexes: boolean): Promise<n
     payoutCurrency: 'THB',
     payoutAccount: '1234567890',
   });
+  return { store, merchantid };
+}
+
+async function phase(dir: string, file: string, after: boolean): Promise<number> {
+  const path = join(dir, `${file}.db`);
+  const { store, merchantid } = await freshStore(path, after);
   await store.close();
   const db = openSqlite({ path });
-  if (!withIndexes) for (const name of CONSOLE_INDEXES) db.exec(`drop index ${name}`);
   const insert = db.prepare(
     'insert into transactions (id, merchant_id, trackid, request_hash, token, redirect_id, status, ' +
       'amount_minor, currency, payment_method, bill_country, bill_customerip, bill_email, return_url, ' +
@@ -72,7 +78,7 @@ async function phase(dir: string, file: string, withIndexes: boolean): Promise<n
         `t-${n}`,
         'h'.repeat(43),
         `tok-${n}`,
-        `red-${n}`,
+        `red-${n}`.padEnd(44, 'x'), // a keyed id's length: outside 019's partial index
         (100 + (n % 5000)) * 10_000,
         `buyer${n % 100_000}@example.com`,
         now,
@@ -80,7 +86,9 @@ async function phase(dir: string, file: string, withIndexes: boolean): Promise<n
       );
     }
     db.exec('commit');
+    if (after && n % 1000 === 0) db.exec(`begin immediate; ${INDEX_SEEDED_PAYMENTS}; commit`);
   }
+  if (after) db.exec(`begin immediate; ${INDEX_SEEDED_PAYMENTS}; commit`);
   const rate = n / ((performance.now() - start) / 1000);
   db.close();
   return rate;
@@ -88,25 +96,11 @@ async function phase(dir: string, file: string, withIndexes: boolean): Promise<n
 
 const WRITERS = 16;
 
-async function groupPhase(dir: string, file: string, withIndexes: boolean): Promise<number> {
-  const path = join(dir, `${file}.db`);
-  const store = openStoreEngine(`sqlite:${path}`);
-  await store.migrate();
-  const { merchantid } = await new ManageMerchants(
-    new MerchantsRepo(store.db),
-    new ConsoleRepo(store),
-    Buffer.alloc(32, 7),
-    0,
-  ).create({
-    name: 'Bench',
-    payoutCurrency: 'THB',
-    payoutAccount: '1234567890',
-  });
-  if (!withIndexes)
-    await store.transaction(async (trx) => {
-      for (const name of CONSOLE_INDEXES) await trx.schema.dropIndex(name).execute();
-    });
+async function groupPhase(dir: string, file: string, after: boolean): Promise<number> {
+  const { store, merchantid } = await freshStore(join(dir, `${file}.db`), after);
   const runJob = createJobRunner(store, storeJobs, STORE_JOBS_MODULE);
+  const search = paymentSearchIndex(store.db, (limit) => runJob('indexPaymentSearch', limit));
+  const catchUps = after ? setInterval(() => void search.catchUp(), 250) : undefined;
   let n = 0;
   const row = (): TransactionRecord => {
     n += 1;
@@ -117,7 +111,7 @@ async function groupPhase(dir: string, file: string, withIndexes: boolean): Prom
       trackid: `t-${n}`,
       requestHash: 'h'.repeat(43),
       token: `tok-${file}-${n}`,
-      redirectId: `red-${file}-${n}`,
+      redirectId: `red-${file}-${n}`.padEnd(44, 'x'),
       status: 'PROCESSING',
       errorCodeTag: null,
       errorText: null,
@@ -154,6 +148,8 @@ async function groupPhase(dir: string, file: string, withIndexes: boolean): Prom
       }
     }),
   );
+  clearInterval(catchUps);
+  if (after) await search.catchUp();
   const rate = rows / ((performance.now() - start) / 1000);
   await store.close();
   return rate;
@@ -173,16 +169,16 @@ try {
     ['raw, 100 rows per commit', phase],
     [`group commit, ${WRITERS} writers`, groupPhase],
   ] as const) {
-    const rates = { without: [] as number[], with: [] as number[] };
+    const rates = { before: [] as number[], after: [] as number[] };
     for (let round = 0; round < ROUNDS; round++) {
-      const order = round % 2 === 0 ? (['without', 'with'] as const) : (['with', 'without'] as const);
+      const order = round % 2 === 0 ? (['before', 'after'] as const) : (['after', 'before'] as const);
       for (const which of order)
-        rates[which].push(await run(dir, `${mode.slice(0, 3)}-${which}-${round}`, which === 'with'));
+        rates[which].push(await run(dir, `${mode.slice(0, 3)}-${which}-${round}`, which === 'after'));
     }
     console.log(`${mode}:`);
-    console.log(`  without the console's 7 indexes: ${fmt(rates.without)}`);
-    console.log(`  with them (as migrated):         ${fmt(rates.with)}`);
-    console.log(`  ratio with/without: ${(sum(rates.with) / sum(rates.without)).toFixed(2)}`);
+    console.log(`  before 020 (7 console indexes on transactions): ${fmt(rates.before)}`);
+    console.log(`  after 020 (search table behind the commit):     ${fmt(rates.after)}`);
+    console.log(`  ratio after/before: ${(sum(rates.after) / sum(rates.before)).toFixed(2)}`);
   }
   console.log(
     `load average at the end: ${loadavg()

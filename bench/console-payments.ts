@@ -197,7 +197,7 @@ async function main(): Promise<void> {
     // Query plans of the searches above, as the console issues them.
     const store = openStoreEngine(databaseUrl);
     try {
-      const repo = new ConsolePaymentsRepo(store.db);
+      const repo = new ConsolePaymentsRepo(store.db, async () => {}); // plans only: nothing is queued
       const shapes: Array<[string, PaymentSearch]> = [
         ['first page', { limit: 51 }],
         ['keyset page', { limit: 51, before: { createdAt: start + mid * step, id: idOf(mid) } }],

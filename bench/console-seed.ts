@@ -1,7 +1,7 @@
 // The seeded store and the browser login of the console benchmarks (bench/console-payments.ts and the
 // targets table's console page, bench/console-page.ts): payments generated inside the database, and a
 // session cookie obtained through the console's own login form.
-import { withRawConnection } from './seed-rows.ts';
+import { INDEX_SEEDED_PAYMENTS, withRawConnection } from './seed-rows.ts';
 
 export const DAY = 86_400_000;
 
@@ -36,6 +36,7 @@ export async function seedConsolePayments(databaseUrl: string, start: number, ro
         insert.run(from, Math.min(rows, from + 99_999), start, step, start, step, start, step);
         db.exec('commit');
       }
+      db.exec(`begin; ${INDEX_SEEDED_PAYMENTS}; commit`);
       db.exec('analyze');
     },
     postgres: async (client) => {
@@ -54,6 +55,7 @@ export async function seedConsolePayments(databaseUrl: string, start: number, ro
           `from generate_series(1, $3::int) as i`,
         [start, step, rows],
       );
+      await client.query(INDEX_SEEDED_PAYMENTS);
       await client.query('analyze');
     },
   });

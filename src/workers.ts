@@ -1,9 +1,11 @@
-// Background workers started by `serve` (delivery of notifications, expiry sweeper, reconciler).
+// Background workers started by `serve` (delivery of notifications, expiry sweeper, reconciler,
+// the payment search indexer).
 import type { Config } from './config.ts';
 import type { WorkerFactory } from './app/worker.ts';
 import { expirySweeperWorker } from './app/expiry-sweeper.ts';
 import { deliveryWorker } from './delivery/delivery-worker.ts';
 import { outboxNotifierWorker } from './delivery/outbox-notifier-worker.ts';
+import { paymentSearchIndexerWorker } from './app/payment-search-indexer.ts';
 
 /**
  * The reconciler of live payments (app/processor/reconciler.ts), in every `serve` whose processor
@@ -16,10 +18,15 @@ export const reconcilerWorker: WorkerFactory = (services) => {
 };
 
 /**
- * The expiry sweeper and the reconciler always; the delivery worker unless DELIVERY_WORKER=false
+ * The expiry sweeper, the reconciler and the search indexer always; the delivery worker unless DELIVERY_WORKER=false
  * (PostgreSQL, with `deliver` processes beside), in which case this process only wakes them after
  * each payment.
  */
 export function workersFor(config: Pick<Config, 'deliveryWorker'>): WorkerFactory[] {
-  return [expirySweeperWorker, reconcilerWorker, config.deliveryWorker ? deliveryWorker : outboxNotifierWorker];
+  return [
+    expirySweeperWorker,
+    reconcilerWorker,
+    paymentSearchIndexerWorker,
+    config.deliveryWorker ? deliveryWorker : outboxNotifierWorker,
+  ];
 }

@@ -218,6 +218,24 @@ export interface AttentionItemsTable {
   resolution: string | null;
 }
 
+/** Migration 020: what the console's payment search filters on, written behind the commit. */
+export interface PaymentSearchTable {
+  id: string;
+  merchant_id: string;
+  trackid: string;
+  /** lower(bill_email) */
+  email: string;
+  amount_minor: Int64;
+  status: TransactionsTable['status'];
+  created_at: Int64;
+}
+
+/** Migration 020: payments inserted or changed state, not yet in payment_search. */
+export interface PaymentSearchQueueTable {
+  seq: Generated<Int64>;
+  transaction_id: string;
+}
+
 export interface Database {
   gateway_meta: GatewayMetaTable;
   merchants: MerchantsTable;
@@ -232,6 +250,8 @@ export interface Database {
   processor_attempts: ProcessorAttemptsTable;
   processor_notifications: ProcessorNotificationsTable;
   attention_items: AttentionItemsTable;
+  payment_search: PaymentSearchTable;
+  payment_search_queue: PaymentSearchQueueTable;
 }
 
 export function toBigInt(value: Int64): bigint {

@@ -16,6 +16,8 @@ export type EngineParts = {
   recordAttempts(items: readonly AttemptRecord[]): Promise<boolean[]>;
   /** Overwrites the readiness probe's row (app/ports/store.ts MetaStore.writeProbe). */
   writeProbe(name: string, value: string, now: number): Promise<void>;
+  /** One batch of the payment search's catch-up (repos/payment-search.repo.ts indexQueuedPaymentsIn). */
+  indexPaymentSearch(limit: number): Promise<number>;
   singleProcess: boolean;
   wakeups: DeliveryWakeups | undefined;
 };

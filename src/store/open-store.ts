@@ -19,6 +19,7 @@ import { AttentionRepo, ProcessorNotificationsRepo } from './repos/processor-not
 import { RefundsRepo } from './repos/refunds.repo.ts';
 import { TransactionsRepo } from './repos/transactions.repo.ts';
 import { unitOfWorkIn } from './repos/unit-of-work.ts';
+import { paymentSearchIndex } from './payment-search-index.ts';
 import { sqliteParts } from './sqlite/sqlite-parts.ts';
 import { isStoreUnavailable } from './store-unavailable.ts';
 import { isUniqueViolation } from './unique-violation.ts';
@@ -38,6 +39,7 @@ export function storeOver(engine: StoreEngine): Store {
   const ledgerReads = new LedgerReadsRepo(db);
   const parts: EngineParts = engine.pgPool ? postgresParts(engine, engine.pgPool, transactions) : sqliteParts(engine);
   const claims = new OutboxClaimsRepo(db, dialect, parts.lease);
+  const searchIndex = paymentSearchIndex(db, parts.indexPaymentSearch);
   return {
     kind: dialect,
     payments: {
@@ -70,7 +72,8 @@ export function storeOver(engine: StoreEngine): Store {
       wakeups: parts.wakeups,
     },
     consoleAccounts: new ConsoleRepo(engine),
-    consoleReads: new ConsolePaymentsRepo(db),
+    consoleReads: new ConsolePaymentsRepo(db, () => searchIndex.catchUp()),
+    searchIndex,
     meta: metaStore(new GatewayMetaRepo(db), parts),
     processorAttempts: new ProcessorAttemptsRepo(db),
     processorNotifications: new ProcessorNotificationsRepo(db),

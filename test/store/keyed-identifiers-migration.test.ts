@@ -103,7 +103,8 @@ for (const { dialect, skip } of await testDialects()) {
         for (const { n, ids } of old) assert.ok((await before.payments.insertOrGet(row('m1', n, ids))).inserted);
         const indexesBefore = (await indexesOf(engine)).map((i) => i.name).filter((n) => !n.startsWith('sqlite_auto'));
 
-        assert.equal((await engine.migrate())[0], '019-keyed-identifiers', 'the next migration is 019');
+        // Up to 019 only: later migrations may change the other indexes (020 drops the console's).
+        assert.deepEqual(await migrateTo(engine.db, '019-keyed-identifiers'), ['019-keyed-identifiers']);
         const store = storeOver(engine);
 
         const indexes = await indexesOf(engine);

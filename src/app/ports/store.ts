@@ -178,6 +178,17 @@ export interface UnitOfWork {
   insertOutboxEvent(event: NewOutboxEvent): Promise<void>;
 }
 
+/**
+ * The console's payment search table, written behind the commit (docs/architecture.md "Payment
+ * search"): an initiation or a change of state queues the payment's id in its own commit, and
+ * catching up moves what is queued into the table in batches. The console's search catches up
+ * before it reads; the indexer worker (app/payment-search-indexer.ts) keeps the queue short.
+ */
+export interface PaymentSearchIndex {
+  /** Indexes what is queued, a batch at a time, up to a bound; returns how many changes it took. */
+  catchUp(): Promise<number>;
+}
+
 /** Everything the store offers the rest of the gateway (store/open-store.ts builds it). */
 export type Store = {
   readonly kind: StoreKind;
@@ -190,6 +201,7 @@ export type Store = {
   readonly deliveries: DeliveryStore;
   readonly consoleAccounts: ConsoleAccountStore;
   readonly consoleReads: ConsoleReads;
+  readonly searchIndex: PaymentSearchIndex;
   readonly meta: MetaStore;
   /** Live payments: attempts at the processor, its notifications, and what needs a person. */
   readonly processorAttempts: ProcessorAttemptStore;

@@ -16,6 +16,7 @@ import * as payerCheck from './016-payer-check.ts';
 import * as transferRefundLedger from './017-transfer-refund-ledger.ts';
 import * as ledgerChecks from './018-ledger-checks-per-statement.ts';
 import * as keyedIdentifiers from './019-keyed-identifiers.ts';
+import * as paymentSearch from './020-payment-search.ts';
 
 const migrations: Record<string, Migration> = {
   '001-merchants': merchants,
@@ -33,6 +34,7 @@ const migrations: Record<string, Migration> = {
   '017-transfer-refund-ledger': transferRefundLedger,
   '018-ledger-checks-per-statement': ledgerChecks,
   '019-keyed-identifiers': keyedIdentifiers,
+  '020-payment-search': paymentSearch,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -8,6 +8,7 @@ import type { StoreEngine } from '../engine.ts';
 import { limitOpenTransactions } from '../job-runner.ts';
 import type { EngineParts } from '../engine-parts.ts';
 import { recordAttemptsIn } from '../repos/attempts.repo.ts';
+import { indexQueuedPaymentsIn } from '../repos/payment-search.repo.ts';
 import { GatewayMetaRepo } from '../repos/gateway-meta.repo.ts';
 import type { TransactionsRepo } from '../repos/transactions.repo.ts';
 import { recordAttemptsPg } from './attempts.ts';
@@ -29,6 +30,7 @@ export function postgresParts(engine: StoreEngine, pool: pg.Pool, transactions: 
         ? recordAttemptsPg(pool, items)
         : inTransaction((trx) => recordAttemptsIn(trx, items)),
     writeProbe: (name, value, now) => new GatewayMetaRepo(engine.db).put(name, value, now),
+    indexPaymentSearch: (limit) => engine.transaction((trx) => indexQueuedPaymentsIn(trx, limit)),
     singleProcess: false,
     wakeups: postgresWakeups(pool),
   };

@@ -5,38 +5,73 @@
 // carries it, so another merchant's row is never read, let alone rendered (a wrong id is
 // indistinguishable from an unknown one).
 import type { PaymentSearch, PostingRow } from '../../app/ports/console.ts';
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../engine.ts';
 import { transactionFromRow } from './transactions.repo.ts';
 import { type TransactionRecord } from '../../domain/transaction.ts';
 
 const exact = (column: string) => sql<string>`cast(${sql.ref(column)} as text)`;
 
+/** Where each filter reads: payment_search (its email is lowercased when written) or the payment. */
+const SEARCH_COLUMNS = columnsOf('s', sql`${sql.ref('s.email')}`);
+const TRANSACTION_COLUMNS = columnsOf('t', sql`lower(${sql.ref('t.bill_email')})`);
+
+function columnsOf(alias: string, email: RawBuilder<unknown>) {
+  const ref = (name: string) => sql`${sql.ref(`${alias}.${name}`)}`;
+  return {
+    id: ref('id'),
+    merchant: ref('merchant_id'),
+    trackid: ref('trackid'),
+    email,
+    amount: ref('amount_minor'),
+    status: ref('status'),
+    created: ref('created_at'),
+  };
+}
+
 export class ConsolePaymentsRepo {
   readonly #db: Db;
-  constructor(db: Db) {
+  readonly #catchUp: () => Promise<unknown>;
+  /** `catchUp` brings the search table up to date (store/payment-search-index.ts). */
+  constructor(db: Db, catchUp: () => Promise<unknown>) {
     this.#db = db;
+    this.#catchUp = catchUp;
   }
 
-  /** Newest first. Each filter has an index leading with it (migration 013). */
+  /**
+   * Newest first. The filters read payment_search (migration 020), where each has an index
+   * leading with it and ending with the keyset; caught up first, so every change committed
+   * before the search is in it. A search by id reads the payment itself.
+   */
   async search(s: PaymentSearch): Promise<TransactionRecord[]> {
+    if (s.transactionId === undefined) await this.#catchUp();
     const rows = await this.searchQuery(s).execute();
     return rows.map(transactionFromRow);
   }
 
   /** The search as a query (the bench prints its plan with EXPLAIN). */
   searchQuery(s: PaymentSearch) {
-    let query = this.#db.selectFrom('transactions').selectAll();
-    if (s.merchantId !== undefined) query = query.where('merchant_id', '=', s.merchantId);
-    if (s.transactionId !== undefined) query = query.where('id', '=', s.transactionId);
-    if (s.trackid !== undefined) query = query.where('trackid', '=', s.trackid);
-    if (s.email !== undefined) query = query.where(sql<string>`lower(bill_email)`, '=', s.email.toLowerCase());
-    if (s.amountMinor !== undefined) query = query.where('amount_minor', '=', s.amountMinor);
-    if (s.status !== undefined) query = query.where('status', '=', s.status);
-    if (s.from !== undefined) query = query.where('created_at', '>=', s.from);
-    if (s.to !== undefined) query = query.where('created_at', '<', s.to);
-    if (s.before) query = query.where(sql<boolean>`(created_at, id) < (${s.before.createdAt}, ${s.before.id})`);
-    return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(s.limit);
+    const byId = s.transactionId !== undefined;
+    // The same filters on either source: the search row, or the payment's own row by id.
+    const column = byId ? TRANSACTION_COLUMNS : SEARCH_COLUMNS;
+    let query = byId
+      ? this.#db.selectFrom('transactions as t').where('t.id', '=', s.transactionId!)
+      : this.#db.selectFrom('payment_search as s').innerJoin('transactions as t', 't.id', 's.id');
+    const equal = (expression: RawBuilder<unknown>, value: unknown) => sql<boolean>`${expression} = ${value}`;
+    if (s.merchantId !== undefined) query = query.where(equal(column.merchant, s.merchantId));
+    if (s.trackid !== undefined) query = query.where(equal(column.trackid, s.trackid));
+    if (s.email !== undefined) query = query.where(equal(column.email, s.email.toLowerCase()));
+    if (s.amountMinor !== undefined) query = query.where(equal(column.amount, s.amountMinor));
+    if (s.status !== undefined) query = query.where(equal(column.status, s.status));
+    if (s.from !== undefined) query = query.where(sql<boolean>`${column.created} >= ${s.from}`);
+    if (s.to !== undefined) query = query.where(sql<boolean>`${column.created} < ${s.to}`);
+    if (s.before)
+      query = query.where(sql<boolean>`(${column.created}, ${column.id}) < (${s.before.createdAt}, ${s.before.id})`);
+    return query
+      .selectAll('t')
+      .orderBy(sql`${column.created} desc`)
+      .orderBy(sql`${column.id} desc`)
+      .limit(s.limit);
   }
 
   /** One payment, scoped to a merchant when `merchantId` is given. */

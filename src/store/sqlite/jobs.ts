@@ -7,6 +7,7 @@ import type { TransactionRecord } from '../../domain/transaction.ts';
 import { recordAttemptsIn } from '../repos/attempts.repo.ts';
 import { leaseEventsIn } from '../repos/outbox-claims.repo.ts';
 import { reposFor, writeCompletionIn } from '../repos/completion-write.ts';
+import { indexQueuedPaymentsIn } from '../repos/payment-search.repo.ts';
 import { GatewayMetaRepo } from '../repos/gateway-meta.repo.ts';
 import { checkpointPending, dataDirFreeBytes } from './wal-space.ts';
 
@@ -17,6 +18,8 @@ export const storeJobs = {
   writeCompletion: writeCompletionIn,
   /** A batch of notification attempts and their transitions (delivery/attempt-recorder.ts). */
   recordAttempts: recordAttemptsIn,
+  /** One batch of the console's payment search table, behind the commits (repos/payment-search.repo.ts). */
+  indexPaymentSearch: indexQueuedPaymentsIn,
   /** A delivery claim's lease write (repos/outbox-claims.repo.ts). */
   leaseOutboxEvents: leaseEventsIn,
   /**

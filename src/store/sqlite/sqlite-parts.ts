@@ -19,6 +19,7 @@ export function sqliteParts(engine: StoreEngine): EngineParts {
     lease: (args: LeaseArgs): Promise<OutboxEvent[]> => run('leaseOutboxEvents', args),
     recordAttempts: (items: readonly AttemptRecord[]) => run('recordAttempts', items),
     writeProbe: (name, value, now) => run('writeReadinessProbe', { name, value, now }),
+    indexPaymentSearch: (limit) => run('indexPaymentSearch', limit),
     singleProcess: true,
     wakeups: undefined,
   };
