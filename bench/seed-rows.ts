@@ -34,13 +34,24 @@ export async function withRawConnection(
 /**
  * Seeded payments go into the console's search table at once, as migration 020 moves existing
  * payments, rather than through the queue their inserts filled: otherwise the gateway's indexer
- * would work through them during the measurement.
+ * would work through them during the measurement. A store from before migration 020 (a "before"
+ * checkout measured with --gateway-dir) has neither table and nothing to do.
  */
-export const INDEX_SEEDED_PAYMENTS =
+const INDEX_SEEDED_PAYMENTS =
   'insert into payment_search (id, merchant_id, trackid, email, amount_minor, status, created_at) ' +
   'select t.id, t.merchant_id, t.trackid, lower(t.bill_email), t.amount_minor, t.status, t.created_at ' +
   'from payment_search_queue q join transactions t on t.id = q.transaction_id; ' +
   'delete from payment_search_queue';
+
+export function indexSeededPaymentsSqlite(db: DatabaseSync): void {
+  const queue = db.prepare("select 1 from sqlite_schema where name = 'payment_search_queue'").get();
+  if (queue) db.exec(INDEX_SEEDED_PAYMENTS);
+}
+
+export async function indexSeededPaymentsPostgres(client: pg.Client): Promise<void> {
+  const { rows } = await client.query("select to_regclass('payment_search_queue') is not null as present");
+  if (rows[0]?.present) await client.query(INDEX_SEEDED_PAYMENTS);
+}
 
 const COLUMNS =
   'id, merchant_id, trackid, request_hash, token, redirect_id, status, ' +
@@ -69,7 +80,9 @@ export async function seedRows(databaseUrl: string, merchantId: string, count: n
         insert.run(from, to, merchantId, start, start, start);
         db.exec('commit');
       }
-      db.exec(`begin; ${INDEX_SEEDED_PAYMENTS}; commit`);
+      db.exec('begin');
+      indexSeededPaymentsSqlite(db);
+      db.exec('commit');
     },
     postgres: async (client) => {
       await client.query(
@@ -82,7 +95,7 @@ export async function seedRows(databaseUrl: string, merchantId: string, count: n
           `$2::bigint + i, $2::bigint + i + 900000, $2::bigint + i + 1000 from generate_series(1, $3::int) as i`,
         [merchantId, start, count],
       );
-      await client.query(INDEX_SEEDED_PAYMENTS);
+      await indexSeededPaymentsPostgres(client);
       await client.query('analyze transactions');
     },
   });
@@ -127,7 +140,7 @@ export async function seedDeadBacklog(databaseUrl: string, merchantId: string, c
         now,
         now,
       );
-      db.exec(INDEX_SEEDED_PAYMENTS);
+      indexSeededPaymentsSqlite(db);
       db.exec('commit');
     },
     postgres: async (client) => {
@@ -146,7 +159,7 @@ export async function seedDeadBacklog(databaseUrl: string, merchantId: string, c
         `${numbered(events("'evt-dead-' || lpad(i::text, 12, '0')", "'dead-' || lpad(i::text, 12, '0')"))}${series}`,
         [count, merchantId, now, now],
       );
-      await client.query(INDEX_SEEDED_PAYMENTS);
+      await indexSeededPaymentsPostgres(client);
       await client.query('analyze outbox_events');
     },
   });

@@ -10,7 +10,11 @@
 // outside tags and attribute delimiters), tables are not nested and every cell is closed, so
 // plain patterns over the tags are exact here. They would not be for arbitrary HTML.
 
-type Column = { label: string; key: boolean };
+// Runs over every page the console renders: a 50-row page has ~350 cells, so each cell's work is
+// plain string checks first and a pattern only when the cell has what the pattern is for.
+
+/** A column: its label as the attribute to add (` data-label="…"`, or '' for no label) and whether it is a key. */
+type Column = { labelAttr: string; key: boolean };
 
 const TABLE = /<table\b([^>]*)>([\s\S]*?)<\/table>/g;
 const THEAD = /<thead\b[^>]*>([\s\S]*?)<\/thead>/;
@@ -18,9 +22,11 @@ const TH = /<th\b([^>]*)>([\s\S]*?)<\/th>/g;
 const ROW = /(<tr\b[^>]*>)([\s\S]*?)<\/tr>/g;
 const TD = /<td\b([^>]*)>([\s\S]*?)<\/td>/g;
 const ACCOUNT_NAME = /\b([a-z_]+):([A-Za-z0-9_-]+):([A-Z]{3})\b/g;
+const HAS_ACCOUNT_NAME = new RegExp(ACCOUNT_NAME.source);
 
 const classesOf = (attrs: string): string[] => /\bclass="([^"]*)"/.exec(attrs)?.[1]?.split(/\s+/) ?? [];
-const spanOf = (attrs: string): number => Number(/\bcolspan="(\d+)"/.exec(attrs)?.[1] ?? '1');
+const spanOf = (attrs: string): number =>
+  attrs.includes('colspan') ? Number(/\bcolspan="(\d+)"/.exec(attrs)?.[1] ?? '1') : 1;
 
 function columnsOf(head: string): Column[] {
   const columns: Column[] = [];
@@ -30,7 +36,7 @@ function columnsOf(head: string): Column[] {
       .replace(/\s+/g, ' ')
       .trim()
       .replace(/"/g, '&quot;');
-    const column = { label, key: classesOf(attrs).includes('key') };
+    const column = { labelAttr: label === '' ? '' : ` data-label="${label}"`, key: classesOf(attrs).includes('key') };
     for (let i = 0; i < spanOf(attrs); i++) columns.push(column);
   }
   return columns;
@@ -41,17 +47,18 @@ function labelled(attrs: string, column: Column | undefined): string {
   if (!column || spanOf(attrs) > 1) return `<td${attrs}>`;
   let out = attrs;
   if (column.key)
-    out = /\bclass="/.test(out) ? out.replace(/\bclass="([^"]*)"/, 'class="$1 key"') : `${out} class="key"`;
-  if (column.label !== '') out += ` data-label="${column.label}"`;
-  return `<td${out}>`;
+    out = out.includes('class="') ? out.replace(/\bclass="([^"]*)"/, 'class="$1 key"') : `${out} class="key"`;
+  return `<td${out}${column.labelAttr}>`;
 }
 
 /** Break opportunities after the colons of the account names in a cell's text (never in a tag's attributes). */
 const withSegmentBreaks = (inner: string): string =>
-  inner.replace(
-    /(^|>)([^<]+)/g,
-    (_, open: string, text: string) => open + text.replace(ACCOUNT_NAME, '$1:<wbr>$2:<wbr>$3'),
-  );
+  !inner.includes(':') || !HAS_ACCOUNT_NAME.test(inner)
+    ? inner
+    : inner.replace(
+        /(^|>)([^<]+)/g,
+        (_, open: string, text: string) => open + text.replace(ACCOUNT_NAME, '$1:<wbr>$2:<wbr>$3'),
+      );
 
 function cardTable(attrs: string, inside: string): string {
   const head = THEAD.exec(inside);
