@@ -9,7 +9,7 @@ import type { DeliveryAttempt, OutboxEvent } from '../../domain/outbox-event.ts'
 import type { AttentionItem, ProcessorAttempt, ProcessorNotification } from '../../domain/processor-attempt.ts';
 import type { RefundRecord } from '../../domain/refund.ts';
 import type { TransactionRecord, Transition } from '../../domain/transaction.ts';
-import type { ConsoleReads, PaymentSearch } from '../ports/console.ts';
+import type { ConsoleReads, PaymentListItem, PaymentSearch } from '../ports/console.ts';
 import type { AttentionStore, ProcessorAttemptStore, ProcessorNotificationStore } from '../ports/processor-store.ts';
 import type { LedgerReads, OutboxReads, PaymentStore, RefundReads } from '../ports/store.ts';
 import { merchantScopeOf, type LoginSubject } from './console-accounts.ts';
@@ -54,7 +54,7 @@ export class ConsolePaymentReads {
   }
 
   /** Newest first; a merchant's search is confined to its own payments whatever it names. */
-  search(search: PaymentSearch, who: LoginSubject): Promise<TransactionRecord[]> {
+  search(search: PaymentSearch, who: LoginSubject): Promise<PaymentListItem[]> {
     const scope = merchantScopeOf(who);
     return this.#deps.reads.search(scope === undefined ? search : { ...search, merchantId: scope });
   }

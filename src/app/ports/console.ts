@@ -65,9 +65,15 @@ export type PostingRow = {
   createdAt: number;
 };
 
+/** A payment as the payments list shows it: what a search reads, and no more. */
+export type PaymentListItem = Pick<
+  TransactionRecord,
+  'id' | 'merchantId' | 'trackid' | 'status' | 'amountMinor' | 'currency' | 'billEmail' | 'createdAt' | 'refundedMinor'
+>;
+
 /** The console's reads, each scoped by merchant where a merchant may ask. */
 export interface ConsoleReads {
-  search(search: PaymentSearch): Promise<TransactionRecord[]>;
+  search(search: PaymentSearch): Promise<PaymentListItem[]>;
   /** One payment, scoped to a merchant when `merchantId` is given. */
   find(id: string, merchantId: string | undefined): Promise<TransactionRecord | undefined>;
   /**

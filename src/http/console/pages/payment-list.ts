@@ -3,6 +3,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TransactionStatus } from '../../../domain/lifecycle.ts';
 import type { TransactionRecord } from '../../../domain/transaction.ts';
+import type { PaymentListItem } from '../../../app/ports/console.ts';
 import { html, raw, type SafeHtml } from '../../hosted-page/html.ts';
 import { formatAmount } from '../../hosted-page/page-view.ts';
 import { languageOf, scopeOf, sessionOf } from '../console-kit.ts';
@@ -17,7 +18,10 @@ export const statePill = (t: ConsoleTexts, status: TransactionStatus): SafeHtml 
   html`<span class="pill s-${status}">${t.states[status]}</span>`;
 
 /** The state and, once money went back, Refunded or Partially refunded beside it. */
-export function paymentStatePills(t: ConsoleTexts, tx: TransactionRecord): SafeHtml {
+export function paymentStatePills(
+  t: ConsoleTexts,
+  tx: Pick<TransactionRecord, 'status' | 'amountMinor' | 'refundedMinor'>,
+): SafeHtml {
   if (tx.refundedMinor === 0n) return statePill(t, tx.status);
   const full = tx.refundedMinor >= tx.amountMinor;
   // One span around both pills: a phone's table card lays a cell's content out as one table cell.
@@ -55,7 +59,7 @@ function listBody(
   root: string,
   t: ConsoleTexts,
   { search, form, problems }: ParsedSearch,
-  rows: TransactionRecord[],
+  rows: PaymentListItem[],
   operator: boolean,
 ): SafeHtml {
   const page = rows.slice(0, PAGE_SIZE);
