@@ -50,7 +50,11 @@ export function indexSeededPaymentsSqlite(db: DatabaseSync): void {
 
 export async function indexSeededPaymentsPostgres(client: pg.Client): Promise<void> {
   const { rows } = await client.query("select to_regclass('payment_search_queue') is not null as present");
-  if (rows[0]?.present) await client.query(INDEX_SEEDED_PAYMENTS);
+  if (!rows[0]?.present) return;
+  await client.query(INDEX_SEEDED_PAYMENTS);
+  // A million deleted queue rows would make every catch-up's look at the queue walk their index
+  // entries until autovacuum came; migration 020 carries payments over without the queue at all.
+  await client.query('vacuum payment_search_queue');
 }
 
 const COLUMNS =
