@@ -5,14 +5,16 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { tablesAsCards } from '../../../src/http/console/table-cards.ts';
 
+const HEAD = '<th>Created</th><th class="key">Track <span>id</span></th><th class="num key">Amount "THB"</th>';
+
 test('each body cell gets its column heading as data-label, and the key class where the heading has it', () => {
   const out = tablesAsCards(
-    '<table><thead><tr><th>Created</th><th class="key">Track <span>id</span></th><th class="num key">Amount "THB"</th></tr></thead>' +
+    `<table><thead><tr>${HEAD}</tr></thead>` +
       '<tbody><tr><td>2026-11-24 05:31:02 UTC+7</td><td class="mono"><a href="/x">t-1</a></td><td class="num">1,000.00</td></tr></tbody></table>',
   );
   assert.equal(
     out,
-    '<table class="cards"><thead><tr><th>Created</th><th class="key">Track <span>id</span></th><th class="num key">Amount "THB"</th></tr></thead>' +
+    `<table class="cards"><thead><tr>${HEAD}</tr></thead>` +
       '<tbody><tr><td data-label="Created">2026-11-24 05:31:02 UTC+7</td>' +
       '<td class="mono key" data-label="Track id"><a href="/x">t-1</a></td>' +
       '<td class="num key" data-label="Amount &quot;THB&quot;">1,000.00</td></tr></tbody></table>',
