@@ -10,7 +10,8 @@ const HEAD = '<th>Created</th><th class="key">Track <span>id</span></th><th clas
 test('each body cell gets its column heading as data-label, and the key class where the heading has it', () => {
   const out = tablesAsCards(
     `<table><thead><tr>${HEAD}</tr></thead>` +
-      '<tbody><tr><td>2026-11-24 05:31:02 UTC+7</td><td class="mono"><a href="/x">t-1</a></td><td class="num">1,000.00</td></tr></tbody></table>',
+      '<tbody><tr><td>2026-11-24 05:31:02 UTC+7</td><td class="mono"><a href="/x">t-1</a></td>' +
+      '<td class="num">1,000.00</td></tr></tbody></table>',
   );
   assert.equal(
     out,
