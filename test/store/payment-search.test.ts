@@ -213,6 +213,55 @@ for (const { dialect, skip } of await testDialects()) {
       }
     });
 
+    test('two instances catching up at once lose no payment and no change of state', async () => {
+      if (dialect === 'sqlite') return; // one process serves a SQLite file (docs/operations.md)
+      const database = await createTestDatabase(dialect);
+      const engines = [openStoreEngine(database.databaseUrl), openStoreEngine(database.databaseUrl)];
+      try {
+        await engines[0]!.migrate();
+        const now = Date.now();
+        await insertOldMerchant(engines[0]!.db, now);
+        const [a, b] = engines.map((engine) => storeOver(engine));
+        const ids = Array.from({ length: 300 }, (_, i) => `p${String(i).padStart(3, '0')}`);
+        // Payments arrive and end while both instances catch up in a loop.
+        let writing = true;
+        const catchUps = [a!, b!].map(async (store) => {
+          while (writing) await store.searchIndex.catchUp();
+        });
+        for (const [i, id] of ids.entries()) {
+          await insertOldPayment(engines[i % 2]!.db, now + i, {
+            id,
+            trackid: id,
+            token: `k${id}`,
+            redirect_id: `r${id}`,
+            status: 'PROCESSING',
+            completed_at: null,
+          });
+          if (i % 3 === 0)
+            await sql`update transactions set status = 'SUCCESS' where id = ${ids[i / 3]!}`.execute(engines[0]!.db);
+        }
+        writing = false;
+        await Promise.all(catchUps);
+        await Promise.all([a!.searchIndex.catchUp(), b!.searchIndex.catchUp()]);
+
+        const expected = await engines[0]!.db
+          .selectFrom('transactions')
+          .select(['id', 'status'])
+          .orderBy('id')
+          .execute();
+        const indexed = await engines[0]!.db
+          .selectFrom('payment_search')
+          .select(['id', 'status'])
+          .orderBy('id')
+          .execute();
+        assert.deepEqual(indexed, expected);
+        assert.deepEqual(await queued(engines[0]!), []);
+      } finally {
+        await Promise.all(engines.map((engine) => engine.close()));
+        await database.drop();
+      }
+    });
+
     test('migration 020 puts existing payments into the search table and drops the console indexes', async () => {
       const database = await createTestDatabase(dialect);
       const engine = openStoreEngine(database.databaseUrl);
