@@ -8,8 +8,9 @@
 //   (status, expires_at), a merchant's payments newest first (merchant_id, created_at, id); and
 //   019's partial index, which a new row never enters. Six indexes go.
 // - payment_search holds, per payment, what the console filters on (merchant, trackid, e-mail
-//   lowercased, amount, state, creation time) with the same seven indexes migration 013 had, so
-//   every filter still reads an index that leads with it and ends with the page's keyset.
+//   lowercased, amount, state, creation time) with six of the seven indexes migration 013 had, so
+//   every filter still reads an index that leads with it and ends with the page's keyset, except
+//   a merchant's payments by date alone, which transactions' own (merchant_id, created_at, id) serves.
 // - payment_search_queue: a trigger adds a payment's id when it is inserted or its state changes,
 //   in the same commit (one append to a table whose only B-tree is its integer key). The indexer
 //   (store/repos/payment-search.repo.ts) moves queued ids into payment_search in batches, reading
@@ -22,7 +23,6 @@ import { sql, SqliteAdapter, type Kysely } from 'kysely';
 
 const SEARCH_INDEXES: Array<[name: string, columns: string[]]> = [
   ['payment_search_created', ['created_at', 'id']],
-  ['payment_search_merchant_created', ['merchant_id', 'created_at', 'id']],
   ['payment_search_status_created', ['status', 'created_at', 'id']],
   // A merchant's own payments in one state (a merchant's rows are a small part of status_created).
   ['payment_search_merchant_status_created', ['merchant_id', 'status', 'created_at', 'id']],

@@ -17,6 +17,17 @@ const exact = (column: string) => sql<string>`cast(${sql.ref(column)} as text)`;
 const SEARCH_COLUMNS = columnsOf('s', sql`${sql.ref('s.email')}`);
 const TRANSACTION_COLUMNS = columnsOf('t', sql`lower(${sql.ref('t.bill_email')})`);
 
+/**
+ * A search the payments answer themselves: by id (primary key), or a merchant's payments with no
+ * filter but dates (transactions_merchant_created, newest first). Both are current without catching up.
+ */
+function readsPayments(s: PaymentSearch): boolean {
+  if (s.transactionId !== undefined) return true;
+  const filtered =
+    s.trackid !== undefined || s.email !== undefined || s.amountMinor !== undefined || s.status !== undefined;
+  return s.merchantId !== undefined && !filtered;
+}
+
 function columnsOf(alias: string, email: RawBuilder<unknown>) {
   const ref = (name: string) => sql`${sql.ref(`${alias}.${name}`)}`;
   return {
@@ -42,10 +53,11 @@ export class ConsolePaymentsRepo {
   /**
    * Newest first. The filters read payment_search (migration 020), where each has an index
    * leading with it and ending with the keyset; caught up first, so every change committed
-   * before the search is in it. A search by id reads the payment itself.
+   * before the search is in it. A search by id, or by merchant and dates alone, reads the
+   * payments themselves (by primary key; transactions_merchant_created).
    */
   async search(s: PaymentSearch): Promise<PaymentListItem[]> {
-    if (s.transactionId === undefined) await this.#catchUp();
+    if (!readsPayments(s)) await this.#catchUp();
     const rows = await this.searchQuery(s).execute();
     return rows.map((r) => ({
       id: r.id,
@@ -62,13 +74,14 @@ export class ConsolePaymentsRepo {
 
   /** The search as a query (the bench prints its plan with EXPLAIN). */
   searchQuery(s: PaymentSearch) {
-    const byId = s.transactionId !== undefined;
-    // The same filters on either source: the search row, or the payment's own row by id.
-    const column = byId ? TRANSACTION_COLUMNS : SEARCH_COLUMNS;
-    let query = byId
-      ? this.#db.selectFrom('transactions as t').where('t.id', '=', s.transactionId!)
+    const direct = readsPayments(s);
+    // The same filters on either source: the search row, or the payment's own row.
+    const column = direct ? TRANSACTION_COLUMNS : SEARCH_COLUMNS;
+    let query = direct
+      ? this.#db.selectFrom('transactions as t')
       : this.#db.selectFrom('payment_search as s').innerJoin('transactions as t', 't.id', 's.id');
     const equal = (expression: RawBuilder<unknown>, value: unknown) => sql<boolean>`${expression} = ${value}`;
+    if (s.transactionId !== undefined) query = query.where(equal(column.id, s.transactionId));
     if (s.merchantId !== undefined) query = query.where(equal(column.merchant, s.merchantId));
     if (s.trackid !== undefined) query = query.where(equal(column.trackid, s.trackid));
     if (s.email !== undefined) query = query.where(equal(column.email, s.email.toLowerCase()));
