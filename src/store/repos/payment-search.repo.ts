@@ -14,7 +14,7 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Trx } from '../engine.ts';
 import { dialectOf } from '../dialect-of.ts';
 
-/** Upserts the search rows of the payments `ids` selects; in id order, so overlapping batches lock rows in one order. */
+/** Upserts the search rows of the payments `ids` selects, in id order (overlapping batches lock alike). */
 const writeSearchRows = (ids: RawBuilder<unknown>) =>
   sql`insert into payment_search (id, merchant_id, trackid, email, amount_minor, status, created_at)
     select t.id, t.merchant_id, t.trackid, lower(t.bill_email), t.amount_minor, t.status, t.created_at
