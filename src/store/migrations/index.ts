@@ -1,6 +1,6 @@
 // Ordered migrations, shared by both dialects. The Migrator takes an advisory lock on
 // PostgreSQL, so several instances starting at once migrate exactly once.
-import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { Migrator, sql, SqliteAdapter, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import * as merchants from './001-merchants.ts';
 import * as transactions from './002-transactions.ts';
 import * as outbox from './003-outbox.ts';
@@ -37,7 +37,24 @@ const migrations: Record<string, Migration> = {
   '020-payment-search': paymentSearch,
 };
 
-const provider: MigrationProvider = { getMigrations: async () => migrations };
+/**
+ * Each migration, then on SQLite its pages copied back from the WAL and the WAL emptied. SQLite
+ * migrations run statement by statement (no DDL transaction), so every statement appends the pages
+ * it touched to the WAL, which SQLite copies back only at 1,000 pages or when the last connection
+ * closes cleanly: all migrations of a new store left 1.7 MB there, enough to fill a small disk
+ * before the first payment (docs/operations.md "Disk space").
+ */
+const checkpointed = (migration: Migration): Migration => ({
+  up: async (db) => {
+    await migration.up(db);
+    if (db.getExecutor().adapter instanceof SqliteAdapter) await sql`pragma wal_checkpoint(TRUNCATE)`.execute(db);
+  },
+});
+
+const provider: MigrationProvider = {
+  getMigrations: async () =>
+    Object.fromEntries(Object.entries(migrations).map(([name, migration]) => [name, checkpointed(migration)])),
+};
 
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
   return migrateTo(db);
