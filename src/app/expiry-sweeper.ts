@@ -6,6 +6,7 @@
 import type { Logger } from 'pino';
 import { isGatewayError } from '../domain/errors.ts';
 import type { PaymentStore } from './ports/store.ts';
+import { Periodic } from './periodic.ts';
 import type { Worker, WorkerFactory } from './worker.ts';
 import type { CloseResult } from './processor/close-payment.ts';
 
@@ -29,25 +30,20 @@ export type SweepResult = { expired: number; alreadyFinal: number; failed: numbe
 
 export class ExpirySweeper implements Worker {
   readonly #deps: Required<Omit<ExpirySweeperDeps, 'logger'>> & Pick<ExpirySweeperDeps, 'logger'>;
-  #timer: NodeJS.Timeout | undefined;
-  #running: Promise<unknown> | undefined;
-  #stopped = true;
+  /** A sweep at once, then one `intervalMs` after each ends. */
+  readonly #loop: Periodic;
 
   constructor(deps: ExpirySweeperDeps) {
     this.#deps = { batchSize: 100, maxBatches: 50, ...deps };
+    this.#loop = new Periodic(() => this.#tick(), this.#deps.intervalMs, 0);
   }
 
   start(): void {
-    if (!this.#stopped) return;
-    this.#stopped = false;
-    this.#schedule(0);
+    this.#loop.start();
   }
 
   async stop(): Promise<void> {
-    this.#stopped = true;
-    if (this.#timer) clearTimeout(this.#timer);
-    this.#timer = undefined;
-    await this.#running; // let the sweep in flight finish its current transaction
+    await this.#loop.stop(); // let the sweep in flight finish its current transaction
   }
 
   /** One pass over everything expired at this moment of the injected clock. */
@@ -83,20 +79,14 @@ export class ExpirySweeper implements Worker {
     return result;
   }
 
-  #schedule(delayMs: number): void {
-    if (this.#stopped) return;
-    this.#timer = setTimeout(() => {
-      this.#running = this.sweepOnce()
-        .then((r) => {
-          if (r.expired > 0) this.#deps.logger?.info({ expired: r.expired }, 'expired transactions finalised');
-        })
-        .catch((error: unknown) =>
-          this.#deps.logger?.warn({ err: error }, 'expiry sweep failed; retrying on the next tick'),
-        )
-        .finally(() => this.#schedule(this.#deps.intervalMs));
-    }, delayMs);
-    // A sweeper alone must not keep the process alive (CLI commands, tests).
-    this.#timer.unref();
+  #tick(): Promise<void> {
+    return this.sweepOnce()
+      .then((r) => {
+        if (r.expired > 0) this.#deps.logger?.info({ expired: r.expired }, 'expired transactions finalised');
+      })
+      .catch((error: unknown) =>
+        this.#deps.logger?.warn({ err: error }, 'expiry sweep failed; retrying on the next tick'),
+      );
   }
 }
 
