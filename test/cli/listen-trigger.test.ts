@@ -4,14 +4,12 @@
 // local app's answer (so the gateway retries when the app fails).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
 import { signWebhook, verifyWebhook } from '../../src/domain/webhook-signature.ts';
-import { eventually, freePort, gatewayEnv, httpPost, runCliProcess } from '../support/gateway-process.ts';
+import { startCliServer } from '../support/cli-server.ts';
+import { eventually, freePort, httpPost, runCliProcess } from '../support/gateway-process.ts';
 import { initiation, startRunningGateway, type RunningGateway } from '../support/running-gateway.ts';
 import { Receiver, sequence, answer } from '../support/delivery.ts';
-
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 type Listener = {
   child: ChildProcess;
@@ -22,29 +20,20 @@ type Listener = {
 };
 
 async function startListen(env: Record<string, string>, args: string[]): Promise<Listener> {
-  const child = spawn(process.execPath, ['src/cli/index.ts', 'listen', '--port', '0', ...args], {
-    cwd: ROOT,
-    env: gatewayEnv(env),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const { child, out, err, exited } = startCliServer('listen', args, env);
   await eventually(
-    async () => /Listening for notifications on http:\/\//.test(err) || child.exitCode !== null,
+    async () => /Listening for notifications on http:\/\//.test(err()) || child.exitCode !== null,
     15_000,
     50,
   );
-  const url = /Listening for notifications on (http:\/\/\S+) /.exec(err)?.[1];
-  assert.ok(url, `listen did not start: ${err}`);
+  const url = /Listening for notifications on (http:\/\/\S+) /.exec(err())?.[1];
+  assert.ok(url, `listen did not start: ${err()}`);
   return {
     child,
     url,
-    out: () => out,
+    out,
     lines: () =>
-      out
+      out()
         .split('\n')
         .filter(Boolean)
         .map((l) => JSON.parse(l)),

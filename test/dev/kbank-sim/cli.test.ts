@@ -11,10 +11,10 @@ import { configWarnings, loadConfig, readEnvironment } from '../../../src/config
 import { connectorFor } from '../../../src/connectors/connector-for.ts';
 import { credentialsOf, resolveConfig } from '../../../src/dev/kbank-sim/config.ts';
 import { eventually } from '../../support/gateway-process.ts';
-import { startSimCli } from '../../support/sim-cli.ts';
+import { startCliServer } from '../../support/cli-server.ts';
 import { basicAuth, request } from '../../support/kbank-sim-http.ts';
 
-const startCli = (args: string[]) => startSimCli('kbank-sim', args);
+const startCli = (args: string[]) => startCliServer('kbank-sim', args);
 
 test('kbank-sim --json: one JSON object, working credentials, --callback-url registered, SIGINT stops it', async () => {
   const cli = startCli(['--json', '--seed', 'cli-test', '--callback-url', 'http://127.0.0.1:9/kbank']);

@@ -5,10 +5,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventually } from '../../support/gateway-process.ts';
-import { startSimCli } from '../../support/sim-cli.ts';
+import { startCliServer } from '../../support/cli-server.ts';
 import { request } from '../../support/scb-sim-http.ts';
 
-const startCli = (args: string[]) => startSimCli('scb-sim', args);
+const startCli = (args: string[]) => startCliServer('scb-sim', args);
 
 test('scb-sim --gateway-env: stdout is the SCB settings, and they work against the simulator', async () => {
   const cli = startCli(['--gateway-env', '--gateway-url', 'http://127.0.0.1:8123/', '--ref3-prefix', 'GWY']);

@@ -1,17 +1,21 @@
-// A bank simulator's CLI (`gateway kbank-sim`, `gateway scb-sim`) as a real process on an
-// ephemeral port, for the simulators' CLI tests: its stdout and stderr as they come, and its exit.
+// A long-running CLI command (`gateway kbank-sim`, `gateway scb-sim`, `gateway listen`) as a real
+// process on an ephemeral port, for its CLI tests: its stdout and stderr as they come, and its exit.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { gatewayEnv } from './gateway-process.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-export type SimCli = { child: ChildProcess; out: () => string; err: () => string; exited: Promise<number | null> };
+export type CliServer = { child: ChildProcess; out: () => string; err: () => string; exited: Promise<number | null> };
 
-export function startSimCli(simulator: 'kbank-sim' | 'scb-sim', args: string[]): SimCli {
-  const child = spawn(process.execPath, ['src/cli/index.ts', simulator, '--port', '0', ...args], {
+export function startCliServer(
+  command: 'kbank-sim' | 'scb-sim' | 'listen',
+  args: string[],
+  env: Record<string, string> = {},
+): CliServer {
+  const child = spawn(process.execPath, ['src/cli/index.ts', command, '--port', '0', ...args], {
     cwd: ROOT,
-    env: gatewayEnv({}),
+    env: gatewayEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
